@@ -1,0 +1,1 @@
+"""Collective algorithms: each module builds Schedules and registers itself."""

@@ -1,0 +1,18 @@
+"""The one exception type topocast raises for bad input or impossible requests."""
+
+
+class TopocastError(ValueError):
+    """Bad input: names the parameter and the rule it breaks.
+
+    The CLI turns it into a one-line message on stderr and exit status 2.
+    """
+
+
+class VerificationError(AssertionError):
+    """A schedule broke a delivery rule; the message names the first violation."""
+
+
+def require(condition: bool, message: str) -> None:
+    """Raise :class:`TopocastError` with ``message`` unless ``condition`` holds."""
+    if not condition:
+        raise TopocastError(message)

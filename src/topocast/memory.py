@@ -1,0 +1,39 @@
+"""Memory guard: refuse a build that would not fit instead of swapping."""
+
+from __future__ import annotations
+
+import os
+
+from .errors import TopocastError
+
+# CSR: int64 indptr per node, int64 neighbour and int8 label per directed
+# edge, plus room for the distances and scratch arrays a metric needs.
+BYTES_PER_NODE = 8 + 8 + 4
+BYTES_PER_EDGE = 8 + 1 + 8
+
+
+def total_ram() -> int:
+    """Physical memory of this machine in bytes (8 GiB if it cannot be read)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
+
+def default_limit() -> int:
+    return total_ram() // 2
+
+
+def estimate_bytes(nodes: int, directed_edges: int) -> int:
+    return int(nodes) * BYTES_PER_NODE + int(directed_edges) * BYTES_PER_EDGE
+
+
+def check_memory(what: str, nodes: int, directed_edges: int, limit: float | None = None) -> None:
+    """Raise :class:`TopocastError` if building ``what`` needs more than ``limit`` bytes."""
+    limit = default_limit() if limit is None else limit
+    need = estimate_bytes(nodes, directed_edges)
+    if need > limit:
+        raise TopocastError(
+            f"max-memory: building {what} needs about {need / 2**30:.1f} GiB "
+            f"({nodes} nodes, {directed_edges // 2} links), over the limit of {limit / 2**30:.1f} GiB"
+        )

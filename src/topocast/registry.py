@@ -1,0 +1,271 @@
+"""Registry of topology families, algorithms and paper reproductions.
+
+Modules register themselves at import time with :func:`register_family`,
+:func:`register_algorithm` and :func:`register_experiment`.  The registry
+imports every module of ``topocast.topology``, ``topocast.algorithms`` and
+``topocast.experiments`` the first time it is asked for anything, so adding a
+family or an algorithm touches one new file and nothing else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .errors import TopocastError
+
+REQUIRED = object()
+
+_PARSERS: dict[str, Callable[[str], Any]] = {}
+
+
+def _parse_int(text: str) -> int:
+    return int(text)
+
+
+def _parse_bool(text: str) -> bool:
+    low = text.strip().lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(text)
+
+
+def _parse_dims(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.lower().split("x"))
+
+
+def _parse_float_list(text: str) -> tuple[float, ...]:
+    return tuple(float(part) for part in text.split("/"))
+
+
+_PARSERS.update(
+    int=_parse_int,
+    float=float,
+    str=str,
+    bool=_parse_bool,
+    dims=_parse_dims,
+    floats=_parse_float_list,
+)
+
+_TYPE_WORDS = {
+    "int": "an integer",
+    "float": "a number",
+    "str": "a string",
+    "bool": "true or false",
+    "dims": "sizes separated by 'x', e.g. 8x8",
+    "floats": "numbers separated by '/'",
+}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a family or an algorithm.
+
+    ``kind`` names the text parser (``int``, ``float``, ``str``, ``bool``,
+    ``dims``, ``floats``); ``minimum`` is checked for ints and floats and for
+    every entry of ``dims``.
+    """
+
+    name: str
+    kind: str = "int"
+    default: Any = REQUIRED
+    doc: str = ""
+    minimum: float | None = None
+    choices: tuple[str, ...] | None = None
+
+    @property
+    def required(self) -> bool:
+        return self.default is REQUIRED
+
+    def parse(self, text: str, owner: str) -> Any:
+        """Parse ``text`` and check it, raising a one-line :class:`TopocastError`."""
+        try:
+            value = _PARSERS[self.kind](text)
+        except (ValueError, KeyError):
+            raise TopocastError(
+                f"{owner}: parameter '{self.name}' must be {_TYPE_WORDS.get(self.kind, self.kind)}, got '{text}'"
+            ) from None
+        return self.check(value, owner)
+
+    def check(self, value: Any, owner: str) -> Any:
+        if value is None and not self.required and self.default is None:
+            return value
+        if self.choices is not None and value not in self.choices:
+            raise TopocastError(
+                f"{owner}: parameter '{self.name}' must be one of {', '.join(self.choices)}, got '{value}'"
+            )
+        if self.minimum is not None:
+            values = value if isinstance(value, tuple) else (value,)
+            if self.kind == "dims" and len(values) == 0:
+                raise TopocastError(f"{owner}: parameter '{self.name}' needs at least one size")
+            for v in values:
+                if isinstance(v, (int, float)) and v < self.minimum:
+                    raise TopocastError(
+                        f"{owner}: parameter '{self.name}' must be >= {self.minimum:g}, got {v}"
+                    )
+        return value
+
+
+@dataclass(frozen=True)
+class Family:
+    """A topology family: a builder and the grammar of its spec strings.
+
+    ``positional`` names the parameter that a bare body fills (``mesh:16x16``
+    fills ``dims``).  ``parse_body`` overrides the ``k=v,...`` grammar
+    entirely (used by ``product``).  ``estimate`` returns ``(nodes,
+    directed_edges)`` from the parameters without building, for the memory
+    guard.
+    """
+
+    name: str
+    builder: Callable[..., Any]
+    params: tuple[Param, ...]
+    doc: str
+    aliases: tuple[str, ...] = ()
+    positional: str | None = None
+    parse_body: Callable[[str], dict[str, Any]] | None = None
+    estimate: Callable[..., tuple[int, int]] | None = None
+    example: str = ""
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        accepted = ", ".join(p.name for p in self.params) or "none"
+        raise TopocastError(f"{self.name}: unknown parameter '{name}' (accepted: {accepted})")
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """A collective algorithm: a runner and the families it applies to.
+
+    ``run(topology, *, engine, seed, **params)`` returns a
+    :class:`topocast.result.RunResult`.  ``families`` empty means any.
+    """
+
+    name: str
+    run: Callable[..., Any]
+    collective: str
+    doc: str
+    families: tuple[str, ...] = ()
+    params: tuple[Param, ...] = ()
+    aliases: tuple[str, ...] = ()
+    engines: tuple[str, ...] = ("step",)
+    paper: str = ""
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        accepted = ", ".join(p.name for p in self.params) or "none"
+        raise TopocastError(f"algorithm {self.name}: unknown parameter '{name}' (accepted: {accepted})")
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A paper reproduction: ``run(quick, out, progress) -> Report``."""
+
+    name: str
+    run: Callable[..., Any]
+    doc: str
+    paper: str = ""
+
+
+@dataclass
+class _Registry:
+    families: dict[str, Family] = field(default_factory=dict)
+    algorithms: dict[str, Algorithm] = field(default_factory=dict)
+    experiments: dict[str, Experiment] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+    algorithm_aliases: dict[str, str] = field(default_factory=dict)
+    loaded: bool = False
+
+
+_REG = _Registry()
+_PACKAGES = ("topocast.topology", "topocast.algorithms", "topocast.experiments")
+
+
+def _load() -> None:
+    if _REG.loaded:
+        return
+    _REG.loaded = True
+    for package_name in _PACKAGES:
+        package = importlib.import_module(package_name)
+        for info in pkgutil.walk_packages(package.__path__, package_name + "."):
+            importlib.import_module(info.name)
+
+
+def register_family(family: Family) -> Family:
+    """Add a family; its name and aliases must be new."""
+    for key in (family.name, *family.aliases):
+        if key in _REG.families or key in _REG.aliases:
+            raise RuntimeError(f"family name '{key}' registered twice")
+    _REG.families[family.name] = family
+    for alias in family.aliases:
+        _REG.aliases[alias] = family.name
+    return family
+
+
+def register_algorithm(algorithm: Algorithm) -> Algorithm:
+    """Add an algorithm; its name and aliases must be new."""
+    for key in (algorithm.name, *algorithm.aliases):
+        if key in _REG.algorithms or key in _REG.algorithm_aliases:
+            raise RuntimeError(f"algorithm name '{key}' registered twice")
+    _REG.algorithms[algorithm.name] = algorithm
+    for alias in algorithm.aliases:
+        _REG.algorithm_aliases[alias] = algorithm.name
+    return algorithm
+
+
+def register_experiment(experiment: Experiment) -> Experiment:
+    if experiment.name in _REG.experiments:
+        raise RuntimeError(f"experiment '{experiment.name}' registered twice")
+    _REG.experiments[experiment.name] = experiment
+    return experiment
+
+
+def family(name: str) -> Family:
+    """The family called ``name`` (or an alias of it)."""
+    _load()
+    key = _REG.aliases.get(name, name)
+    if key not in _REG.families:
+        known = ", ".join(sorted(_REG.families))
+        raise TopocastError(f"unknown family '{name}' (known: {known})")
+    return _REG.families[key]
+
+
+def algorithm(name: str) -> Algorithm:
+    """The algorithm called ``name`` (or an alias of it)."""
+    _load()
+    key = _REG.algorithm_aliases.get(name, name)
+    if key not in _REG.algorithms:
+        known = ", ".join(sorted(_REG.algorithms))
+        raise TopocastError(f"unknown algorithm '{name}' (known: {known})")
+    return _REG.algorithms[key]
+
+
+def experiment(name: str) -> Experiment:
+    _load()
+    if name not in _REG.experiments:
+        known = ", ".join(sorted(_REG.experiments)) or "none"
+        raise TopocastError(f"unknown reproduction '{name}' (known: {known})")
+    return _REG.experiments[name]
+
+
+def families() -> list[Family]:
+    _load()
+    return sorted(_REG.families.values(), key=lambda f: f.name)
+
+
+def algorithms() -> list[Algorithm]:
+    _load()
+    return sorted(_REG.algorithms.values(), key=lambda a: a.name)
+
+
+def experiments() -> list[Experiment]:
+    _load()
+    return sorted(_REG.experiments.values(), key=lambda e: e.name)

@@ -1,0 +1,191 @@
+"""Schedules: what an algorithm moves, in a structure of numpy arrays.
+
+A schedule names ``M`` messages (ids ``0..M-1``), where each starts
+(``origin``) and who must end holding it (``targets``), and ``T`` single-hop
+transfers.  Transfer ``t`` goes ``src[t] -> dst[t]`` and carries the message
+ids in the ranges ``range_first[k] .. range_first[k] + range_count[k] - 1``
+for ``k`` in ``range_ptr[t] .. range_ptr[t+1]-1`` (ranges keep a recursive
+doubling step on 65,536 nodes cheap).  Timing is either a ``step`` per
+transfer (synchronous rounds) or ``after`` dependencies (CSR: transfer ``t``
+waits for the transfers ``after_ids[after_ptr[t]:after_ptr[t+1]]``).
+
+``targets`` is ``"all"`` (every node needs every message: broadcast,
+all-gather), an ``int64[M]`` array (one destination per message: total
+exchange, unicast), or a CSR pair ``(ptr, ids)`` (multicast).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import TopocastError
+
+COLLECTIVES = ("broadcast", "allgather", "alltoall", "multicast", "unicast", "custom")
+
+
+@dataclass(frozen=True, eq=False)
+class Schedule:
+    num_nodes: int
+    origin: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    range_ptr: np.ndarray
+    range_first: np.ndarray
+    range_count: np.ndarray
+    collective: str = "custom"
+    targets: Any = "all"
+    step: np.ndarray | None = None
+    after_ptr: np.ndarray | None = None
+    after_ids: np.ndarray | None = None
+    message_bytes: float = 1.0
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.collective not in COLLECTIVES:
+            raise TopocastError(f"collective: must be one of {', '.join(COLLECTIVES)}")
+        if self.step is None and self.after_ptr is None:
+            raise TopocastError("schedule: give a step per transfer or dependencies")
+
+    @property
+    def num_messages(self) -> int:
+        return len(self.origin)
+
+    @property
+    def num_transfers(self) -> int:
+        return len(self.src)
+
+    @property
+    def num_steps(self) -> int:
+        if self.step is None or len(self.step) == 0:
+            return 0
+        return int(self.step.max()) + 1
+
+    @property
+    def root(self) -> int | None:
+        """Origin of message 0 for one-to-all and multicast."""
+        return int(self.origin[0]) if self.collective in ("broadcast", "multicast") else None
+
+    def transfer_sizes(self) -> np.ndarray:
+        """Messages carried by each transfer."""
+        per_range = np.add.reduceat(self.range_count, self.range_ptr[:-1]) if len(self.range_count) else None
+        sizes = np.zeros(self.num_transfers, dtype=np.int64)
+        if per_range is not None:
+            nonempty = np.diff(self.range_ptr) > 0
+            sizes[nonempty] = per_range[nonempty]
+        return sizes
+
+    def messages_of(self, t: int) -> np.ndarray:
+        """Message ids carried by transfer ``t``."""
+        lo, hi = self.range_ptr[t], self.range_ptr[t + 1]
+        return np.concatenate([np.arange(f, f + c) for f, c in
+                               zip(self.range_first[lo:hi], self.range_count[lo:hi])]) \
+            if hi > lo else np.zeros(0, dtype=np.int64)
+
+    def target_csr(self) -> tuple[np.ndarray, np.ndarray]:
+        """Targets of every message as CSR ``(ptr, ids)``."""
+        m = self.num_messages
+        if isinstance(self.targets, str):
+            ptr = np.arange(m + 1, dtype=np.int64) * self.num_nodes
+            ids = np.tile(np.arange(self.num_nodes, dtype=np.int64), m)
+            return ptr, ids
+        if isinstance(self.targets, tuple):
+            return self.targets
+        return np.arange(m + 1, dtype=np.int64), np.asarray(self.targets, dtype=np.int64)
+
+
+class ScheduleBuilder:
+    """Collects transfers in vectorised batches and freezes them into a :class:`Schedule`.
+
+    >>> b = ScheduleBuilder(2, origin=[0], collective="broadcast")
+    >>> b.add(step=0, src=[0], dst=[1], first=[0])
+    >>> b.build().num_transfers
+    1
+    """
+
+    def __init__(self, num_nodes: int, origin, collective: str = "custom", targets: Any = "all",
+                 message_bytes: float = 1.0, meta: dict | None = None):
+        self.num_nodes = int(num_nodes)
+        self.origin = np.asarray(origin, dtype=np.int64)
+        self.collective = collective
+        self.targets = targets
+        self.message_bytes = float(message_bytes)
+        self.meta = dict(meta or {})
+        self._src: list[np.ndarray] = []
+        self._dst: list[np.ndarray] = []
+        self._nranges: list[np.ndarray] = []
+        self._first: list[np.ndarray] = []
+        self._count: list[np.ndarray] = []
+        self._step: list[np.ndarray] = []
+        self._after: list[list[np.ndarray]] = []
+        self._uses_after = False
+        self._size = 0
+
+    def add(self, src, dst, first, count=1, step: int | np.ndarray | None = None,
+            after=None) -> np.ndarray:
+        """Add transfers carrying one range each; returns their transfer ids.
+
+        ``after`` (optional) is a list, one entry per transfer, of the
+        transfer ids it waits for.
+        """
+        src = np.atleast_1d(np.asarray(src, dtype=np.int64))
+        n = len(src)
+        dst = np.broadcast_to(np.asarray(dst, dtype=np.int64), (n,))
+        first = np.broadcast_to(np.asarray(first, dtype=np.int64), (n,))
+        count = np.broadcast_to(np.asarray(count, dtype=np.int64), (n,))
+        return self._append(src, dst, np.ones(n, dtype=np.int64), first, count, step, after)
+
+    def add_ranges(self, src, dst, ranges_per_transfer, first, count, step=None, after=None) -> np.ndarray:
+        """Add transfers carrying several ranges each (``ranges_per_transfer[i]`` of them)."""
+        src = np.atleast_1d(np.asarray(src, dtype=np.int64))
+        n = len(src)
+        dst = np.broadcast_to(np.asarray(dst, dtype=np.int64), (n,))
+        return self._append(src, dst, np.asarray(ranges_per_transfer, dtype=np.int64),
+                            np.asarray(first, dtype=np.int64), np.asarray(count, dtype=np.int64),
+                            step, after)
+
+    def _append(self, src, dst, nranges, first, count, step, after) -> np.ndarray:
+        n = len(src)
+        ids = np.arange(self._size, self._size + n, dtype=np.int64)
+        self._src.append(src.copy())
+        self._dst.append(np.array(dst))
+        self._nranges.append(nranges)
+        self._first.append(np.array(first))
+        self._count.append(np.array(count))
+        self._step.append(np.broadcast_to(np.asarray(-1 if step is None else step, dtype=np.int64), (n,)).copy())
+        if after is not None:
+            self._uses_after = True
+            deps = [np.asarray(a, dtype=np.int64) for a in after]
+            if len(deps) != n:
+                raise ValueError("after: one dependency list per transfer")
+            self._after.append(deps)
+        else:
+            self._after.append([np.zeros(0, dtype=np.int64)] * n)
+        self._size += n
+        return ids
+
+    def build(self) -> Schedule:
+        cat = (lambda parts: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
+        nranges = cat(self._nranges)
+        range_ptr = np.zeros(len(nranges) + 1, dtype=np.int64)
+        np.cumsum(nranges, out=range_ptr[1:])
+        step = cat(self._step)
+        after_ptr = after_ids = None
+        if self._uses_after:
+            flat = [d for batch in self._after for d in batch]
+            lengths = np.array([len(d) for d in flat], dtype=np.int64)
+            after_ptr = np.zeros(len(flat) + 1, dtype=np.int64)
+            np.cumsum(lengths, out=after_ptr[1:])
+            after_ids = cat(flat)
+        if np.any(step < 0):
+            if not self._uses_after:
+                raise TopocastError("schedule: every transfer needs a step when there are no dependencies")
+            step = None
+        return Schedule(
+            num_nodes=self.num_nodes, origin=self.origin, src=cat(self._src), dst=cat(self._dst),
+            range_ptr=range_ptr, range_first=cat(self._first), range_count=cat(self._count),
+            collective=self.collective, targets=self.targets, step=step,
+            after_ptr=after_ptr, after_ids=after_ids, message_bytes=self.message_bytes, meta=self.meta,
+        )

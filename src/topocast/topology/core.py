@@ -1,0 +1,301 @@
+"""The one immutable :class:`Topology` every family builds, and its label codecs.
+
+Nodes are ``0..N-1``.  Links are stored as directed arcs in CSR form (each
+undirected link appears once in each direction), rows sorted by neighbour.
+Parallel links are allowed: a ring of two nodes is a double link, so each node
+keeps two ports, as the hierarchical dual-net paper counts them.  Every arc
+carries a small integer label indexing ``label_names`` (a port or direction
+name such as ``+d0``, ``+rho``, ``global``, ``up``).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import TopocastError
+
+
+class Codec:
+    """Translate between node indices and a family's own coordinates."""
+
+    #: names of the coordinates, e.g. ``("x", "y")`` or ``("C", "U", "SN", "N")``
+    fields: tuple[str, ...] = ("index",)
+
+    def decode(self, index: int) -> tuple:
+        """Coordinates of node ``index``."""
+        return (int(index),)
+
+    def encode(self, label: Sequence) -> int:
+        """Node index of the coordinates ``label``."""
+        return int(label[0])
+
+    def format(self, index: int) -> str:
+        return ",".join(str(v) for v in self.decode(index))
+
+    def parse(self, text: str) -> int:
+        """Node index from ``"3,4"`` style text (or a bare index)."""
+        try:
+            parts = tuple(int(p) for p in text.replace("(", "").replace(")", "").split(","))
+        except ValueError:
+            raise TopocastError(f"node: '{text}' is not a list of integers") from None
+        return self.encode(parts)
+
+
+class MixedRadixCodec(Codec):
+    """Mixed-radix coordinates, the first coordinate most significant.
+
+    ``index = sum(c[i] * stride[i])`` with ``stride[-1] == 1``.
+    """
+
+    def __init__(self, radices: Sequence[int], fields: Sequence[str] | None = None):
+        self.radices = tuple(int(r) for r in radices)
+        self.fields = tuple(fields) if fields is not None else tuple(f"x{i}" for i in range(len(radices)))
+        strides = [1] * len(self.radices)
+        for i in range(len(self.radices) - 2, -1, -1):
+            strides[i] = strides[i + 1] * self.radices[i + 1]
+        self.strides = tuple(strides)
+
+    def decode(self, index: int) -> tuple:
+        return tuple(int(index) // s % r for s, r in zip(self.strides, self.radices))
+
+    def decode_array(self, index: np.ndarray) -> np.ndarray:
+        """Coordinates of many nodes, shape ``(len(index), dims)``."""
+        index = np.asarray(index, dtype=np.int64)
+        return np.stack([(index // s) % r for s, r in zip(self.strides, self.radices)], axis=-1)
+
+    def encode(self, label: Sequence) -> int:
+        if len(label) != len(self.radices):
+            raise TopocastError(f"node: expected {len(self.radices)} coordinates, got {len(label)}")
+        for value, r, name in zip(label, self.radices, self.fields):
+            if not 0 <= int(value) < r:
+                raise TopocastError(f"node: coordinate {name}={value} must be in 0..{r - 1}")
+        return int(sum(int(v) * s for v, s in zip(label, self.strides)))
+
+    def encode_array(self, coords: np.ndarray) -> np.ndarray:
+        coords = np.asarray(coords, dtype=np.int64)
+        return coords @ np.asarray(self.strides, dtype=np.int64)
+
+
+class Topology:
+    """An immutable network: CSR adjacency, arc labels, a label codec, metadata.
+
+    Build one with a family builder (``topocast.build("torus:8x8")``) or
+    :meth:`from_arcs`.  Arrays are read-only.
+    """
+
+    __slots__ = (
+        "family", "params", "indptr", "indices", "arc_labels", "label_names",
+        "codec", "vertex_transitive", "meta", "__dict__",
+    )
+
+    def __init__(
+        self,
+        family: str,
+        params: Mapping[str, Any],
+        indptr: np.ndarray,
+        indices: np.ndarray,
+        arc_labels: np.ndarray,
+        label_names: Sequence[str],
+        codec: Codec | None = None,
+        vertex_transitive: bool = False,
+        meta: Mapping[str, Any] | None = None,
+    ):
+        self.family = family
+        self.params = MappingProxyType(dict(params))
+        self.indptr = np.asarray(indptr, dtype=np.int64)
+        self.indices = np.asarray(indices, dtype=np.int64)
+        self.arc_labels = np.asarray(arc_labels, dtype=np.int16)
+        self.label_names = tuple(label_names)
+        self.codec = codec if codec is not None else Codec()
+        self.vertex_transitive = bool(vertex_transitive)
+        self.meta = MappingProxyType(dict(meta or {}))
+        for arr in (self.indptr, self.indices, self.arc_labels):
+            arr.setflags(write=False)
+        if len(self.indptr) < 2 or self.indptr[-1] != len(self.indices) or len(self.arc_labels) != len(self.indices):
+            raise ValueError("inconsistent CSR arrays")
+
+    # -- construction -----------------------------------------------------
+    @classmethod
+    def from_arcs(
+        cls,
+        family: str,
+        params: Mapping[str, Any],
+        num_nodes: int,
+        src: np.ndarray,
+        dst: np.ndarray,
+        labels: np.ndarray | None = None,
+        label_names: Sequence[str] = ("link",),
+        **kwargs: Any,
+    ) -> "Topology":
+        """Build from directed arcs (give both directions of every link)."""
+        src = np.asarray(src, dtype=np.int64)
+        dst = np.asarray(dst, dtype=np.int64)
+        labels = np.zeros(len(src), dtype=np.int16) if labels is None else np.asarray(labels, dtype=np.int16)
+        order = np.lexsort((labels, dst, src))
+        src, dst, labels = src[order], dst[order], labels[order]
+        indptr = np.zeros(num_nodes + 1, dtype=np.int64)
+        np.cumsum(np.bincount(src, minlength=num_nodes), out=indptr[1:])
+        return cls(family, params, indptr, dst, labels, label_names, **kwargs)
+
+    @classmethod
+    def from_networkx(cls, graph, family: str = "networkx") -> "Topology":
+        """Wrap a networkx (Multi)Graph; nodes are renumbered in iteration order.
+
+        The original node names become the codec (``decode`` gives ``(name,)``).
+        """
+        nodes = list(graph.nodes())
+        index = {v: i for i, v in enumerate(nodes)}
+        src, dst = [], []
+        for u, v in graph.edges():
+            if u == v:
+                continue
+            src += [index[u], index[v]]
+            dst += [index[v], index[u]]
+        codec = _NameCodec(nodes)
+        return cls.from_arcs(family, {}, len(nodes), np.array(src, dtype=np.int64),
+                             np.array(dst, dtype=np.int64), codec=codec)
+
+    # -- sizes and degrees ------------------------------------------------
+    @property
+    def num_nodes(self) -> int:
+        return len(self.indptr) - 1
+
+    @property
+    def num_arcs(self) -> int:
+        """Directed arcs = 2 x links (parallel links counted each)."""
+        return len(self.indices)
+
+    @property
+    def num_edges(self) -> int:
+        """Undirected links, parallel links counted each."""
+        return len(self.indices) // 2
+
+    @cached_property
+    def port_degree(self) -> np.ndarray:
+        """Ports per node (a double link counts twice)."""
+        deg = np.diff(self.indptr)
+        deg.setflags(write=False)
+        return deg
+
+    @cached_property
+    def distinct_degree(self) -> np.ndarray:
+        """Distinct neighbours per node."""
+        if self.num_arcs == 0:
+            return np.zeros(self.num_nodes, dtype=np.int64)
+        src = np.repeat(np.arange(self.num_nodes), self.port_degree)
+        new = np.ones(self.num_arcs, dtype=bool)
+        new[1:] = (self.indices[1:] != self.indices[:-1]) | (src[1:] != src[:-1])
+        deg = np.bincount(src[new], minlength=self.num_nodes)
+        deg.setflags(write=False)
+        return deg
+
+    @property
+    def has_parallel_links(self) -> bool:
+        return bool(np.any(self.distinct_degree != self.port_degree))
+
+    def neighbors(self, node: int) -> np.ndarray:
+        return self.indices[self.indptr[node]:self.indptr[node + 1]]
+
+    def arc_index(self, u: int, v: int) -> int:
+        """CSR index of the first arc ``u -> v``, or -1."""
+        lo, hi = self.indptr[u], self.indptr[u + 1]
+        pos = lo + int(np.searchsorted(self.indices[lo:hi], v))
+        return int(pos) if pos < hi and self.indices[pos] == v else -1
+
+    def has_edge(self, u: int, v: int) -> bool:
+        return self.arc_index(u, v) >= 0
+
+    @cached_property
+    def arc_sources(self) -> np.ndarray:
+        src = np.repeat(np.arange(self.num_nodes, dtype=np.int64), self.port_degree)
+        src.setflags(write=False)
+        return src
+
+    @cached_property
+    def reverse_arc(self) -> np.ndarray:
+        """``reverse_arc[e]`` is the arc going back along the same link.
+
+        Parallel links pair up in order: the k-th ``u -> v`` arc with the
+        k-th ``v -> u`` arc.
+        """
+        src, dst = self.arc_sources, self.indices
+        forward = np.lexsort((np.arange(self.num_arcs), dst, src))
+        backward = np.lexsort((np.arange(self.num_arcs), src, dst))
+        rev = np.empty(self.num_arcs, dtype=np.int64)
+        rev[forward] = backward
+        if not (np.array_equal(src[forward], dst[backward]) and np.array_equal(dst[forward], src[backward])):
+            raise ValueError("adjacency is not symmetric")
+        rev.setflags(write=False)
+        return rev
+
+    def label_of(self, arc: int) -> str:
+        return self.label_names[self.arc_labels[arc]]
+
+    # -- labels -----------------------------------------------------------
+    def label(self, node: int) -> tuple:
+        """The family's coordinates of ``node``."""
+        if not 0 <= int(node) < self.num_nodes:
+            raise TopocastError(f"node: {node} is outside 0..{self.num_nodes - 1}")
+        return self.codec.decode(int(node))
+
+    def index(self, label: Sequence | str) -> int:
+        """Node index of a label (tuple of coordinates or text ``"1,2"``)."""
+        if isinstance(label, str):
+            return self.codec.parse(label)
+        return self.codec.encode(tuple(label))
+
+    @property
+    def spec(self) -> str:
+        """Canonical spec string (``family:key=value,...``)."""
+        if "spec" in self.meta:
+            return str(self.meta["spec"])
+        body = ",".join(f"{k}={_fmt(v)}" for k, v in self.params.items())
+        return f"{self.family}:{body}"
+
+    # -- interop ----------------------------------------------------------
+    def to_networkx(self):
+        """A networkx Graph, or MultiGraph when there are parallel links.
+
+        Each edge gets attribute ``label`` (the label of its lower-to-higher arc).
+        """
+        import networkx as nx
+
+        multi = self.has_parallel_links
+        graph = nx.MultiGraph() if multi else nx.Graph()
+        graph.add_nodes_from(range(self.num_nodes))
+        src, dst = self.arc_sources, self.indices
+        keep = src < dst
+        names = np.asarray(self.label_names, dtype=object)[self.arc_labels[keep]]
+        graph.add_edges_from(
+            (int(u), int(v), {"label": lab}) for u, v, lab in zip(src[keep], dst[keep], names)
+        )
+        return graph
+
+    def __repr__(self) -> str:
+        return f"Topology({self.spec!r}, nodes={self.num_nodes}, links={self.num_edges})"
+
+
+class _NameCodec(Codec):
+    def __init__(self, names: Iterable):
+        self.names = list(names)
+        self.lookup = {n: i for i, n in enumerate(self.names)}
+
+    def decode(self, index: int) -> tuple:
+        name = self.names[index]
+        return tuple(name) if isinstance(name, tuple) else (name,)
+
+    def encode(self, label: Sequence) -> int:
+        key = tuple(label) if len(label) != 1 else label[0]
+        if key not in self.lookup:
+            raise TopocastError(f"node: unknown node {label}")
+        return self.lookup[key]
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, tuple):
+        return "x".join(str(v) for v in value)
+    return str(value)
