@@ -130,6 +130,9 @@ class Family:
     parse_body: Callable[[str], dict[str, Any]] | None = None
     estimate: Callable[..., tuple[int, int]] | None = None
     example: str = ""
+    #: ``router(topology, source, target) -> list of node indices`` (the family's
+    #: own routing algorithm); ``topocast route`` falls back to a BFS shortest path
+    router: Callable[..., list[int]] | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:
