@@ -34,6 +34,14 @@ def check_memory(what: str, nodes: int, directed_edges: int, limit: float | None
     need = estimate_bytes(nodes, directed_edges)
     if need > limit:
         raise TopocastError(
-            f"max-memory: building {what} needs about {need / 2**30:.1f} GiB "
-            f"({nodes} nodes, {directed_edges // 2} links), over the limit of {limit / 2**30:.1f} GiB"
+            f"max-memory: building {what} needs about {human_bytes(need)} "
+            f"({nodes} nodes, {directed_edges // 2} links), over the limit of {human_bytes(limit)}"
         )
+
+
+def human_bytes(value: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(value) < 1024 or unit == "TiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} TiB"

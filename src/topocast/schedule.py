@@ -142,9 +142,12 @@ class ScheduleBuilder:
         src = np.atleast_1d(np.asarray(src, dtype=np.int64))
         n = len(src)
         dst = np.broadcast_to(np.asarray(dst, dtype=np.int64), (n,))
-        return self._append(src, dst, np.asarray(ranges_per_transfer, dtype=np.int64),
-                            np.asarray(first, dtype=np.int64), np.asarray(count, dtype=np.int64),
-                            step, after)
+        nranges = np.broadcast_to(np.asarray(ranges_per_transfer, dtype=np.int64), (n,))
+        first = np.atleast_1d(np.asarray(first, dtype=np.int64))
+        count = np.broadcast_to(np.asarray(count, dtype=np.int64), first.shape)
+        if int(nranges.sum()) != len(first):
+            raise ValueError("add_ranges: ranges_per_transfer must sum to the number of ranges")
+        return self._append(src, dst, nranges, first, count, step, after)
 
     def _append(self, src, dst, nranges, first, count, step, after) -> np.ndarray:
         n = len(src)
