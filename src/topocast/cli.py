@@ -14,15 +14,17 @@ from typing import Any, List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table as RichTable
 
 from . import registry
+from .catalogue import catalogue
 from .errors import TopocastError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Interconnection-network topologies and collective algorithms: build, verify, measure.")
-out = Console(soft_wrap=True)
-err = Console(stderr=True)
+out = Console(soft_wrap=True, emoji=False, highlight=False, width=None if sys.stdout.isatty() else 160)
+err = Console(stderr=True, emoji=False, highlight=False, width=None if sys.stderr.isatty() else 160)
 
 _UNITS = {"": 1, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
@@ -72,22 +74,6 @@ def _dump(payload: Any) -> None:
 
 
 # -- list -------------------------------------------------------------------
-def catalogue() -> dict:
-    """Families, algorithms and reproductions with their parameter schemas."""
-    def params(items):
-        return [{"name": p.name, "kind": p.kind, "required": p.required,
-                 "default": None if p.required else p.default, "doc": p.doc} for p in items]
-
-    return {
-        "families": [{"name": f.name, "aliases": list(f.aliases), "doc": f.doc, "example": f.example,
-                      "params": params(f.params)} for f in registry.families()],
-        "algorithms": [{"name": a.name, "aliases": list(a.aliases), "collective": a.collective,
-                        "families": list(a.families), "engines": list(a.engines), "doc": a.doc,
-                        "paper": a.paper, "params": params(a.params)} for a in registry.algorithms()],
-        "reproductions": [{"name": e.name, "doc": e.doc, "paper": e.paper} for e in registry.experiments()],
-    }
-
-
 @app.command("list")
 @_guard
 def list_command(as_json: bool = typer.Option(False, "--json", help="machine-readable output")):
@@ -100,20 +86,20 @@ def list_command(as_json: bool = typer.Option(False, "--json", help="machine-rea
     for col in ("family", "example", "parameters", "description"):
         table.add_column(col)
     for f in data["families"]:
-        table.add_row(f["name"], f["example"], ", ".join(p["name"] for p in f["params"]), f["doc"])
+        table.add_row(*map(escape, (f["name"], f["example"], ", ".join(p["name"] for p in f["params"]), f["doc"])))
     out.print(table)
     table = RichTable(title="Algorithms")
     for col in ("algorithm", "collective", "families", "engines", "aliases"):
         table.add_column(col)
     for a in data["algorithms"]:
-        table.add_row(a["name"], a["collective"], ", ".join(a["families"]) or "any",
-                      ", ".join(a["engines"]), ", ".join(a["aliases"]))
+        table.add_row(*map(escape, (a["name"], a["collective"], ", ".join(a["families"]) or "any",
+                                    ", ".join(a["engines"]), ", ".join(a["aliases"]))))
     out.print(table)
     table = RichTable(title="Reproductions (topocast reproduce NAME)")
     table.add_column("name")
     table.add_column("paper")
     for e in data["reproductions"]:
-        table.add_row(e["name"], e["paper"] or e["doc"])
+        table.add_row(escape(e["name"]), escape(e["paper"] or e["doc"]))
     out.print(table)
 
 
@@ -143,7 +129,7 @@ def info(
     for key, value in data.items():
         if key in ("spec", "distance_distribution"):
             continue
-        table.add_row(key, json.dumps(value) if isinstance(value, (dict, list)) else str(value))
+        table.add_row(key, escape(json.dumps(value) if isinstance(value, (dict, list)) else str(value)))
     if "distance_distribution" in data:
         table.add_row("distance distribution", " ".join(map(str, data["distance_distribution"])))
     out.print(table)
@@ -206,7 +192,7 @@ def _print_result(data: dict, per_step: Optional[dict]) -> None:
             continue
         if isinstance(value, float):
             value = f"{value:.6g}"
-        table.add_row(key, str(value))
+        table.add_row(key, escape(str(value)))
     out.print(table)
     if per_step:
         keys = list(per_step)
@@ -250,7 +236,7 @@ def route(
 @app.command()
 @_guard
 def reproduce(
-    name: str = typer.Argument(..., help="reproduction name (topocast list), or 'all'"),
+    name: str = typer.Argument("all", help="reproduction name (topocast list), or 'all' (the default)"),
     quick: bool = typer.Option(False, "--quick", help="small sizes, for CI"),
     as_json: bool = typer.Option(False, "--json"),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="directory for CSV, JSON and PNG files"),

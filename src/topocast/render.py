@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table as RichTable
 
 from .report import Compare, Report
@@ -13,9 +14,9 @@ def render_report(report: Report, console: Console) -> None:
     for table in report.tables:
         hits, total = table.compared()
         caption = f"{hits}/{total} cells match the paper" if total else None
-        rich_table = RichTable(title=table.title, caption=caption)
+        rich_table = RichTable(title=escape(table.title), caption=caption)
         for column in table.columns:
-            rich_table.add_column(column, justify="right")
+            rich_table.add_column(escape(column), justify="right")
         for row in table.rows:
             rich_table.add_row(*(_cell(c) for c in row))
         console.print(rich_table)
@@ -23,7 +24,7 @@ def render_report(report: Report, console: Console) -> None:
             console.print(f"  note: {note}", markup=False)
     for claim in report.claims:
         mark = "[green]confirmed[/green]" if claim.confirmed else "[red]refuted[/red]"
-        console.print(f"{mark}  {claim.text}")
+        console.print(f"{mark}  {escape(claim.text)}")
         console.print(f"           {claim.evidence}", markup=False)
     for note in report.notes:
         console.print(f"note: {note}", markup=False)
@@ -35,7 +36,7 @@ def _cell(cell) -> str:
     if isinstance(cell, Compare):
         match = cell.match
         colour = {True: "green", False: "red", None: "white"}[match]
-        return f"[{colour}]{cell.text()}[/{colour}]"
+        return f"[{colour}]{escape(cell.text())}[/{colour}]"
     if isinstance(cell, float):
         return f"{cell:.6g}"
-    return str(cell)
+    return escape(str(cell))

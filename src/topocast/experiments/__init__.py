@@ -1,0 +1,1 @@
+"""Paper reproductions: one module per paper, each registering an Experiment."""

@@ -1,0 +1,119 @@
+"""The command line: JSON keys, exit statuses, one-line errors, no tracebacks."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from topocast import registry
+from topocast.cli import main
+from topocast.registry import Algorithm
+from topocast.result import RunResult
+
+
+def cli(capsys, *args):
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+    captured = capsys.readouterr()
+    return exit_info.value.code, captured.out, captured.err
+
+
+def test_info_torus_json(capsys):
+    code, out, _ = cli(capsys, "info", "torus:10x10x10", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert (data["nodes"], data["edges"], data["degree"]["min"], data["degree"]["max"], data["diameter"]) == \
+        (1000, 3000, 6, 6, 15)
+    assert data["average_distance"] == pytest.approx(7500 / 999)
+    assert sum(data["distance_distribution"]) == 1000 * 1000
+
+
+def test_run_recursive_doubling_json(capsys):
+    code, out, _ = cli(capsys, "run", "hypercube:6", "allgather-recursive-doubling", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["verified"] and data["exactly_once"] and data["redundant_receipts"] == 0
+    assert data["steps"] == 6 and len(data["senders"]) == 6
+    assert data["lower_bound_ratio"] == 1.0
+
+
+def test_run_event_engine_with_settings_and_csv(capsys, tmp_path):
+    target = tmp_path / "steps.csv"
+    code, out, _ = cli(capsys, "run", "torus:4x4", "alltoall-mesh", "--engine", "event", "--set", "startup=2",
+                       "--set", "per_byte=0.5", "--set", "message_bytes=1", "--json", "--csv", str(target))
+    assert code == 0
+    data = json.loads(out)
+    assert data["time"] == pytest.approx(2 * (3 * 2 + 4 * 0.5 * 6))
+    assert target.read_text().startswith("metric,value")
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["info", "nosuch:3"], "unknown family 'nosuch'"),
+    (["info", "mesh:16y16"], "parameter 'dims' must be"),
+    (["info", "torus:0x4"], "'dims' must be >= 2"),
+    (["info", "ring:-4"], "'n' must be >= 2"),
+    (["info", "torus:4x4,depth=2"], "unknown parameter 'depth'"),
+    (["info", "hypercube:28", "--max-memory", "1G"], "max-memory"),
+    (["info", "ring:8", "--max-memory", "lots"], "max-memory"),
+    (["run", "ring:8", "nosuch"], "unknown algorithm 'nosuch'"),
+    (["run", "ring:8", "broadcast-ring", "--set", "root"], "--set: expected key=value"),
+    (["run", "ring:8", "broadcast-ring", "--set", "root=x"], "parameter 'root' must be an integer"),
+    (["run", "ring:8", "broadcast-binomial"], "runs on hypercube"),
+    (["reproduce", "nosuch"], "unknown reproduction 'nosuch'"),
+    (["info", "ring:8", "--bogus"], "No such option"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys, args, needle):
+    code, out, err = cli(capsys, *args)
+    assert code == 2
+    assert needle in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err + out
+
+
+def test_verification_failure_exits_1_with_the_first_violation(capsys):
+    def broken(topology, **_):
+        return RunResult(topology.spec, "test-broken", "step", "broadcast", False,
+                         "transfer 3 (step 1) 0 -> 2 is rejected: there is no link between them")
+
+    registry.algorithm("broadcast-ring")  # load the registry first
+    registry.register_algorithm(Algorithm("test-broken", broken, "broadcast", "always fails"))
+    try:
+        code, _, err = cli(capsys, "run", "ring:4", "test-broken")
+    finally:
+        del registry._REG.algorithms["test-broken"]
+    assert code == 1
+    assert "transfer 3 (step 1)" in err
+
+
+def test_console_script_has_no_traceback_on_bad_input():
+    proc = subprocess.run([sys.executable, "-m", "topocast.cli", "info", "mesh:0x0"], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "topocast: error: mesh: parameter 'dims' must be >= 2, got 0"
+
+
+def test_list_json_has_every_family_and_algorithm(capsys):
+    code, out, _ = cli(capsys, "list", "--json")
+    data = json.loads(out)
+    names = {f["name"] for f in data["families"]}
+    assert {"ring", "path", "complete", "mesh", "torus", "hypercube", "product"} <= names
+    algs = {a["name"] for a in data["algorithms"]}
+    assert {"broadcast-binomial", "allgather-recursive-doubling", "alltoall-mesh"} <= algs
+    assert "classic" in {e["name"] for e in data["reproductions"]}
+
+
+def test_route_falls_back_to_shortest_path(capsys):
+    code, out, _ = cli(capsys, "route", "mesh:4x4", "--from", "0,0", "--to", "3,2", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["length"] == data["shortest"] == 5
+    assert data["path"][0] == [0, 0] and data["path"][-1] == [3, 2]
+
+
+def test_reproduce_classic_writes_files(capsys, tmp_path):
+    code, out, _ = cli(capsys, "reproduce", "classic", "--quick", "--json", "--out", str(tmp_path))
+    assert code == 0
+    data = json.loads(out)
+    table = data["tables"][0]
+    assert table["compared"] > 10 and table["matched"] == table["compared"]
+    assert (tmp_path / "classic_report.json").exists()
+    assert not list(tmp_path.glob(".*.tmp"))
