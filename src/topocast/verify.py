@@ -64,13 +64,19 @@ def receive(holds, required, all_required, node, first, count):
         mask = _mask(w, first, hi)
         old = holds[node, w]
         redundant += popcount(mask & old)
-        fresh = mask & ~old
-        if all_required:
-            new_required += popcount(fresh)
-        else:
-            new_required += popcount(fresh & required[node, w])
+        if not all_required:
+            new_required += popcount(mask & ~old & required[node, w])
         holds[node, w] = old | mask
+    if all_required:
+        new_required = count - redundant
     return redundant, new_required
+
+
+@nb.njit(cache=True)
+def _set_bits(matrix, rows, messages):
+    for i in range(len(rows)):
+        m = messages[i]
+        matrix[rows[i], m // 64] |= np.uint64(1) << np.uint64(m % 64)
 
 
 @dataclass
@@ -114,8 +120,7 @@ class HoldState:
         self.schedule = schedule
         self.holds = np.zeros((n, words), dtype=np.uint64)
         origin = schedule.origin
-        np.bitwise_or.at(self.holds, (origin, np.arange(m) // WORD),
-                         np.left_shift(np.uint64(1), (np.arange(m) % WORD).astype(np.uint64)))
+        _set_bits(self.holds, origin, np.arange(m, dtype=np.int64))
         self.all_required = isinstance(schedule.targets, str)
         if self.all_required:
             self.required = np.zeros((1, 1), dtype=np.uint64)
@@ -125,8 +130,7 @@ class HoldState:
             ptr, ids = schedule.target_csr()
             msg = np.repeat(np.arange(m, dtype=np.int64), np.diff(ptr))
             self.required = np.zeros((n, words), dtype=np.uint64)
-            np.bitwise_or.at(self.required, (ids, msg // WORD),
-                             np.left_shift(np.uint64(1), (msg % WORD).astype(np.uint64)))
+            _set_bits(self.required, ids, msg)
             self.need = np.bincount(ids, minlength=n).astype(np.int64)
             self.have = np.zeros(n, dtype=np.int64)
             self.have += np.bincount(ids[origin[msg] == ids], minlength=n)

@@ -49,8 +49,45 @@ def _find_arc(indptr, indices, arc_use, rev, u, v, half):
     return -1, code
 
 
+@nb.njit(cache=True, parallel=True)
+def _check_held(holds, order, lo, hi, src, range_ptr, first, count, missing_out):
+    """Read-only: first message each transfer's sender lacks (-1 if none), in parallel."""
+    for i in nb.prange(lo, hi):
+        t = order[i]
+        missing_out[i] = -1
+        for r in range(range_ptr[t], range_ptr[t + 1]):
+            m = sender_lacks(holds, src[t], first[r], count[r])
+            if m >= 0:
+                missing_out[i] = m
+                break
+
+
+@nb.njit(cache=True, parallel=True)
+def _deliver(holds, required, all_required, order, group_ptr, g_lo, g_hi, dst, range_ptr, first, count,
+             have, need, completion, step_number):
+    """Apply a step's deliveries; transfers are grouped by receiver so groups run in parallel."""
+    receipts = 0
+    redundant = 0
+    for g in nb.prange(g_lo, g_hi):
+        got = 0
+        dup = 0
+        v = dst[order[group_ptr[g]]]
+        for i in range(group_ptr[g], group_ptr[g + 1]):
+            t = order[i]
+            for r in range(range_ptr[t], range_ptr[t + 1]):
+                red, new_req = receive(holds, required, all_required, v, first[r], count[r])
+                got += count[r]
+                dup += red
+                have[v] += new_req
+        if have[v] >= need[v] and completion[v] < 0:
+            completion[v] = step_number
+        receipts += got
+        redundant += dup
+    return receipts, redundant
+
+
 @nb.njit(cache=True)
-def _run(indptr, indices, rev, order, step_ptr, src, dst, range_ptr, first, count,
+def _run(indptr, indices, rev, order, step_ptr, group_ptr, step_groups, src, dst, range_ptr, first, count,
          holds, required, all_required, need, have, ports, half):
     n = len(indptr) - 1
     nsteps = len(step_ptr) - 1
@@ -66,16 +103,17 @@ def _run(indptr, indices, rev, order, step_ptr, src, dst, range_ptr, first, coun
     arc_use = np.zeros(len(indices), np.int64)
     arc_load = np.zeros(len(indices), np.int64)
     arc_of = np.empty(len(order), np.int64)
+    missing = np.empty(len(order), np.int64)
     sends = np.zeros(n, np.int64)
+    recvs = np.zeros(n, np.int64)
     sent_at = np.full(n, -1, np.int64)
     recv_at = np.full(n, -1, np.int64)
     active_at = np.full(n, -1, np.int64)
-    recvs = np.zeros(n, np.int64)
     receipts = 0
     redundant = 0
     for s in range(nsteps):
         lo, hi = step_ptr[s], step_ptr[s + 1]
-        # phase 1: links, ports, and data held before the step
+        # phase 1: links and ports (in order), then data held before the step (in parallel)
         for i in range(lo, hi):
             t = order[i]
             u, v = src[t], dst[t]
@@ -87,35 +125,28 @@ def _run(indptr, indices, rev, order, step_ptr, src, dst, range_ptr, first, coun
             sends[u] += 1
             recvs[v] += 1
             if ports > 0:
-                if half and sends[u] + recvs[u] > ports:
-                    return t, PORT_SEND, -1, senders, receivers, active, max_link, moved, completion, receipts, redundant
-                if sends[u] > ports:
+                if sends[u] > ports or (half and sends[u] + recvs[u] > ports):
                     return t, PORT_SEND, -1, senders, receivers, active, max_link, moved, completion, receipts, redundant
                 if recvs[v] > ports or (half and sends[v] + recvs[v] > ports):
                     return t, PORT_RECV, -1, senders, receivers, active, max_link, moved, completion, receipts, redundant
             for r in range(range_ptr[t], range_ptr[t + 1]):
-                missing = sender_lacks(holds, u, first[r], count[r])
-                if missing >= 0:
-                    return t, NOT_HELD, missing, senders, receivers, active, max_link, moved, completion, receipts, redundant
                 arc_load[e] += count[r]
-        # phase 2: deliveries and per-step statistics
+                moved[s] += count[r]
+        _check_held(holds, order, lo, hi, src, range_ptr, first, count, missing)
+        for i in range(lo, hi):
+            if missing[i] >= 0:
+                return order[i], NOT_HELD, missing[i], senders, receivers, active, max_link, moved, completion, receipts, redundant
+        # phase 2: deliveries, then per-step statistics
+        got, dup = _deliver(holds, required, all_required, order, group_ptr, step_groups[s], step_groups[s + 1],
+                            dst, range_ptr, first, count, have, need, completion, s + 1)
+        receipts += got
+        redundant += dup
         for i in range(lo, hi):
             t = order[i]
             u, v = src[t], dst[t]
             e = arc_of[i]
             if arc_load[e] > max_link[s]:
                 max_link[s] = arc_load[e]
-            for r in range(range_ptr[t], range_ptr[t + 1]):
-                red, new_req = receive(holds, required, all_required, v, first[r], count[r])
-                receipts += count[r]
-                moved[s] += count[r]
-                redundant += red
-                have[v] += new_req
-            if have[v] >= need[v] and completion[v] < 0:
-                completion[v] = s + 1
-        for i in range(lo, hi):
-            t = order[i]
-            u, v = src[t], dst[t]
             if sent_at[u] != s:
                 sent_at[u] = s
                 senders[s] += 1
@@ -126,10 +157,12 @@ def _run(indptr, indices, rev, order, step_ptr, src, dst, range_ptr, first, coun
                 if active_at[w] != s:
                     active_at[w] = s
                     active[s] += 1
+        for i in range(lo, hi):
+            t = order[i]
             arc_use[arc_of[i]] = 0
             arc_load[arc_of[i]] = 0
-            sends[u] = 0
-            recvs[v] = 0
+            sends[src[t]] = 0
+            recvs[dst[t]] = 0
     return -1, OK, -1, senders, receivers, active, max_link, moved, completion, receipts, redundant
 
 
@@ -176,12 +209,19 @@ def run_steps(topology: Topology, schedule: Schedule, ports: PortModel = PortMod
         raise ValueError("the step engine needs a step per transfer")
     state = HoldState(schedule, max_bytes)
     nsteps = schedule.num_steps
-    order = np.argsort(schedule.step, kind="stable")
-    step_ptr = np.searchsorted(schedule.step[order], np.arange(nsteps + 1)).astype(np.int64)
+    # by step, and within a step by receiver (deliveries to one receiver form a group)
+    order = np.lexsort((np.arange(schedule.num_transfers), schedule.dst, schedule.step)).astype(np.int64)
+    ordered_step = schedule.step[order]
+    step_ptr = np.searchsorted(ordered_step, np.arange(nsteps + 1)).astype(np.int64)
+    ordered_dst = schedule.dst[order]
+    starts = np.ones(len(order), dtype=bool)
+    starts[1:] = (ordered_dst[1:] != ordered_dst[:-1]) | (ordered_step[1:] != ordered_step[:-1])
+    group_ptr = np.append(np.flatnonzero(starts), len(order)).astype(np.int64)
+    step_groups = np.searchsorted(group_ptr, step_ptr).astype(np.int64)
     rev = topology.reverse_arc if ports.duplex == "half" else np.zeros(1, np.int64)
     (bad, code, missing, senders, receivers, active, max_link, moved, completion,
      receipts, redundant) = _run(
-        topology.indptr, topology.indices, rev, order, step_ptr, schedule.src, schedule.dst,
+        topology.indptr, topology.indices, rev, order, step_ptr, group_ptr, step_groups, schedule.src, schedule.dst,
         schedule.range_ptr, schedule.range_first, schedule.range_count, state.holds, state.required,
         state.all_required, state.need, state.have, 0 if ports.ports is None else ports.ports,
         ports.duplex == "half")
