@@ -117,3 +117,8 @@ def test_reproduce_classic_writes_files(capsys, tmp_path):
     assert table["compared"] > 10 and table["matched"] == table["compared"]
     assert (tmp_path / "classic_report.json").exists()
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_memory_guard_covers_verification_state(capsys):
+    code, _, err = cli(capsys, "run", "hypercube:12", "alltoall-hypercube", "--max-memory", "100M")
+    assert code == 2 and "max-memory: verifying" in err

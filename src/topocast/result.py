@@ -76,7 +76,10 @@ def execute(topology: Topology, schedule: Schedule, algorithm: str, engine: str 
     from .sim.event import run_events
     from .sim.step import run_steps
 
+    from .memory import default_limit
+
     ports = ports or PortModel()
+    max_bytes = default_limit() if max_bytes is None else max_bytes
     metrics: dict[str, Any] = {"ports": ports.name, "messages": schedule.num_messages,
                                "transfers": schedule.num_transfers}
     per_step = None

@@ -114,8 +114,11 @@ class HoldState:
         words = max(1, (m + WORD - 1) // WORD)
         need = n * words * 8 * (1 if isinstance(schedule.targets, str) else 2)
         if max_bytes is not None and need > max_bytes:
+            from .memory import human_bytes
+
             raise TopocastError(
-                f"max-memory: verifying {m} messages on {n} nodes needs {need / 2**30:.1f} GiB of state"
+                f"max-memory: verifying {m} messages on {n} nodes needs {human_bytes(need)} of state, "
+                f"over the limit of {human_bytes(max_bytes)}"
             )
         self.schedule = schedule
         self.holds = np.zeros((n, words), dtype=np.uint64)
