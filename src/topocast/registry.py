@@ -231,32 +231,28 @@ def register_experiment(experiment: Experiment) -> Experiment:
     return experiment
 
 
+def _lookup(table: dict, aliases: dict, name: str, what: str):
+    _load()
+    key = aliases.get(name, name)
+    if key not in table:
+        known = ", ".join(sorted(table)) or "none"
+        raise TopocastError(f"unknown {what} '{name}' (known: {known})")
+    return table[key]
+
+
 def family(name: str) -> Family:
     """The family called ``name`` (or an alias of it)."""
-    _load()
-    key = _REG.aliases.get(name, name)
-    if key not in _REG.families:
-        known = ", ".join(sorted(_REG.families))
-        raise TopocastError(f"unknown family '{name}' (known: {known})")
-    return _REG.families[key]
+    return _lookup(_REG.families, _REG.aliases, name, "family")
 
 
 def algorithm(name: str) -> Algorithm:
     """The algorithm called ``name`` (or an alias of it)."""
-    _load()
-    key = _REG.algorithm_aliases.get(name, name)
-    if key not in _REG.algorithms:
-        known = ", ".join(sorted(_REG.algorithms))
-        raise TopocastError(f"unknown algorithm '{name}' (known: {known})")
-    return _REG.algorithms[key]
+    return _lookup(_REG.algorithms, _REG.algorithm_aliases, name, "algorithm")
 
 
 def experiment(name: str) -> Experiment:
-    _load()
-    if name not in _REG.experiments:
-        known = ", ".join(sorted(_REG.experiments)) or "none"
-        raise TopocastError(f"unknown reproduction '{name}' (known: {known})")
-    return _REG.experiments[name]
+    """The paper reproduction called ``name``."""
+    return _lookup(_REG.experiments, {}, name, "reproduction")
 
 
 def families() -> list[Family]:

@@ -25,25 +25,11 @@ import numpy as np
 from ..errors import TopocastError
 from ..schedule import Schedule
 from ..topology.core import Topology
+from ..topology.csr import first_arc
 from ..verify import HoldState, Verification, describe_transfer, receive
 from .models import CostModel, PortModel
 
 NO_LINK, NOT_HELD = 1, 2
-
-
-@nb.njit(cache=True)
-def _first_arc(indptr, indices, u, v):
-    lo, hi = indptr[u], indptr[u + 1]
-    a, b = lo, hi
-    while a < b:
-        mid = (a + b) // 2
-        if indices[mid] < v:
-            a = mid + 1
-        else:
-            b = mid
-    if a >= hi or indices[a] != v:
-        return -1
-    return a
 
 
 @nb.njit(cache=True)
@@ -52,7 +38,7 @@ def _process(t, indptr, indices, rev, src, dst, range_ptr, first, count, dep_rea
              arc_busy, start, finish, startup, per_byte, per_hop, msg_bytes, one_port, half):
     """Time transfer ``t``; returns (code, missing message) with code 0 for success."""
     u, v = src[t], dst[t]
-    e = _first_arc(indptr, indices, u, v)
+    e = first_arc(indptr, indices, u, v)
     if e < 0:
         return NO_LINK, -1
     best = e
@@ -95,8 +81,11 @@ def _process(t, indptr, indices, rev, src, dst, range_ptr, first, count, dep_rea
 
 
 @nb.njit(cache=True)
-def _run_ordered(order, indptr, indices, rev, src, dst, range_ptr, first, count, arrival, holds,
-                 required, all_required, have, startup, per_byte, per_hop, msg_bytes, one_port, half):
+def _simulate(use_deps, order, succ_ptr, succ, after_ptr, indptr, indices, rev, src, dst, range_ptr, first,
+              count, arrival, holds, required, all_required, have, startup, per_byte, per_hop, msg_bytes,
+              one_port, half):
+    """Time every transfer: in ``order`` (step schedules) or, with dependencies,
+    as a discrete-event loop where ready transfers leave in order of ready time."""
     n = len(indptr) - 1
     nt = len(src)
     link_free = np.zeros(len(indices), np.float64)
@@ -106,21 +95,47 @@ def _run_ordered(order, indptr, indices, rev, src, dst, range_ptr, first, count,
     start = np.full(nt, np.nan)
     finish = np.full(nt, np.nan)
     dep_ready = np.zeros(nt, np.float64)
+    waiting = after_ptr[1:] - after_ptr[:-1]
+    heap = [(0.0, np.int64(0))]
+    heap.pop()
+    if use_deps:
+        for t in range(nt):
+            if waiting[t] == 0:
+                heap.append((0.0, np.int64(t)))
+        heapq.heapify(heap)
     receipts = 0
     redundant = 0
-    for t in order:
+    done = 0
+    while True:
+        if use_deps:
+            if len(heap) == 0:
+                break
+            t = heapq.heappop(heap)[1]
+        else:
+            if done == nt:
+                break
+            t = order[done]
         code, missing = _process(t, indptr, indices, rev, src, dst, range_ptr, first, count, dep_ready,
                                  arrival, holds, required, all_required, have, link_free, node_send,
                                  node_recv, arc_busy, start, finish, startup, per_byte, per_hop,
                                  msg_bytes, one_port, half)
         if code != 0:
-            return t, code, missing, start, finish, arc_busy, receipts, redundant
+            return t, code, missing, start, finish, arc_busy, receipts, redundant, done
+        done += 1
         for r in range(range_ptr[t], range_ptr[t + 1]):
             red, new_req = receive(holds, required, all_required, dst[t], first[r], count[r])
             receipts += count[r]
             redundant += red
             have[dst[t]] += new_req
-    return -1, 0, -1, start, finish, arc_busy, receipts, redundant
+        if use_deps:
+            for k in range(succ_ptr[t], succ_ptr[t + 1]):
+                s = succ[k]
+                if finish[t] > dep_ready[s]:
+                    dep_ready[s] = finish[t]
+                waiting[s] -= 1
+                if waiting[s] == 0:
+                    heapq.heappush(heap, (dep_ready[s], s))
+    return -1, 0, -1, start, finish, arc_busy, receipts, redundant, done
 
 
 @dataclass
@@ -142,55 +157,6 @@ class EventTrace:
         return self.arc_busy / self.makespan if self.makespan > 0 else np.zeros_like(self.arc_busy)
 
 
-@nb.njit(cache=True)
-def _run_dependencies(indptr, indices, rev, src, dst, range_ptr, first, count, after_ptr, after_ids,
-                      succ_ptr, succ, arrival, holds, required, all_required, have, startup, per_byte,
-                      per_hop, msg_bytes, one_port, half):
-    """Discrete-event loop: ready transfers leave in order of ready time."""
-    n = len(indptr) - 1
-    nt = len(src)
-    link_free = np.zeros(len(indices), np.float64)
-    node_send = np.zeros(n, np.float64)
-    node_recv = np.zeros(n, np.float64)
-    arc_busy = np.zeros(len(indices), np.float64)
-    start = np.full(nt, np.nan)
-    finish = np.full(nt, np.nan)
-    dep_ready = np.zeros(nt, np.float64)
-    waiting = after_ptr[1:] - after_ptr[:-1]
-    heap = [(0.0, np.int64(0))]
-    heap.pop()
-    for t in range(nt):
-        if waiting[t] == 0:
-            heap.append((0.0, np.int64(t)))
-    heapq.heapify(heap)
-    receipts = 0
-    redundant = 0
-    done_count = 0
-    while len(heap) > 0:
-        item = heapq.heappop(heap)
-        t = item[1]
-        code, missing = _process(t, indptr, indices, rev, src, dst, range_ptr, first, count, dep_ready,
-                                 arrival, holds, required, all_required, have, link_free, node_send,
-                                 node_recv, arc_busy, start, finish, startup, per_byte, per_hop,
-                                 msg_bytes, one_port, half)
-        if code != 0:
-            return t, code, missing, start, finish, arc_busy, receipts, redundant, done_count
-        done_count += 1
-        for r in range(range_ptr[t], range_ptr[t + 1]):
-            red, new_req = receive(holds, required, all_required, dst[t], first[r], count[r])
-            receipts += count[r]
-            redundant += red
-            have[dst[t]] += new_req
-        for k in range(succ_ptr[t], succ_ptr[t + 1]):
-            s = succ[k]
-            if finish[t] > dep_ready[s]:
-                dep_ready[s] = finish[t]
-            waiting[s] -= 1
-            if waiting[s] == 0:
-                heapq.heappush(heap, (dep_ready[s], s))
-    return -1, 0, -1, start, finish, arc_busy, receipts, redundant, done_count
-
-
 def run_events(topology: Topology, schedule: Schedule, cost: CostModel = CostModel(),
                ports: PortModel = PortModel(), keep_arrival: bool = False,
                max_bytes: float | None = None) -> EventTrace:
@@ -207,23 +173,25 @@ def run_events(topology: Topology, schedule: Schedule, cost: CostModel = CostMod
               schedule.range_first, schedule.range_count)
     tail = (cost.startup, cost.per_byte, cost.per_hop, float(schedule.message_bytes),
             ports.ports is not None, ports.duplex == "half")
-    if schedule.after_ptr is not None:
-        nt = schedule.num_transfers
+    nt = schedule.num_transfers
+    empty = np.zeros(1, np.int64)
+    use_deps = schedule.after_ptr is not None
+    if use_deps:
         ids = schedule.after_ids
         if len(ids) and (ids.min() < 0 or ids.max() >= nt):
             raise TopocastError("schedule: a dependency names a transfer that does not exist")
         succ_order = np.argsort(ids, kind="stable")
         succ = np.repeat(np.arange(nt, dtype=np.int64), np.diff(schedule.after_ptr))[succ_order]
         succ_ptr = np.searchsorted(ids[succ_order], np.arange(nt + 1)).astype(np.int64)
-        bad, code, missing, start, finish, busy, receipts, redundant, done = _run_dependencies(
-            *common, schedule.after_ptr, ids, succ_ptr, succ, arrival, state.holds, state.required,
-            state.all_required, state.have, *tail)
-        if bad < 0 and done != nt:
-            raise TopocastError("schedule: the dependencies contain a cycle")
+        order, after_ptr = empty, schedule.after_ptr
     else:
         order = np.argsort(schedule.step, kind="stable").astype(np.int64)
-        bad, code, missing, start, finish, busy, receipts, redundant = _run_ordered(
-            order, *common, arrival, state.holds, state.required, state.all_required, state.have, *tail)
+        succ, succ_ptr, after_ptr = empty, empty, np.zeros(nt + 1, np.int64)
+    bad, code, missing, start, finish, busy, receipts, redundant, done = _simulate(
+        use_deps, order, succ_ptr, succ, after_ptr, *common, arrival, state.holds, state.required,
+        state.all_required, state.have, *tail)
+    if bad < 0 and done != nt:
+        raise TopocastError("schedule: the dependencies contain a cycle")
     violation = None
     if bad >= 0:
         what = ("is rejected: there is no link between them" if code == NO_LINK else

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..schedule import Schedule
 from ..topology.core import Topology
+from ..topology.csr import first_arc
 from ..verify import HoldState, Verification, describe_transfer, receive, sender_lacks
 from .models import PortModel
 
@@ -28,18 +29,11 @@ OK, NO_LINK, LINK_BUSY, PORT_SEND, PORT_RECV, NOT_HELD, HALF_DUPLEX = range(7)
 @nb.njit(cache=True)
 def _find_arc(indptr, indices, arc_use, rev, u, v, half):
     """First parallel arc u -> v free this step (and its reverse, if half-duplex)."""
-    lo, hi = indptr[u], indptr[u + 1]
-    a, b = lo, hi
-    while a < b:
-        mid = (a + b) // 2
-        if indices[mid] < v:
-            a = mid + 1
-        else:
-            b = mid
-    if a >= hi or indices[a] != v:
+    e = first_arc(indptr, indices, u, v)
+    if e < 0:
         return -1, NO_LINK
     code = LINK_BUSY
-    e = a
+    hi = indptr[u + 1]
     while e < hi and indices[e] == v:
         if arc_use[e] == 0:
             if not half or arc_use[rev[e]] == 0:
