@@ -106,8 +106,12 @@ def distance_distribution(topology: Topology, exact_all_sources: bool = False) -
 
 
 def diameter(topology: Topology, exact_all_sources: bool = False) -> int:
-    """Exact diameter (one BFS when vertex-transitive, else all sources)."""
-    return len(distance_distribution(topology, exact_all_sources)) - 1
+    """Exact diameter (one BFS when vertex-transitive, else all sources); cached per topology."""
+    key = ("diameter", exact_all_sources)
+    cache = topology.__dict__.setdefault("_metric_cache", {})
+    if key not in cache:
+        cache[key] = len(distance_distribution(topology, exact_all_sources)) - 1
+    return cache[key]
 
 
 def average_distance(topology: Topology, counts: np.ndarray | None = None) -> float:

@@ -1,0 +1,180 @@
+"""RPC/RPD/SPC/SPD, SFATA and RFATA on Galaxyfly and Dragonfly (Zhuang et al. 2023, sections 3-5)."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import topocast as tc
+from topocast.algorithms.galaxyfly_broadcast import (all_to_all_metrics, router_first_schedule,
+                                                     supernode_first_schedule)
+from topocast.algorithms.galaxyfly_plan import halving_tree, minus, packets, spc_tree, union
+from topocast.cli import main
+from topocast.sim.event import run_events
+from topocast.sim.models import CostModel
+from topocast.topology.galaxy import supernode_name
+from topocast.topology.galaxyfly import supernode_view
+
+METRICS = ("avg_time", "max_time", "min_time", "avg_packet", "router_time", "avg_channel", "success_rate")
+COST = CostModel.from_bandwidth(16e9, startup=1e-6, per_hop=1e-7)
+
+
+def test_packet_sets():
+    assert packets((5, 7), (0, 2), (2, 3)) == ((0, 3), (5, 7))
+    assert minus(((0, 10),), ((2, 3), (5, 7))) == ((0, 2), (3, 5), (7, 10))
+    assert union(((0, 2),), ((2, 4),)) == ((0, 4),)
+
+
+def _depth(edges, root):
+    parent = dict(edges)
+    return max((_chain(parent, c) for c in parent), default=0)
+
+
+def _chain(parent, node):
+    hops = 0
+    while node in parent:
+        node, hops = parent[node], hops + 1
+    return hops
+
+
+@pytest.mark.parametrize("a", range(1, 34))
+def test_halving_tree(a):
+    """Algorithm 1: a-1 edges, every router reaches the root, depth T(k) = 1 + T(ceil((k-1)/2))."""
+    members = list(range(10, 10 + a))
+    root = members[a // 3]
+    edges = halving_tree(members, root)
+    assert len(edges) == a - 1 and {c for c, _ in edges} == set(members) - {root}
+    seen = {root}
+    for child, parent in reversed(edges):  # parents come before children, top-down
+        assert parent in seen
+        seen.add(child)
+    expect, k = 0, a
+    while k > 1:
+        k, expect = (k - 1 + 1) // 2, expect + 1
+    assert _depth(edges, root) == expect
+
+
+def test_halving_tree_b1_is_ceil_half():
+    # RPC({R1..R8}, R4): B = R1 R2 R3 R5 R6 R7 R8, B1 = R1 R2 R3 R5 (first ceil(7/2)), B2 = R6 R7 R8
+    edges = halving_tree([1, 2, 3, 4, 5, 6, 7, 8], 4)
+    assert sorted(c for c, p in edges if p == 4) == [1, 6]
+
+
+def test_spc_tree_worked_example():
+    """Section 3.2: from S8, S5 serves S1 S4 S13, S7 serves S3 S6 S14, S9 serves S2 S10 S15, S12 serves S11."""
+    view = supernode_view(tc.build("galaxyfly:n=3,q=5,a=4"))
+    parent, order = spc_tree(view, 7)
+    served = {supernode_name(x): sorted((supernode_name(y) for y in range(15) if parent[y] == x),
+                                        key=lambda s: int(s[1:])) for x in range(15) if parent[x] == 7}
+    assert served == {"S5": ["S1", "S4", "S13"], "S7": ["S3", "S6", "S14"], "S9": ["S2", "S10", "S15"],
+                      "S12": ["S11"]}
+    assert [supernode_name(s) for s in order[1:5]] == ["S5", "S7", "S9", "S12"]
+
+
+def _check_dependencies(schedule):
+    """Every carried packet is the sender's own or brought by one of the transfers it waits for."""
+    for t in range(schedule.num_transfers):
+        deps = schedule.after_ids[schedule.after_ptr[t]:schedule.after_ptr[t + 1]]
+        brought = {int(schedule.src[t])}
+        for d in deps:
+            assert schedule.dst[d] == schedule.src[t]
+            brought |= set(schedule.messages_of(int(d)).tolist())
+        assert set(schedule.messages_of(t).tolist()) <= brought
+
+
+@pytest.mark.parametrize("make", [supernode_first_schedule, router_first_schedule])
+def test_dependencies_are_the_data(make):
+    _check_dependencies(make(tc.build("galaxyfly:n=3,q=5,a=4"), root=7))
+
+
+@settings(max_examples=25, deadline=None)
+@given(q=st.sampled_from([1, 3, 4, 5, 7]), n=st.integers(1, 4), a=st.integers(1, 6), data=st.data())
+def test_sfata_rfata_deliver_exactly_once(q, n, a, data):
+    topology = tc.build(f"galaxyfly:n={n},q={q},a={a}")
+    root = data.draw(st.integers(0, n * q - 1))
+    for make in (supernode_first_schedule, router_first_schedule):
+        trace = run_events(topology, make(topology, root=root), COST, keep_arrival=True)
+        v = trace.verification
+        assert v.ok and v.complete and v.redundant == 0, v.first_violation
+        assert v.receipts == topology.num_nodes * (topology.num_nodes - 1)
+
+
+@pytest.mark.parametrize("spec", ["galaxyfly:n=3,q=5,a=4", "dragonfly:g=3,a=20", "galaxyfly:n=2,q=4,a=3,h=2"])
+@pytest.mark.parametrize("alg", ["sfata", "rfata"])
+def test_metrics_against_brute_force(spec, alg):
+    result = tc.run(spec, alg, packet_size=320)
+    m, trace = result.metrics, result.trace
+    arr = trace.arrival
+    n = arr.shape[0]
+    a = supernode_view(tc.build(spec)).a
+    done = [max(arr[r]) for r in range(n)]
+    own = [max(arr[r, (r // a) * a:(r // a + 1) * a]) for r in range(n)]
+    assert result.verified and m["exactly_once"]
+    assert m["max_time"] == pytest.approx(max(done)) == pytest.approx(m["time"])
+    assert m["min_time"] == pytest.approx(min(done)) and m["avg_time"] == pytest.approx(np.mean(done))
+    assert m["router_time"] == pytest.approx(np.mean(own))
+    assert m["avg_channel"] == pytest.approx(trace.arc_busy.sum() / len(trace.arc_busy) / max(done))
+    assert m["avg_packet"] == 0 and m["success_rate"] == 1.0 and m["failure_rate"] == 0.0
+    assert m["time_lower_bound"] > 0 and m["lower_bound_ratio"] >= 1
+
+
+def test_transfer_size_is_packets_times_packet_size():
+    """With no start-up and no hop latency every time doubles with the packet size."""
+    t = tc.build("galaxyfly:n=3,q=5,a=4")
+    small = tc.run(t, "sfata", packet_size=160, startup=0, per_hop=0).metrics
+    big = tc.run(t, "sfata", packet_size=320, startup=0, per_hop=0).metrics
+    for key in ("avg_time", "max_time", "min_time", "router_time"):
+        assert big[key] == pytest.approx(2 * small[key])
+
+
+def test_router_first_has_lower_router_time():
+    t = tc.build("galaxyfly:n=3,q=5,a=4")
+    sf, rf = tc.run(t, "sfata").metrics, tc.run(t, "rfata").metrics
+    assert rf["router_time"] < sf["router_time"] / 4
+
+
+@pytest.mark.parametrize("alg, params", [
+    ("rpc", {"supernode": 3, "router": 2}), ("rpd", {"supernode": 3, "router": 1}),
+    ("spc", {"root": 7}), ("spd", {"root": 7}),
+])
+def test_building_blocks_verified(alg, params):
+    result = tc.run("galaxyfly:n=3,q=5,a=8", alg, **params)
+    assert result.verified and result.metrics["exactly_once"], result.first_violation
+    assert result.metrics["time"] >= result.metrics["time_lower_bound"] > 0
+
+
+def test_rpc_time_is_tree_depth():
+    """RPC on a=8: three levels, carrying 1, 2 and 4 packets along the longest chain."""
+    t = tc.build("galaxyfly:n=3,q=5,a=8")
+    m = tc.run(t, "rpc", supernode=0, router=0, startup=0, per_hop=1e-6, packet_size=1).metrics
+    assert m["time"] == pytest.approx(3e-6 + (1 + 2 + 4) * 8 / 16e9)
+
+
+def test_bad_parameters():
+    with pytest.raises(tc.TopocastError, match="'root' must be a supernode in 0..14, got root=15"):
+        tc.run("galaxyfly:n=3,q=5,a=4", "sfata", root=15)
+    with pytest.raises(tc.TopocastError, match="'router' must be a local router"):
+        tc.run("galaxyfly:n=3,q=5,a=4", "rpc", router=4)
+    with pytest.raises(tc.TopocastError, match="runs on galaxyfly, dragonfly"):
+        tc.run("torus:4x4", "sfata")
+
+
+def test_cli_run_json(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "galaxyfly:n=3,q=5,a=4", "sfata", "--set", "packet_size=160", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert exit_info.value.code == 0 and data["verified"]
+    for key in METRICS + ("failure_rate", "time_lower_bound", "lower_bound_ratio"):
+        assert key in data
+    assert data["success_rate"] == 1.0 and data["avg_packet"] == 0.0
+
+
+def test_all_to_all_metrics_success_rate_counts_incomplete_routers():
+    t = tc.build("galaxyfly:n=3,q=5,a=4")
+    schedule = supernode_first_schedule(t)
+    trace = run_events(t, schedule, COST, keep_arrival=True)
+    trace.arrival[3, 10] = np.inf  # pretend router 3 never got packet 10
+    m = all_to_all_metrics(t, trace)
+    assert m["success_rate"] == pytest.approx(59 / 60) and m["failure_rate"] == pytest.approx(1 / 60)
