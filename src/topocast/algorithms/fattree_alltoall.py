@@ -1,0 +1,441 @@
+"""All-to-all personalized exchange on generalized fat trees by Latin squares (thesis ch. 4 and 5).
+
+The exchange routes ``N = w m^h`` permutations that form a Latin square, one
+circuit-switched configuration of the opened tree per permutation (several
+*passes* per permutation on a slimmed tree).  Up stages stay straight; only
+the top and the down stages are set.
+
+Reading used here (see ``docs/fattree.md`` and ``../shared/design/errata.md``).
+Processor ``P`` has mixed-radix digits ``P = t + w (c_1 + m (c_2 + ...))``:
+``t`` is its port on its level-0 switch and ``c_x`` the copy it sits in on
+level ``x``.  Climbing straight, the circuit of ``P`` enters the top on down
+port ``c_h`` and a level-``x`` switch whose local index spells ``t, c_1, ..,
+c_(x-1)``.  Going down, the top chooses destination digit ``c'_h``, down level
+``x`` chooses ``c'_x`` and down level 0 chooses ``t'``.
+
+* **LLS** (Left Latin Square, ch. 4): rotation ``k`` sends ``i -> (i + k) mod N``.
+  Digit ``x`` of ``i + k`` is ``c_x + k_x + carry_x``; the carry comes from
+  the lower source digits, which the switch's local index spells.  So a
+  switch applies the shift ``k_x`` or ``k_x + 1`` -- Algorithm 1's
+  ``floor(k / w^x) mod m`` "plus one for some switches of each group".  The
+  thesis gives the +1 to the *first* ``k mod w^x`` switches of each group;
+  which switches get the carry is in fact set by the digit-reversed local
+  index, and the two agree only for some ``k`` (:func:`thesis_algorithm1_states`
+  and the reproduction report count them).
+* **Slimmed trees** (m > w, section 4.2): an up switch ``m x w`` forwards one
+  group of ``w`` of its ``m`` inputs per pass (window offset ``w g``), so a
+  pass is a choice ``g_x`` per middle level and a rotation needs
+  ``ceil(m/w)^(h-1)`` passes (``ceil(m/w)`` for the thesis's h = 2).  Down
+  switches add ``w g_x`` to their shift: Algorithm 2's ``+ w (p - 1)``.
+* **CLS** (Canonical Latin Square, ch. 5; m and w powers of two):
+  configuration ``C^x`` sets every switch of level ``x_l`` to the XOR state
+  ``x``'s digit ``l`` and realises ``i -> i XOR x``.  XOR has no carries, so
+  all switches of a level share the state.  The routable permutations with
+  straight up stages (any XOR state per switch) split into Latin squares
+  ``{B XOR x}``: :func:`xor_square`.
+
+State numbering.  Here a shift state ``s`` sends input ``u`` to output
+``(u + s) mod outs`` (Liu et al.'s k-shift); the thesis numbers the same
+settings the other way (its state ``i`` sends ``u`` to ``u - i``, section
+4.2.1) and its rotation ``k`` sends ``i`` to ``i - k``.  Its configuration for
+``k`` is therefore our configuration for ``-k`` with every state negated;
+:func:`thesis_states` converts, and the reproduction compares that way.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from ..errors import TopocastError
+from ..registry import Algorithm, Param, register_algorithm
+from ..result import RunResult
+from ..sim.circuit import (ROUTE_DTYPE, is_latin_square, shift_route, trace_many,
+                           window_route, xor_route)
+from ..topology.core import Topology
+from ..topology.fattree import GFTShape, check_gft_params
+
+# -- passes ----------------------------------------------------------------------
+
+
+def groups_per_level(shape: GFTShape) -> int:
+    """Groups of ``w`` inputs an up switch forwards one at a time: ``ceil(m/w)`` (1 unless slimmed)."""
+    return -(-shape.m // shape.w) if shape.m > shape.w else 1
+
+
+def passes(shape: GFTShape) -> list[tuple[int, ...]]:
+    """Every pass: one group index ``g_x`` per middle level ``x = 1 .. h-1``."""
+    return list(itertools.product(range(groups_per_level(shape)), repeat=shape.h - 1))
+
+
+def pass_lower_bound(shape: GFTShape) -> float:
+    """Passes any schedule needs: processors over the circuits the top can carry, ``(m/w)^(h-1)``."""
+    return max(1.0, shape.processors / (shape.m * shape.w ** shape.h))
+
+
+def _offsets(shape: GFTShape, g: tuple[int, ...]) -> list[int]:
+    """Window offset per level 0..h (0 on level 0 and the top)."""
+    return [0] + [shape.w * gx for gx in g] + [0]
+
+
+def pass_members(shape: GFTShape, g: tuple[int, ...]) -> np.ndarray:
+    """Processors whose circuits climb in pass ``g`` (digit ``c_x`` in group ``g_x``)."""
+    p = np.arange(shape.processors, dtype=np.int64)
+    keep = np.ones(shape.processors, dtype=bool)
+    rest = p // shape.w
+    for gx in g:
+        keep &= (rest % shape.m) // shape.w == gx
+        rest //= shape.m
+    return keep
+
+
+def source_low(shape: GFTShape, x: int, g: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """For each local index of level ``x``: the source's low digits ``P mod (w m^(x-1))`` and validity.
+
+    A local index ``l = t w^(x-1) + u_1 w^(x-2) + ... + u_(x-1)`` is reached by
+    processors with port ``t`` and copy digits ``c_i = u_i + w g_i``; it is
+    valid when every ``c_i < m`` (fattened trees and partial windows leave
+    some switches unused).
+    """
+    w, m = shape.w, shape.m
+    off = _offsets(shape, g)
+    local = np.arange(w ** x, dtype=np.int64)
+    value = np.zeros_like(local)
+    valid = np.ones(len(local), dtype=bool)
+    for i in range(x - 1, 0, -1):  # u_(x-1) is the lowest digit of l
+        u = (local // w ** (x - 1 - i)) % w
+        c = u + off[i]
+        valid &= c < m
+        value = value * m + c
+    t = local // w ** (x - 1) if x >= 1 else local
+    return value * w + t, valid
+
+
+def _digits(shape: GFTShape, k: np.ndarray) -> list[np.ndarray]:
+    """Mixed-radix digits of ``k``: ``k_0`` base ``w``, ``k_1 .. k_h`` base ``m``."""
+    out = [k % shape.w]
+    rest = k // shape.w
+    for _ in range(shape.h):
+        out.append(rest % shape.m)
+        rest //= shape.m
+    return out
+
+
+# -- configurations ------------------------------------------------------------
+
+
+def _up_routes(shape: GFTShape, routes: np.ndarray, g: tuple[int, ...]) -> None:
+    net = shape.network
+    active = pass_members(shape, g)
+    straight = np.where(active, np.arange(shape.processors) % shape.w, -1)
+    routes[:, net.stage_slice(0)] = straight
+    off = _offsets(shape, g)
+    for x in range(1, shape.h):
+        block = window_route(shape.m, shape.w, np.full(shape.level_count(x), off[x]))
+        routes[:, net.stage_slice(x)] = block.reshape(-1)
+
+
+def _set_down(shape: GFTShape, routes: np.ndarray, x: int, states: np.ndarray, kind: str) -> None:
+    """Write per-switch states ``(K, count_x)`` (or ``(K, 1)`` / ``(K, w^x)`` to tile) of down level ``x``."""
+    net = shape.network
+    stage = shape.h if x == shape.h else shape.down_stage(x)
+    count = shape.level_count(x)
+    if states.shape[1] != count:
+        states = np.tile(states, (1, count // states.shape[1]))
+    make = shift_route if kind == "shift" else xor_route
+    block = make(int(net.ins[stage]), int(net.outs[stage]), states)
+    routes[:, net.stage_slice(stage)] = block.reshape(len(states), -1)
+
+
+def lls_states(shape: GFTShape, ks: Iterable[int], g: tuple[int, ...] = ()) -> list[np.ndarray]:
+    """Shift states of the top and down switches for rotations ``ks`` in pass ``g``.
+
+    Returns one array per level ``x = 0 .. h`` of shape ``(len(ks), w^x)``:
+    the state of the switch with local index ``l`` (the same in every group).
+    """
+    g = tuple(g) or (0,) * (shape.h - 1)
+    k = np.asarray(list(ks) if not isinstance(ks, np.ndarray) else ks, dtype=np.int64) % shape.processors
+    digits = _digits(shape, k)
+    off = _offsets(shape, g)
+    out = [digits[0][:, None] % shape.w]
+    for x in range(1, shape.h + 1):
+        low, _ = source_low(shape, x, g)
+        base = shape.w * shape.m ** (x - 1)
+        carry = (low[None, :] + (k % base)[:, None]) >= base
+        out.append((digits[x][:, None] + carry + off[x]) % shape.m)
+    return out
+
+
+def lls_routes(shape: GFTShape, ks: Iterable[int], g: tuple[int, ...] = ()) -> np.ndarray:
+    """Configurations (one row per rotation) of pass ``g``: rotation ``k`` is ``i -> (i + k) mod N``."""
+    g = tuple(g) or (0,) * (shape.h - 1)
+    states = lls_states(shape, ks, g)
+    routes = np.empty((len(states[0]), shape.network.route_size), dtype=ROUTE_DTYPE)
+    _up_routes(shape, routes, g)
+    for x, st in enumerate(states):
+        _set_down(shape, routes, x, st, "shift")
+    return routes
+
+
+def require_xor(shape: GFTShape, owner: str) -> None:
+    check_gft_params(shape.h, shape.m, shape.w, powers_of_two=True, owner=owner)
+
+
+def xor_states(shape: GFTShape, xs: Iterable[int], g: tuple[int, ...] = (),
+               base: list[np.ndarray] | None = None) -> list[np.ndarray]:
+    """XOR states per level ``x = 0 .. h`` (shape ``(K, count_x)``) for translates ``xs`` of ``base``.
+
+    ``base[x]`` holds one XOR state per switch of down level ``x`` (the top
+    for ``x = h``); ``None`` is all straight, giving the CLS.  On a slimmed
+    tree middle levels add the pass's window offset (``XOR w g_x``).
+    """
+    require_xor(shape, "cls")
+    g = tuple(g) or (0,) * (shape.h - 1)
+    x = np.asarray(list(xs) if not isinstance(xs, np.ndarray) else xs, dtype=np.int64) % shape.processors
+    digits = _digits(shape, x)
+    off = _offsets(shape, g)
+    out = []
+    for lev in range(shape.h + 1):
+        b = np.zeros(shape.level_count(lev), dtype=np.int64) if base is None else np.asarray(base[lev], np.int64)
+        out.append(b[None, :] ^ digits[lev][:, None] ^ off[lev])
+    return out
+
+
+def xor_routes(shape: GFTShape, xs: Iterable[int], g: tuple[int, ...] = (),
+               base: list[np.ndarray] | None = None) -> np.ndarray:
+    """Configurations ``C^x`` (rows) of pass ``g``; with ``base=None`` row ``x`` is ``i -> i XOR x``."""
+    g = tuple(g) or (0,) * (shape.h - 1)
+    states = xor_states(shape, xs, g, base)
+    routes = np.empty((len(states[0]), shape.network.route_size), dtype=ROUTE_DTYPE)
+    _up_routes(shape, routes, g)
+    for lev, st in enumerate(states):
+        _set_down(shape, routes, lev, st, "xor")
+    return routes
+
+
+# -- the thesis's own numbering --------------------------------------------------
+
+
+def thesis_states(shape: GFTShape, states: list[np.ndarray]) -> list[np.ndarray]:
+    """Our shift states in the thesis's numbering (state ``i`` there sends ``u`` to ``u - i``)."""
+    out = []
+    for x, st in enumerate(states):
+        mod = shape.w if x == 0 else shape.m
+        out.append((-np.asarray(st)) % mod)
+    return out
+
+
+def thesis_lls_states(shape: GFTShape, k: int, g: tuple[int, ...] = ()) -> list[np.ndarray]:
+    """The thesis's configuration for its rotation ``k`` (``i -> i - k``), in its numbering, per level."""
+    states = lls_states(shape, [-k % shape.processors], g)
+    return [s[0] for s in thesis_states(shape, states)]
+
+
+def thesis_algorithm1_states(shape: GFTShape, k: int) -> list[np.ndarray]:
+    """Algorithm 1 as printed: per level ``x``, the first ``k mod w^x`` switches of a group get
+    ``((k // w^x) mod m + 1) mod m``, the others ``(k // w^x) mod m`` (thesis numbering)."""
+    out = []
+    for x in range(shape.h + 1):
+        size = shape.w ** x
+        high = (k // size) % (shape.w if x == 0 else shape.m)
+        local = np.arange(size)
+        out.append(np.where(local < k % size, (high + 1) % shape.m, high))
+    return out
+
+
+def routes_from_thesis_states(shape: GFTShape, states: list[np.ndarray]) -> np.ndarray:
+    """One straight-up configuration from thesis-numbered per-level states (plain tree, one pass)."""
+    routes = np.empty((1, shape.network.route_size), dtype=ROUTE_DTYPE)
+    g = (0,) * (shape.h - 1)
+    _up_routes(shape, routes, g)
+    ours = [(-np.asarray(s)) % (shape.w if x == 0 else shape.m) for x, s in enumerate(states)]
+    for x, st in enumerate(ours):
+        _set_down(shape, routes, x, np.asarray(st)[None, :], "shift")
+    return routes[0]
+
+
+# -- running a scheme ---------------------------------------------------------------
+
+
+@dataclass
+class SchemeCheck:
+    """Outcome of routing a whole Latin square (all rows, all passes)."""
+
+    perms: np.ndarray           # (rows, N): row r sends i -> perms[r, i] (merged over passes)
+    conflicts: int              # links used twice, summed over every pass of every row
+    dropped: int                # circuits cut on the way
+    unrouted: int               # (row, input) pairs no pass delivered
+    repeated: int               # (row, input) pairs delivered by two passes
+    passes: int                 # passes per row
+    circuits: int               # circuits traced
+    latin_square: bool
+
+    @property
+    def ok(self) -> bool:
+        return self.latin_square and not (self.conflicts or self.dropped or self.unrouted or self.repeated)
+
+
+def route_square(shape: GFTShape, make_routes, rows: np.ndarray, chunk: int = 256,
+                 progress=None) -> SchemeCheck:
+    """Trace ``make_routes(shape, rows_chunk, g)`` for every pass and merge the passes per row."""
+    n = shape.processors
+    rows = np.asarray(rows, dtype=np.int64)
+    merged = np.full((len(rows), n), -1, dtype=np.int32)
+    times = np.zeros((len(rows), n), dtype=np.int8)
+    conflicts = dropped = circuits = 0
+    plan = [(g, lo) for g in passes(shape) for lo in range(0, len(rows), chunk)]
+    steps = progress.track(plan, f"tracing {shape.network.name}") if progress is not None else plan
+    for g, lo in steps:
+        sub = rows[lo:lo + chunk]
+        perms, conf, drop = trace_many(shape.network, make_routes(shape, sub, g))
+        conflicts += int(conf.sum())
+        dropped += int(drop.sum())
+        hit = perms >= 0
+        circuits += int(hit.sum())
+        block = merged[lo:lo + chunk]
+        np.copyto(block, perms, where=hit)
+        times[lo:lo + chunk] += hit
+    square = len(rows) == n and is_latin_square(merged)
+    return SchemeCheck(merged, conflicts, dropped, int(np.count_nonzero(times == 0)),
+                       int(np.count_nonzero(times > 1)), len(passes(shape)), circuits, square)
+
+
+def exchange_time(shape: GFTShape, passes_per_row: int, message_bytes: float, setup: float,
+                  startup: float, per_byte: float) -> float:
+    """Circuit-switched total exchange: ``N - 1`` rows (the identity row stays home), each
+    ``passes`` set-ups of the switches plus one message time."""
+    return (shape.processors - 1) * passes_per_row * (setup + startup + message_bytes * per_byte)
+
+
+def exchange_lower_bound(n: int, message_bytes: float, startup: float, per_byte: float) -> float:
+    """Every processor takes in ``N - 1`` messages through its one link."""
+    return startup + (n - 1) * message_bytes * per_byte
+
+
+COST_PARAMS = (
+    Param("message_bytes", "float", 1024.0, "bytes per message (m)", minimum=0),
+    Param("setup", "float", 1e-6, "time to set the switches for one pass, in seconds", minimum=0),
+    Param("startup", "float", 1e-6, "per-message start-up time t_s in seconds", minimum=0),
+    Param("per_byte", "float", 1e-10, "time per byte t_w in seconds", minimum=0),
+)
+
+
+def check_square_memory(n: int, max_memory: float | None, owner: str) -> None:
+    """Refuse a verification whose N x N matrices (merged rows, counts, Latin-square check) would not fit."""
+    from ..memory import default_limit
+
+    need = n * n * 42
+    limit = default_limit() if max_memory is None else max_memory
+    if need > limit:
+        raise TopocastError(f"max-memory: {owner} on {n} processors checks {n} x {n} permutations and needs "
+                            f"about {need / 2**30:.1f} GiB, over the limit of {limit / 2**30:.1f} GiB")
+
+
+def _run_scheme(topology: Topology, name: str, scheme: str, message_bytes: float, setup: float,
+                startup: float, per_byte: float, max_memory: float | None = None) -> RunResult:
+    shape = GFTShape(**{k: int(topology.params[k]) for k in ("h", "m", "w")})
+    n = shape.processors
+    check_square_memory(n, max_memory, f"algorithm {name}")
+    rows = np.arange(n, dtype=np.int64)
+    if scheme == "cls":
+        require_xor(shape, f"algorithm {name}")
+        check = route_square(shape, xor_routes, rows)
+        expected = rows[:, None] ^ rows[None, :]
+    else:
+        check = route_square(shape, lls_routes, rows)
+        expected = (rows[:, None] + rows[None, :]) % n
+    matches = bool(np.array_equal(check.perms, expected))
+    violation = None
+    if not check.ok:
+        violation = (f"{check.conflicts} conflicting links, {check.dropped} dropped circuits, "
+                     f"{check.unrouted} undelivered and {check.repeated} repeated messages; "
+                     f"Latin square: {'yes' if check.latin_square else 'no'}")
+    elif not matches:
+        violation = f"the rows are a Latin square but not the {scheme.upper()} in order"
+    time = exchange_time(shape, check.passes, message_bytes, setup, startup, per_byte)
+    bound = exchange_lower_bound(n, message_bytes, startup, per_byte)
+    metrics = {
+        "permutations": len(rows), "latin_square": check.latin_square, "conflicts": check.conflicts,
+        "passes": check.passes, "pass_lower_bound": pass_lower_bound(shape), "dropped": check.dropped,
+        "rows_match_scheme": matches, "circuits": check.circuits, "processors": n,
+        "complete": check.unrouted == 0, "exactly_once": check.ok,
+        "time": time, "time_lower_bound": bound, "lower_bound_ratio": time / bound if bound else None,
+        "message_bytes": message_bytes, "setup": setup, "startup": startup, "per_byte": per_byte,
+    }
+    notes = []
+    if check.passes > pass_lower_bound(shape):
+        notes.append(f"{check.passes} passes per permutation against a bound of {pass_lower_bound(shape):g}")
+    return RunResult(topology.spec, name, "circuit", "alltoall", violation is None, violation, metrics,
+                     notes=notes, trace=check)
+
+
+def _lls(topology: Topology, *, engine: str, seed: int = 0, max_memory=None, **cost) -> RunResult:
+    return _run_scheme(topology, "all-to-all-personalized-lls", "lls", max_memory=max_memory, **cost)
+
+
+def _cls(topology: Topology, *, engine: str, seed: int = 0, max_memory=None, **cost) -> RunResult:
+    return _run_scheme(topology, "all-to-all-personalized-cls", "cls", max_memory=max_memory, **cost)
+
+
+register_algorithm(Algorithm(
+    "all-to-all-personalized-lls", _lls, "alltoall",
+    "total exchange on a fat tree: the N rotations i -> i+k (Left Latin Square), one circuit "
+    "configuration each, ceil(m/w)^(h-1) passes on a slimmed tree",
+    families=("gft",), params=COST_PARAMS, aliases=("lls", "left-latin-square", "slimmed-lls"),
+    engines=("circuit",), paper="Magliocca 2021, ch. 4 (Algorithms 1 and 2)"))
+register_algorithm(Algorithm(
+    "all-to-all-personalized-cls", _cls, "alltoall",
+    "total exchange on a fat tree: the N XOR permutations i -> i XOR x (Canonical Latin Square); "
+    "m and w powers of two",
+    families=("gft",), params=COST_PARAMS, aliases=("cls", "canonical-latin-square"),
+    engines=("circuit",), paper="Magliocca 2021, ch. 5"))
+
+
+# -- Latin squares of XOR configurations (5.1.3, 5.2.3) --------------------------------
+
+
+def xor_square(shape: GFTShape, base: list[np.ndarray]) -> SchemeCheck:
+    """Route the ``N`` translates ``base XOR x`` and check they form a Latin square."""
+    rows = np.arange(shape.processors, dtype=np.int64)
+    return route_square(shape, lambda s, xs, g: xor_routes(s, xs, g, base), rows)
+
+
+def random_xor_base(shape: GFTShape, rng: np.random.Generator) -> list[np.ndarray]:
+    """A base configuration: random XOR state per switch, the first switch of each level straight."""
+    out = []
+    for x in range(shape.h + 1):
+        states = rng.integers(0, shape.w if x == 0 else shape.m, shape.level_count(x))
+        states[0] = 0
+        out.append(states)
+    return out
+
+
+def xor_configuration_count(shape: GFTShape) -> int:
+    """Configurations with straight up stages and one XOR state per top/down switch."""
+    bits = shape.level_count(0) * int(math.log2(shape.w)) + sum(
+        shape.level_count(x) * int(math.log2(shape.m)) for x in range(1, shape.h + 1))
+    return 2 ** bits
+
+
+def latin_square_count(shape: GFTShape) -> int:
+    """Latin squares the XOR configurations split into: configurations / N.
+
+    For a plain tree this is the thesis's ``m^((h+1) m^h - (h+1))``.
+    """
+    return xor_configuration_count(shape) // shape.processors
+
+
+def all_xor_bases(shape: GFTShape) -> Iterator[list[np.ndarray]]:
+    """Every base with the first switch of each level straight (small trees only)."""
+    sizes = [shape.level_count(x) - 1 for x in range(shape.h + 1)]
+    radices = [shape.w] * sizes[0] + [shape.m] * sum(sizes[1:])
+    for combo in itertools.product(*[range(r) for r in radices]):
+        out, pos = [], 0
+        for s in sizes:
+            out.append(np.array((0,) + combo[pos:pos + s], dtype=np.int64))
+            pos += s
+        yield out

@@ -1,0 +1,21 @@
+"""``topocast reproduce fattree --quick``: tables, claims, figure."""
+
+from topocast import registry
+
+
+def test_reproduce_quick(tmp_path):
+    report = registry.experiment("fattree").run(True, tmp_path, None)
+    titles = [t.title for t in report.tables]
+    assert any("4.1.3" in t for t in titles) and any("Figure 5.5" in t for t in titles)
+    by_title = {t.title.split(":")[0]: t for t in report.tables}
+    hits, total = by_title["Section 4.1.3"].compared()
+    assert hits == total == 6
+    hits, total = by_title["Figure 5.5"].compared()
+    assert hits == total == 16
+    hits, total = by_title["Section 4.2.3"].compared()
+    assert (hits, total) == (5, 6)  # the printed pass-2 level-1 states disagree with Algorithm 2
+    claims = {c.text: c.confirmed for c in report.claims}
+    assert sum(claims.values()) >= len(claims) - 2
+    assert report.figures and report.figures[0].exists()
+    written = report.write(tmp_path)
+    assert all(p.exists() for p in written)

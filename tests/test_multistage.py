@@ -1,0 +1,121 @@
+"""Butterfly, Omega, baseline, Benes: structure, unique paths, XOR / d-shift Latin squares, folding."""
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import topocast as tc
+from topocast.algorithms.min_alltoall import check_min_square, min_latin_routes, random_base
+from topocast.errors import TopocastError
+from topocast.sim.circuit import shift_route, trace
+from topocast.topology.fattree import gft
+from topocast.topology.multistage import (benes_network, clos_network, folded_clos_is_fat_tree,
+                                          multistage_network)
+
+dary = st.tuples(st.integers(1, 4), st.integers(2, 4)).filter(lambda t: t[1] ** t[0] <= 256)
+
+
+def path_counts(net):
+    """paths[i, j]: input-to-output paths through the layered switch graph (any switch setting)."""
+    n = net.num_inputs
+    counts = np.zeros((n, int(net.in_off[1])), dtype=np.int64)
+    counts[np.arange(n), net.net_in] = 1
+    for s in range(net.num_stages):
+        ins, outs = int(net.ins[s]), int(net.outs[s])
+        per_switch = counts.reshape(n, -1, ins).sum(axis=2)
+        out_counts = np.repeat(per_switch, outs, axis=1)
+        if s == net.num_stages - 1:
+            result = np.zeros((n, net.num_outputs), dtype=np.int64)
+            result[:, net.net_out] = out_counts
+            return result
+        nxt = np.zeros((n, int(net.in_off[s + 2] - net.in_off[s + 1])), dtype=np.int64)
+        targets = net.next_in[net.out_off[s]:net.out_off[s + 1]] - net.in_off[s + 1]
+        nxt[:, targets] = out_counts
+        counts = nxt
+
+
+@settings(max_examples=30, deadline=None)
+@given(dary, st.sampled_from(["butterfly", "omega", "baseline"]))
+def test_banyan_unique_paths(nd, family):
+    n, d = nd
+    net = multistage_network(family, n=n, d=d)
+    assert net.num_stages == n and list(net.switches) == [d ** (n - 1)] * n
+    assert np.all(path_counts(net) == 1)
+
+
+@settings(max_examples=15, deadline=None)
+@given(dary)
+def test_benes_paths_and_stages(nd):
+    n, d = nd
+    net = benes_network(n, d)
+    assert net.num_stages == 2 * n - 1
+    assert np.all(path_counts(net) == d ** (n - 1))
+
+
+@settings(max_examples=20, deadline=None)
+@given(dary, st.sampled_from(["butterfly", "omega", "baseline", "benes"]))
+def test_straight_setting_is_a_permutation(nd, family):
+    n, d = nd
+    net = multistage_network(family, n=n, d=d)
+    route = np.concatenate([shift_route(d, d, np.zeros(int(s))).ravel() for s in net.switches])
+    t = trace(net, route)
+    assert sorted(t.perm.tolist()) == list(range(d ** n)) and t.conflicts == 0
+    if family in ("butterfly", "omega", "benes"):
+        assert t.perm.tolist() == list(range(d ** n))
+
+
+@pytest.mark.parametrize("n, d", [(3, 2), (2, 3), (3, 3)])
+def test_delta_networks_are_isomorphic(n, d):
+    graphs = [tc.build(f"{f}:n={n},d={d}").to_networkx() for f in ("butterfly", "omega", "baseline")]
+    assert nx.is_isomorphic(graphs[0], graphs[1]) and nx.is_isomorphic(graphs[0], graphs[2])
+
+
+@settings(max_examples=25, deadline=None)
+@given(dary, st.sampled_from(["butterfly", "omega", "baseline"]), st.integers(0, 2 ** 16))
+def test_xor_and_dshift_latin_squares(nd, family, seed):
+    n, d = nd
+    net = multistage_network(family, n=n, d=d)
+    for base in (None, random_base(net, np.random.default_rng(seed))):
+        check = check_min_square(net, base)
+        assert check["latin_square"] and check["conflicts"] == 0 and check["undelivered"] == 0
+
+
+def test_massini_rows_are_xor_of_base():
+    net = multistage_network("butterfly", n=3, d=2)
+    base = random_base(net, np.random.default_rng(3))
+    routes = min_latin_routes(net, np.arange(8), base)
+    for x in range(8):
+        for j in range(3):
+            bit = x >> (2 - j) & 1
+            states = routes[x, net.stage_slice(j)].reshape(-1, 2)[:, 0]  # output of input 0 = state
+            assert np.array_equal(states, base[:, j] ^ bit)
+
+
+def test_min_algorithms_registered():
+    r = tc.run("omega:n=4,d=2", "min-xor", base="random", seed=5)
+    assert r.verified and r.metrics["permutations"] == 16 and r.metrics["latin_square"]
+    r = tc.run("baseline:n=2,d=5", "d-shift")
+    assert r.verified and r.metrics["permutations"] == 25
+    with pytest.raises(TopocastError, match="'d' must be 2"):
+        tc.run("butterfly:n=2,d=3", "min-xor")
+
+
+def test_graph_view_counts():
+    t = tc.build("benes:3")
+    assert t.meta["stages"] == 5 and t.num_nodes == 8 + 5 * 4 + 8
+    with pytest.raises(TopocastError, match="'d' must be >= 2"):
+        tc.build("omega:n=3,d=1")
+
+
+@pytest.mark.parametrize("net, tree", [
+    (clos_network(2, 2, 3), gft(1, 3, 2)), (clos_network(3, 3, 2), gft(1, 2, 3)),
+    (benes_network(3, 2), gft(2, 2, 2)), (benes_network(4, 2), gft(3, 2, 2)), (benes_network(3, 3), gft(2, 3, 3)),
+    (clos_network(2, 2, 4, 2), gft(2, 2, 2)),
+])
+def test_folded_clos_is_fat_tree(net, tree):
+    assert folded_clos_is_fat_tree(net, tree)
+
+
+def test_folded_mismatch_is_not_isomorphic():
+    assert not folded_clos_is_fat_tree(clos_network(2, 3, 3), gft(1, 3, 2))
