@@ -1,0 +1,254 @@
+"""Path-based multicast on wormhole meshes: dual-path, multi-path and column-path.
+
+Each algorithm turns one multicast ``(source, destinations)`` into a *plan*
+(see :mod:`topocast.sim.wormhole.traffic`): the jobs a processor runs, each
+one start-up launching worms whose header carries an ordered destination
+list.  The same planners serve a single verified multicast and a
+100,000-multicast load sweep.
+
+* Dual-path (Lin and Ni 1991; Al-Dubai et al. 2003, section 2): with the
+  snake labelling ``l``, destinations above the source's label go in one worm
+  on the high-channel subnetwork in increasing label order, the rest in one
+  worm on the low-channel subnetwork in decreasing order.
+* Multi-path (same sources): each of those two sets is split again by the
+  destination's column (last coordinate) against the source's -- ``< x0`` and
+  ``>= x0`` -- giving at most four worms, each routed as in dual-path.  On an
+  n-D mesh the same four-way split is used (Lin and Ni use 2n worms there).
+* Column-path (Boppana, Chalasani and Raghavendra 1998; Panda et al. 1999):
+  destinations grouped by column (every coordinate but the first); per
+  column one worm for those in the source's row or above (larger first
+  coordinate), ordered away from the source's row, and one for those below;
+  each worm follows e-cube routing (along the row to the column, then along
+  the column), so at most two worms per column.
+
+Qualified Groups lives in :mod:`topocast.algorithms.mesh_multicast_qg`.
+
+Start-ups: a job's worms leave in batches of ``worms_per_startup`` (default
+the number of injection channels, 4); each batch costs one start-up, so
+dual-path and multi-path need one start-up, column-path ``ceil(worms / 4)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import TopocastError
+from ..registry import Algorithm, Param, register_algorithm
+from ..result import RunResult
+from ..sim.wormhole.engine import WormholeConfig
+from ..sim.wormhole.routing import ECUBE, HIGH, LOW, labels_for, mesh_dims
+from ..sim.wormhole.workload import run_workload
+from ..topology.core import Topology
+
+PAPER = "Al-Dubai, Ould-Khaoua, El-Zayyat, Mackenzie: On balancing traffic load in path-based multicast communication (2003)"
+
+#: preparation times in cycles, section 4 of the paper prints two sets
+PREP_TIMES = {
+    "figures": {"dp": 2, "mp": 4, "cp": 8, "qg": 16},   # the set stated for Figures 3-6 (default)
+    "text": {"dp": 2, "mp": 2, "cp": 4, "qg": 16},      # the set stated first in section 4
+}
+
+
+def dual_path_worms(source: int, dests, label: np.ndarray) -> list[tuple[int, list[int]]]:
+    """Lin and Ni's dual-path split: at most one high-channel and one low-channel worm."""
+    ls = label[source]
+    high = sorted((int(d) for d in dests if label[d] > ls), key=label.__getitem__)
+    low = sorted((int(d) for d in dests if label[d] < ls), key=label.__getitem__, reverse=True)
+    worms = []
+    if high:
+        worms.append((HIGH, high))
+    if low:
+        worms.append((LOW, low))
+    return worms
+
+
+def multi_path_worms(source: int, dests, label: np.ndarray, last_dim: int) -> list[tuple[int, list[int]]]:
+    """Lin and Ni's multi-path split: dual-path's two sets, each cut by column against the source."""
+    ls = label[source]
+    xs = source % last_dim
+    parts: dict[tuple[int, bool], list[int]] = {}
+    for d in dests:
+        d = int(d)
+        parts.setdefault((HIGH if label[d] > ls else LOW, d % last_dim >= xs), []).append(d)
+    worms = []
+    for key in ((HIGH, False), (HIGH, True), (LOW, False), (LOW, True)):
+        if key in parts:
+            seq = sorted(parts[key], key=label.__getitem__, reverse=key[0] == LOW)
+            worms.append((key[0], seq))
+    return worms
+
+
+def column_path_worms(source: int, dests, row_stride: int) -> list[tuple[int, list[int]]]:
+    """Column-path: per column one e-cube worm up (same row or above) and one down."""
+    rs, cs = divmod(source, row_stride)
+    columns: dict[tuple[int, bool], list[int]] = {}
+    for d in dests:
+        r, c = divmod(int(d), row_stride)
+        columns.setdefault((c, r >= rs), []).append(int(d))
+    order = sorted(columns, key=lambda key: (abs(key[0] - cs), key[0], not key[1]))
+    worms = []
+    for key in order:
+        seq = sorted(columns[key], key=lambda d: abs(d // row_stride - rs))
+        worms.append((ECUBE, seq))
+    return worms
+
+
+# -- shared runner --------------------------------------------------------------------------
+
+WORKLOAD_PARAMS: tuple[Param, ...] = (
+    Param("destinations", "int", 10, "destinations per multicast (mean when spread > 0)", minimum=1),
+    Param("spread", "int", 0, "destination count uniform on destinations +- spread (0: fixed)", minimum=0),
+    Param("load", "float", 0.01, "offered traffic: flits of generated messages per node per cycle"),
+    Param("cycles", "int", 20000, "cycles simulated", minimum=100),
+    Param("warmup", "int", None, "cycles whose multicasts are discarded (default cycles/10)", minimum=0),
+    Param("batches", "int", 10, "batches for the batch-means confidence interval", minimum=2),
+    Param("prep", "int", None, "preparation time in cycles (default: the paper's figure set 2/4/8/16)", minimum=0),
+    Param("prep_set", "str", "figures", "paper preparation-time set when prep is not given: "
+          "'figures' (DP/MP/CP/QG 2/4/8/16) or 'text' (2/2/4/16)", choices=("figures", "text")),
+    Param("startup", "int", 33, "start-up latency in cycles", minimum=0),
+    Param("flits", "int", 32, "message length in flits", minimum=1),
+    Param("injection_channels", "int", 4, "injection channels per node", minimum=1),
+    Param("ejection_channels", "int", 4, "ejection channels per node (0: unlimited)", minimum=0),
+    Param("worms_per_startup", "int", None, "worms launched by one start-up (default: injection channels)", minimum=1),
+    Param("watchdog", "int", 2000, "cycles without any worm moving before a run is declared deadlocked", minimum=1),
+)
+
+
+def wormhole_config(params: dict) -> WormholeConfig:
+    return WormholeConfig(startup=params["startup"], flits=params["flits"],
+                          injection_channels=params["injection_channels"],
+                          ejection_channels=params["ejection_channels"],
+                          worms_per_startup=params["worms_per_startup"], watchdog=params["watchdog"])
+
+
+def check_load(name: str, topology: Topology, load: float, destinations: int, spread: int) -> None:
+    mesh_dims(topology)
+    if not load > 0:
+        raise TopocastError(f"{name}: parameter 'load' must be > 0 flits per node per cycle, got {load}")
+    if destinations > topology.num_nodes - 1:
+        raise TopocastError(f"{name}: parameter 'destinations' must be <= nodes - 1 = {topology.num_nodes - 1}, "
+                            f"got {destinations}")
+
+
+def guard_memory(name: str, topology: Topology, params: dict, max_memory: float | None) -> None:
+    """Refuse a workload whose worm and path arrays would not fit."""
+    from ..memory import default_limit
+
+    limit = default_limit() if max_memory is None else max_memory
+    multicasts = topology.num_nodes * params["cycles"] * params["load"] / params["flits"]
+    side = max(mesh_dims(topology))
+    need = multicasts * (params["destinations"] + params["spread"]) * (8 * 6 + 24 * side)
+    if need > limit:
+        raise TopocastError(f"max-memory: {name} with {multicasts:.3g} multicasts needs about "
+                            f"{need / 2**30:.1f} GiB, over the limit of {limit / 2**30:.1f} GiB")
+
+
+def make_runner(name: str, key: str, planner_factory: Callable[..., Callable[[int, Any], list]]):
+    """A registry runner: build the planner, run the workload, wrap a RunResult."""
+
+    def run(topology: Topology, *, engine: str = "wormhole", seed: int = 0, max_memory: float | None = None,
+            **params: Any) -> RunResult:
+        if engine != "wormhole":
+            raise TopocastError(f"engine: {name} runs on 'wormhole', not '{engine}'")
+        check_load(name, topology, params["load"], params["destinations"], params["spread"])
+        guard_memory(name, topology, params, max_memory)
+        prep = params["prep"] if params["prep"] is not None else PREP_TIMES[params["prep_set"]][key]
+        planner = planner_factory(topology, prep=prep, **{k: params[k] for k in extra_keys(params)})
+        config = wormhole_config(params)
+        result = run_workload(topology, planner, load=params["load"], destinations=params["destinations"],
+                              spread=params["spread"], cycles=params["cycles"], seed=seed, config=config,
+                              warmup=params["warmup"], batches=params["batches"])
+        metrics = dict(result.metrics)
+        metrics.update(prep=prep, startup_cycles=config.startup, flits=config.flits)
+        return RunResult(topology.spec, name, "wormhole", "multicast", result.verified, result.first_violation,
+                         metrics, trace=result)
+
+    return run
+
+
+def extra_keys(params: dict) -> list[str]:
+    return [k for k in ("threshold", "leader_prep", "routing") if k in params]
+
+
+def single_job(prep: int, worms_of: Callable[[int, Any], list]) -> Callable[[int, Any], list]:
+    return lambda source, dests: [(source, -1, prep, worms_of(source, dests))]
+
+
+def dual_path_planner(topology: Topology, prep: int):
+    label = labels_for(topology)
+    return single_job(prep, lambda s, d: dual_path_worms(s, d, label))
+
+
+def multi_path_planner(topology: Topology, prep: int):
+    label = labels_for(topology)
+    last = mesh_dims(topology)[-1]
+    return single_job(prep, lambda s, d: multi_path_worms(s, d, label, last))
+
+
+def column_path_planner(topology: Topology, prep: int):
+    dims = mesh_dims(topology)
+    stride = int(np.prod(dims[1:])) if len(dims) > 1 else 1
+    return single_job(prep, lambda s, d: column_path_worms(s, d, stride))
+
+
+def register_multicast(name: str, key: str, planner_factory, doc: str, aliases: tuple[str, ...],
+                       extra: tuple[Param, ...] = ()) -> Algorithm:
+    return register_algorithm(Algorithm(
+        name=name, run=make_runner(name, key, planner_factory), collective="multicast", doc=doc,
+        families=("mesh",), params=WORKLOAD_PARAMS + extra, aliases=aliases, engines=("wormhole",),
+        paper=PAPER))
+
+
+register_multicast("multicast-dp", "dp", dual_path_planner,
+                   "dual-path multicast (Lin-Ni Hamiltonian high/low channel worms), wormhole load point",
+                   ("dual-path", "DP"))
+register_multicast("multicast-mp", "mp", multi_path_planner,
+                   "multi-path multicast (dual-path sets split by column: up to 4 worms), wormhole load point",
+                   ("multi-path", "MP"))
+register_multicast("multicast-cp", "cp", column_path_planner,
+                   "column-path multicast (up to 2 e-cube worms per column), wormhole load point",
+                   ("column-path", "CP"))
+
+
+def multicast_worms(topology: Topology, algorithm: str, source: int, destinations, config: WormholeConfig | None = None,
+                    **params: Any) -> list[dict]:
+    """The worms of one multicast, alone in the network: start node, start cycle, destinations, path.
+
+    ``algorithm`` is ``dp``, ``mp``, ``cp`` or ``qg``; ``params`` go to the
+    planner (``prep``, and for QG ``threshold``, ``routing``, ``leader_prep``).
+    Start and delivery cycles are measured by the engine from generation at
+    cycle 0.
+
+    >>> import topocast as tc
+    >>> worms = multicast_worms(tc.build("mesh:4x4"), "dp", 5, [0, 15])
+    >>> [(w["start"], w["destinations"]) for w in worms]
+    [(5, [15]), (5, [0])]
+    """
+    from ..sim.wormhole.traffic import TrafficBuilder
+    from ..sim.wormhole.engine import simulate
+    from .mesh_multicast_qg import qg_planner
+
+    factories = {"dp": dual_path_planner, "mp": multi_path_planner, "cp": column_path_planner, "qg": qg_planner}
+    if algorithm not in factories:
+        raise TopocastError(f"multicast_worms: parameter 'algorithm' must be one of dp, mp, cp, qg, got '{algorithm}'")
+    dests = [int(d) for d in destinations]
+    if source in dests or len(set(dests)) != len(dests) or not dests:
+        raise TopocastError("multicast_worms: destinations must be distinct, non-empty and exclude the source")
+    params.setdefault("prep", PREP_TIMES["figures"][algorithm])
+    plan = factories[algorithm](topology, **params)(int(source), np.asarray(dests))
+    config = config or WormholeConfig()
+    builder = TrafficBuilder(topology)
+    builder.add(int(source), 0, dests, plan, config.batch)
+    traffic, book = builder.build()
+    trace = simulate(topology.num_nodes, topology.num_arcs, traffic, config, 10_000_000)
+    worms = []
+    for w in range(traffic.num_worms):
+        lo, hi = traffic.path_ptr[w], traffic.path_ptr[w + 1]
+        slots = traffic.path_slot[lo:hi]
+        worms.append({"start": int(traffic.path_node[lo]), "start_cycle": int(trace.worm_inject[w]),
+                      "destinations": traffic.path_node[lo:hi][slots >= 0].tolist(),
+                      "delivered": trace.slot_time[slots[slots >= 0]].tolist(),
+                      "path": traffic.path_node[lo:hi].tolist()})
+    return worms

@@ -1,0 +1,379 @@
+"""Cycle-driven, flit-level wormhole engine (numba, struct-of-arrays).
+
+Model (Al-Dubai et al. 2003, section 4; Lin and Ni 1991):
+
+* Every directed mesh arc is one unidirectional channel with a one-flit
+  buffer at its head; a node has ``injection_channels`` channels from its
+  processor into its router and ``ejection_channels`` channels out of it.
+* A worm is ``flits`` flits following one path ``v_0 .. v_h``.  The header
+  reserves the next channel (and, at a destination, an ejection channel)
+  when it is free; the data flits follow one channel per cycle in a pipeline;
+  when the header blocks, every flit stays where it is (a one-flit buffer
+  per channel leaves no room to compress), so the worm moves as a train and
+  the engine keeps the header's position: flit ``j`` is ``j`` positions
+  behind it.  A channel is released the cycle the tail leaves it.
+* Path-based multidestination worms: at each destination on its path the
+  router copies every flit into an ejection channel as it passes; that
+  destination has the whole message when the tail passes.
+* A node's processor serves *jobs* in FIFO order.  A job is one start-up:
+  ``prep`` cycles of preparation, then ``startup`` cycles per batch of at
+  most ``worms_per_startup`` worms (default: one per injection channel);
+  at the end of a batch its worms join the node's injection queue.  A job
+  may wait for a delivery (a QG group leader forwards what it received).
+* Timing: a worm whose start-up ends at cycle ``S`` holds an injection
+  channel in cycle ``S``, enters link ``k`` in cycle ``S + k`` when nothing
+  blocks it, and its tail leaves the last router in cycle ``S + h + L``.
+  Unicast zero-load latency is therefore exactly
+  ``prep + startup + h + L`` cycles (``h`` hops, ``L`` flits).
+* Arbitration: each cycle the worms in flight move in order of injection
+  (oldest first); a channel released in cycle ``t`` is free from ``t + 1``.
+* Deadlock watchdog: if worms are in flight and none has moved for
+  ``watchdog`` cycles the run stops and reports the wait-for cycle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numba as nb
+import numpy as np
+
+from ...errors import TopocastError
+
+OK, DEADLOCK = 0, 1
+# stats slots
+S_CYCLES, S_FLIT_MOVES, S_ADVANCES, S_STATUS, S_MAX_ACTIVE, S_WORMS_DONE, S_STALL_CYCLE = range(7)
+NUM_STATS = 7
+
+
+@dataclass(frozen=True)
+class WormholeConfig:
+    """Timing and router resources (defaults: the paper's section 4)."""
+
+    startup: int = 33
+    flits: int = 32
+    injection_channels: int = 4
+    ejection_channels: int = 4
+    worms_per_startup: int | None = None
+    intermediate_ejection: bool = True
+    watchdog: int = 2000
+
+    def __post_init__(self):
+        for name in ("startup", "flits", "injection_channels", "ejection_channels", "watchdog"):
+            value = getattr(self, name)
+            minimum = 0 if name in ("startup", "ejection_channels") else 1
+            if int(value) != value or value < minimum:
+                raise TopocastError(f"wormhole: parameter '{name}' must be an integer >= {minimum}, got {value}")
+        if self.worms_per_startup is not None and self.worms_per_startup < 1:
+            raise TopocastError(f"wormhole: parameter 'worms_per_startup' must be >= 1, got {self.worms_per_startup}")
+
+    @property
+    def batch(self) -> int:
+        return int(self.worms_per_startup or self.injection_channels)
+
+
+@dataclass
+class WormTraffic:
+    """Jobs, worms and destination slots, all as flat numpy arrays.
+
+    Job ``j`` runs on ``job_node[j]``; it is released at cycle
+    ``job_release[j]`` or, when that is -1, the cycle slot
+    ``job_trigger[j]`` is delivered.  Its worms are
+    ``job_worm_ptr[j] .. job_worm_ptr[j+1]-1``; worm ``w``'s path is
+    ``path_*[path_ptr[w]:path_ptr[w+1]]``.  ``slot_job[s]`` is the job the
+    delivery of slot ``s`` releases (or -1).
+    """
+
+    job_node: np.ndarray
+    job_release: np.ndarray
+    job_prep: np.ndarray
+    job_worm_ptr: np.ndarray
+    path_ptr: np.ndarray
+    path_node: np.ndarray
+    path_arc: np.ndarray
+    path_slot: np.ndarray
+    slot_node: np.ndarray
+    slot_job: np.ndarray
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def num_jobs(self) -> int:
+        return len(self.job_node)
+
+    @property
+    def num_worms(self) -> int:
+        return len(self.path_ptr) - 1
+
+    @property
+    def num_slots(self) -> int:
+        return len(self.slot_node)
+
+
+@dataclass
+class WormTrace:
+    """What the engine measured: per-slot delivery, per-worm times, counters."""
+
+    slot_time: np.ndarray      # cycle the tail passed the destination (-1: not delivered)
+    slot_count: np.ndarray     # copies received (1 = exactly once)
+    worm_inject: np.ndarray    # cycle the header took an injection channel (-1: never)
+    worm_done: np.ndarray      # cycle the tail left the last destination (-1: unfinished)
+    job_start: np.ndarray      # cycle the processor began the job (-1: never)
+    cycles: int
+    flit_moves: int
+    advances: int
+    max_active: int
+    deadlock: str | None = None
+    deadlock_cycle: int = -1
+    wait_cycle: list = field(default_factory=list)
+
+
+@nb.njit(cache=True)
+def _simulate(cycles, flits, startup, inj_channels, ej_channels, batch, inter_ej, watchdog, stop_idle,
+              num_nodes, num_arcs,
+              job_node, job_release, job_prep, job_worm_ptr, timed_order,
+              path_ptr, path_node, path_arc, path_slot, slot_job,
+              slot_time, slot_count, worm_inject, worm_done, job_start, owner, worm_pos, stats):
+    n_jobs = len(job_node)
+    n_worms = len(path_ptr) - 1
+    # processor queues (linked lists of jobs) and injection queues (of worms)
+    q_head = np.full(num_nodes, -1, np.int64)
+    q_tail = np.full(num_nodes, -1, np.int64)
+    job_next = np.full(n_jobs, -1, np.int64)
+    proc_job = np.full(num_nodes, -1, np.int64)
+    proc_batch = np.zeros(num_nodes, np.int64)
+    proc_at = np.zeros(num_nodes, np.int64)
+    i_head = np.full(num_nodes, -1, np.int64)
+    i_tail = np.full(num_nodes, -1, np.int64)
+    worm_next = np.full(n_worms, -1, np.int64)
+    inj_free = np.full(num_nodes, inj_channels, np.int64)
+    ej_free = np.full(num_nodes, ej_channels, np.int64)
+    avail = np.zeros(num_arcs, np.int64)
+    active = np.empty(n_worms + 1, np.int64)
+    n_active = 0
+    busy_nodes = 0          # nodes with a job queued or running or worms queued
+    pending_jobs = n_jobs
+    rp = 0
+    n_timed = len(timed_order)
+    last_move = 0
+    flit_moves = 0
+    advances = 0
+    max_active = 0
+    done_worms = 0
+    status = 0
+    t = 0
+    node_work = np.zeros(num_nodes, np.int64)  # queued jobs + running job + queued worms
+    while t < cycles:
+        if stop_idle and rp >= n_timed and n_active == 0 and busy_nodes == 0:
+            break
+        # 1. jobs released by time
+        while rp < n_timed and job_release[timed_order[rp]] <= t:
+            j = timed_order[rp]
+            rp += 1
+            v = job_node[j]
+            if q_tail[v] < 0:
+                q_head[v] = j
+            else:
+                job_next[q_tail[v]] = j
+            q_tail[v] = j
+            if node_work[v] == 0:
+                busy_nodes += 1
+            node_work[v] += 1
+        # 2. processors and injection
+        if busy_nodes > 0:
+            for v in range(num_nodes):
+                if node_work[v] == 0:
+                    continue
+                for _ in range(2):  # finish a batch, start the next job (which may finish at once)
+                    j = proc_job[v]
+                    if j >= 0 and proc_at[v] <= t:
+                        first = job_worm_ptr[j] + proc_batch[v] * batch
+                        last = min(first + batch, job_worm_ptr[j + 1])
+                        for w in range(first, last):
+                            if i_tail[v] < 0:
+                                i_head[v] = w
+                            else:
+                                worm_next[i_tail[v]] = w
+                            i_tail[v] = w
+                            node_work[v] += 1
+                        proc_batch[v] += 1
+                        if job_worm_ptr[j] + proc_batch[v] * batch < job_worm_ptr[j + 1]:
+                            proc_at[v] = t + startup
+                        else:
+                            proc_job[v] = -1
+                            node_work[v] -= 1
+                            pending_jobs -= 1
+                    if proc_job[v] < 0 and q_head[v] >= 0:
+                        j = q_head[v]
+                        q_head[v] = job_next[j]
+                        if q_head[v] < 0:
+                            q_tail[v] = -1
+                        job_start[j] = t
+                        proc_job[v] = j
+                        proc_batch[v] = 0
+                        proc_at[v] = t + job_prep[j] + startup
+                        if job_worm_ptr[j + 1] == job_worm_ptr[j]:
+                            proc_job[v] = -1
+                            node_work[v] -= 1
+                            pending_jobs -= 1
+                while inj_free[v] > 0 and i_head[v] >= 0:
+                    w = i_head[v]
+                    i_head[v] = worm_next[w]
+                    if i_head[v] < 0:
+                        i_tail[v] = -1
+                    inj_free[v] -= 1
+                    worm_pos[w] = 0
+                    worm_inject[w] = t
+                    active[n_active] = w
+                    n_active += 1
+                    node_work[v] -= 1
+                    flit_moves += 1
+                if node_work[v] == 0:
+                    busy_nodes -= 1
+        if n_active > max_active:
+            max_active = n_active
+        # 3. worms in flight, oldest first
+        moved_any = False
+        keep = 0
+        for idx in range(n_active):
+            w = active[idx]
+            if worm_inject[w] == t:
+                active[keep] = w
+                keep += 1
+                continue
+            base = path_ptr[w]
+            h = path_ptr[w + 1] - base - 1
+            p = worm_pos[w]
+            if p < h:
+                a = path_arc[base + p + 1]
+                if owner[a] >= 0 or avail[a] > t:
+                    active[keep] = w
+                    keep += 1
+                    continue
+                x = path_node[base + p + 1]
+                s = path_slot[base + p + 1]
+                need_ej = ej_channels > 0 and s >= 0 and (inter_ej or p + 1 == h)
+                if need_ej:
+                    if ej_free[x] == 0:
+                        active[keep] = w
+                        keep += 1
+                        continue
+                    ej_free[x] -= 1
+                owner[a] = w
+            p += 1
+            worm_pos[w] = p
+            moved_any = True
+            advances += 1
+            tail = p - (flits - 1)
+            lo = tail if tail > 0 else 0
+            hi = p if p < h + 1 else h + 1
+            flit_moves += hi - lo + 1
+            q = tail - 1          # the position the tail has just left
+            finished = False
+            if q >= 0 and q <= h:
+                if q == 0:
+                    inj_free[path_node[base]] += 1
+                else:
+                    a = path_arc[base + q]
+                    owner[a] = -1
+                    avail[a] = t + 1
+                    s = path_slot[base + q]
+                    if s >= 0:
+                        if ej_channels > 0 and (inter_ej or q == h):
+                            ej_free[path_node[base + q]] += 1
+                        if slot_count[s] == 0:
+                            slot_time[s] = t
+                        slot_count[s] += 1
+                        jn = slot_job[s]
+                        if jn >= 0:
+                            v = job_node[jn]
+                            if q_tail[v] < 0:
+                                q_head[v] = jn
+                            else:
+                                job_next[q_tail[v]] = jn
+                            q_tail[v] = jn
+                            if node_work[v] == 0:
+                                busy_nodes += 1
+                            node_work[v] += 1
+                if q == h:
+                    finished = True
+            if finished:
+                worm_done[w] = t
+                done_worms += 1
+            else:
+                active[keep] = w
+                keep += 1
+        n_active = keep
+        if moved_any or n_active == 0:
+            last_move = t
+        elif t - last_move >= watchdog:
+            status = 1
+            stats[S_STALL_CYCLE] = last_move
+            t += 1
+            break
+        t += 1
+    stats[S_CYCLES] = t
+    stats[S_FLIT_MOVES] = flit_moves
+    stats[S_ADVANCES] = advances
+    stats[S_STATUS] = status
+    stats[S_MAX_ACTIVE] = max_active
+    stats[S_WORMS_DONE] = done_worms
+    return n_active
+
+
+def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: WormholeConfig,
+             cycles: int, stop_when_idle: bool = True) -> WormTrace:
+    """Run ``traffic`` for at most ``cycles`` cycles (fewer if everything is done and ``stop_when_idle``)."""
+    if cycles < 1:
+        raise TopocastError(f"wormhole: parameter 'cycles' must be >= 1, got {cycles}")
+    nj, nw, ns = traffic.num_jobs, traffic.num_worms, traffic.num_slots
+    timed = np.flatnonzero(traffic.job_release >= 0)
+    timed_order = timed[np.argsort(traffic.job_release[timed], kind="stable")].astype(np.int64)
+    slot_time = np.full(ns, -1, np.int64)
+    slot_count = np.zeros(ns, np.int64)
+    worm_inject = np.full(nw, -1, np.int64)
+    worm_done = np.full(nw, -1, np.int64)
+    job_start = np.full(nj, -1, np.int64)
+    owner = np.full(num_arcs, -1, np.int64)
+    worm_pos = np.full(nw, -1, np.int64)
+    stats = np.zeros(NUM_STATS, np.int64)
+    _simulate(int(cycles), config.flits, config.startup, config.injection_channels, config.ejection_channels,
+              config.batch, config.intermediate_ejection, config.watchdog, stop_when_idle,
+              int(num_nodes), int(num_arcs),
+              traffic.job_node, traffic.job_release, traffic.job_prep, traffic.job_worm_ptr, timed_order,
+              traffic.path_ptr, traffic.path_node, traffic.path_arc, traffic.path_slot, traffic.slot_job,
+              slot_time, slot_count, worm_inject, worm_done, job_start, owner, worm_pos, stats)
+    trace = WormTrace(slot_time, slot_count, worm_inject, worm_done, job_start, int(stats[S_CYCLES]),
+                      int(stats[S_FLIT_MOVES]), int(stats[S_ADVANCES]), int(stats[S_MAX_ACTIVE]))
+    if stats[S_STATUS] == DEADLOCK:
+        trace.deadlock_cycle = int(stats[S_STALL_CYCLE])
+        trace.wait_cycle = wait_for_cycle(traffic, worm_pos, worm_inject, worm_done, owner)
+        arcs = " ; ".join(f"{u}->{v}" for u, v in trace.wait_cycle) or "ejection channels"
+        trace.deadlock = (f"deadlock: no worm moved from cycle {trace.deadlock_cycle} for "
+                          f"{config.watchdog} cycles; channels in the wait-for cycle: {arcs}")
+    return trace
+
+
+def wait_for_cycle(traffic: WormTraffic, worm_pos, worm_inject, worm_done, owner) -> list[tuple[int, int]]:
+    """The channels ``(u, v)`` of one cycle of worms each waiting for a channel the next holds."""
+    in_flight = np.flatnonzero((worm_inject >= 0) & (worm_done < 0))
+    waits: dict[int, tuple[int, int, int]] = {}
+    for w in in_flight.tolist():
+        base = int(traffic.path_ptr[w])
+        h = int(traffic.path_ptr[w + 1]) - base - 1
+        p = int(worm_pos[w])
+        if p < h:
+            a = int(traffic.path_arc[base + p + 1])
+            holder = int(owner[a])
+            if holder >= 0:
+                waits[w] = (holder, int(traffic.path_node[base + p]), int(traffic.path_node[base + p + 1]))
+    for start in waits:
+        seen: dict[int, int] = {}
+        order = []
+        w = start
+        while w in waits and w not in seen:
+            seen[w] = len(order)
+            order.append(w)
+            w = waits[w][0]
+        if w in seen:
+            return [(waits[x][1], waits[x][2]) for x in order[seen[w]:]]
+    return []

@@ -1,0 +1,255 @@
+"""Path-based multicast algorithms: partitions, routing rules, exactly-once delivery, QG's phases."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import topocast as tc
+from topocast import registry
+from topocast.algorithms.mesh_multicast import (column_path_worms, dual_path_worms, multi_path_worms)
+from topocast.algorithms.mesh_multicast_qg import qg_planner, qualified_groups
+from topocast.cli import main
+from topocast.sim.wormhole import ECUBE, HIGH, LOW, TrafficBuilder, WormholeConfig, simulate, snake_labels
+from topocast.sim.wormhole.routing import expand_paths
+from topocast.sim.wormhole.workload import point_seed, sweep
+
+ALGORITHMS = ("multicast-dp", "multicast-mp", "multicast-cp", "multicast-qg")
+
+
+@st.composite
+def multicast(draw, max_side=7):
+    rows = draw(st.integers(2, max_side))
+    cols = draw(st.integers(2, max_side))
+    n = rows * cols
+    source = draw(st.integers(0, n - 1))
+    k = draw(st.integers(1, min(n - 1, 20)))
+    others = [v for v in range(n) if v != source]
+    dests = draw(st.permutations(others))[:k]
+    return rows, cols, source, sorted(dests)
+
+
+def flatten(worms):
+    return sorted(d for _, seq in worms for d in seq)
+
+
+@given(multicast())
+@settings(max_examples=60, deadline=None)
+def test_dual_and_multi_path_split_by_label(case):
+    rows, cols, source, dests = case
+    label = snake_labels((rows, cols))
+    for worms, limit in ((dual_path_worms(source, dests, label), 2),
+                         (multi_path_worms(source, dests, label, cols), 4)):
+        assert flatten(worms) == dests and len(worms) <= limit
+        for kind, seq in worms:
+            labels = label[seq]
+            if kind == HIGH:
+                assert labels[0] > label[source] and np.all(np.diff(labels) > 0)
+            else:
+                assert kind == LOW and labels[0] < label[source] and np.all(np.diff(labels) < 0)
+    # multi-path: within each worm all destinations are on one side of the source's column
+    for kind, seq in multi_path_worms(source, dests, label, cols):
+        assert len({d % cols >= source % cols for d in seq}) == 1
+
+
+@given(multicast())
+@settings(max_examples=60, deadline=None)
+def test_column_path_has_at_most_two_worms_per_column_on_xy_paths(case):
+    rows, cols, source, dests = case
+    topology = tc.build(f"mesh:{rows}x{cols}")
+    worms = column_path_worms(source, dests, cols)
+    assert flatten(worms) == dests
+    per_column = {}
+    for kind, seq in worms:
+        assert kind == ECUBE
+        assert len({d % cols for d in seq}) == 1
+        up = {d // cols >= source // cols for d in seq}
+        assert len(up) == 1
+        per_column.setdefault(seq[0] % cols, []).append(up.pop())
+        ptr, node, _, _ = expand_paths(topology, [ECUBE], [source], [0, len(seq)], seq, list(range(len(seq))))
+        # one XY path: no node visited twice, length = distance to the furthest destination
+        assert len(set(node.tolist())) == len(node)
+        far = seq[-1]
+        assert len(node) - 1 == abs(far // cols - source // cols) + abs(far % cols - source % cols)
+    assert all(len(v) == len(set(v)) <= 2 for v in per_column.values())
+
+
+def brute_force_weights(source, coords, groups):
+    """Equations (3)-(7) written out directly."""
+    def dist(a, b):
+        return sum(abs(x - y) for x, y in zip(a, b))
+    out = []
+    for g in groups:
+        d = sorted(g, key=lambda m: dist(coords[m], source))
+        near, far = d[0], d[-1]
+        out.append(dist(coords[far], coords[near]) + len(g) + dist(coords[near], source))
+    return out
+
+
+def test_qualified_groups_worked_example():
+    """Source at the corner, a dense cluster far away and three singletons: the cluster is split."""
+    source = (0, 0)
+    coords = [(9, 9), (9, 8), (8, 9), (8, 8), (9, 7), (7, 9), (0, 6), (6, 0), (1, 1)]
+    nodes = list(range(len(coords)))
+    groups, figures = qualified_groups(source, coords, nodes, threshold=0.5)
+    primary = [f["members"] for f in figures]
+    # equation (1): box 0..9 in both dimensions, mid 5; rows split 6/3, columns 6/3: tie -> dimension 0
+    assert sorted(map(sorted, primary)) == [[0, 1, 2, 3, 4, 5], [6], [7], [8]]
+    weights = brute_force_weights(source, coords, primary)
+    assert [f["weight"] for f in figures] == weights
+    average = sum(weights) / len(weights)
+    for f, w in zip(figures, weights):
+        assert f["qp"] == pytest.approx(abs(w - average) / average)
+        assert f["qualified"] == (abs(w - average) / average <= 0.5)
+    # the cluster (weight 6 + 6 + 14 = 26 against an average of 12.5) is unqualified and split in up to 4
+    cluster = next(f for f in figures if len(f["members"]) == 6)
+    assert not cluster["qualified"]
+    assert len(groups) == 3 + len([g for g in groups if set(g) <= set(cluster["members"])])
+    assert 2 <= len(groups) - 3 <= 4
+    assert sorted(m for g in groups for m in g) == nodes
+
+
+@given(multicast(max_side=8), st.floats(0.0, 2.0))
+@settings(max_examples=60, deadline=None)
+def test_qualified_groups_partition_and_two_steps(case, threshold):
+    rows, cols, source, dests = case
+    topology = tc.build(f"mesh:{rows}x{cols}")
+    coords = [topology.label(d) for d in dests]
+    groups, figures = qualified_groups(topology.label(source), coords, dests, threshold)
+    assert sorted(m for g in groups for m in g) == list(range(len(dests)))
+    assert 1 <= len(figures) <= 4 and len(groups) <= 16
+    for routing, worms_per_phase in (("hamiltonian", 2), ("ecube", None)):
+        plan = qg_planner(topology, prep=16, threshold=threshold, routing=routing)(source, np.array(dests))
+        assert plan[0][0] == source and plan[0][1] == -1
+        leaders = set(flatten(plan[0][3]))
+        assert len(leaders) == len(groups)
+        relays = plan[1:]
+        assert all(node == after and node in leaders for node, after, _, _ in relays)
+        assert sorted(list(leaders) + [d for job in relays for d in flatten(job[3])]) == dests
+        if worms_per_phase:
+            assert all(len(job[3]) <= worms_per_phase for job in plan)
+
+
+def one_multicast(topology, plan, source, dests, config=WormholeConfig()):
+    builder = TrafficBuilder(topology)
+    builder.add(source, 0, dests, plan, config.batch)
+    traffic, book = builder.build()
+    trace = simulate(topology.num_nodes, topology.num_arcs, traffic, config, 1_000_000)
+    return trace, book
+
+
+@given(multicast(max_side=6), st.sampled_from(ALGORITHMS))
+@settings(max_examples=40, deadline=None)
+def test_single_multicast_reaches_every_destination_exactly_once(case, name):
+    rows, cols, source, dests = case
+    topology = tc.build(f"mesh:{rows}x{cols}")
+    alg = registry.algorithm(name)
+    from topocast.algorithms import mesh_multicast, mesh_multicast_qg
+
+    factory = {"multicast-dp": mesh_multicast.dual_path_planner, "multicast-mp": mesh_multicast.multi_path_planner,
+               "multicast-cp": mesh_multicast.column_path_planner, "multicast-qg": mesh_multicast_qg.qg_planner}[name]
+    plan = factory(topology, prep=4)(source, np.array(dests))
+    trace, book = one_multicast(topology, plan, source, dests)
+    assert trace.deadlock is None
+    assert trace.slot_count.tolist() == [1] * len(dests)
+    if name == "multicast-qg":
+        assert book["steps"][0] <= 2
+    else:
+        assert book["steps"][0] == 1
+    assert alg.engines == ("wormhole",)
+
+
+def test_qg_has_two_startups_with_hamiltonian_worms_and_two_steps_always():
+    r = tc.run("mesh:8x8", "multicast-qg", destinations=12, load=0.004, cycles=6000, seed=3, routing="hamiltonian")
+    assert r.verified and r.metrics["startups"] == 2 and r.metrics["steps"] == 2
+    r = tc.run("mesh:8x8", "multicast-qg", destinations=12, load=0.004, cycles=6000, seed=3)
+    assert r.verified and r.metrics["steps"] == 2 and r.metrics["startups"] >= 2
+
+
+@pytest.mark.parametrize("name", ALGORITHMS)
+def test_load_point_is_verified_and_deterministic(name):
+    kw = dict(destinations=10, load=0.004, cycles=6000, batches=5)
+    a = tc.run("mesh:8x8", name, seed=7, **kw)
+    b = tc.run("mesh:8x8", name, seed=7, **kw)
+    c = tc.run("mesh:8x8", name, seed=8, **kw)
+    m = a.metrics
+    assert a.verified and a.first_violation is None and m["redundant"] == 0 and m["deadlock"] is None
+    assert not m["saturated"] and m["unfinished"] == 0
+    assert m["delivered"] == m["destinations_total"] or m["delivered"] >= m["measured"] * 10
+    assert m["mean_latency"] > 33 and m["ci95"] >= 0
+    assert a.metrics == b.metrics and a.metrics != c.metrics
+    assert {"mean_latency", "ci95", "saturated", "startups", "delivered"} <= set(a.to_json())
+
+
+def test_dp_and_mp_startups_and_cp_batches():
+    kw = dict(destinations=10, load=0.002, cycles=4000, batches=4, seed=1)
+    assert tc.run("mesh:8x8", "multicast-dp", **kw).metrics["startups"] == 1
+    assert tc.run("mesh:8x8", "multicast-mp", **kw).metrics["startups"] == 1
+    cp = tc.run("mesh:8x8", "multicast-cp", **kw).metrics
+    assert cp["startups"] >= 2 and cp["startups_mean"] == pytest.approx(np.ceil(cp["worms_mean"] / 4), abs=1)
+
+
+def test_overload_is_marked_saturated_not_deadlocked():
+    r = tc.run("mesh:6x6", "multicast-dp", destinations=10, load=0.1, cycles=5000, seed=1)
+    assert r.metrics["saturated"] and r.metrics["deadlock"] is None and r.verified
+
+
+def test_spread_draws_destination_counts():
+    r = tc.run("mesh:6x6", "multicast-cp", destinations=6, spread=4, load=0.003, cycles=4000, seed=1)
+    counts = np.diff(r.trace.book["slot_ptr"])
+    assert counts.min() >= 2 and counts.max() <= 10 and len(set(counts.tolist())) > 3
+
+
+def test_sweep_is_independent_of_workers():
+    params = dict(destinations=5, cycles=4000, batches=4)
+    loads = [0.01, 0.02, 0.03]
+    one = sweep("mesh:6x6", "multicast-qg", loads, params, seed=5, workers=1)
+    two = sweep("mesh:6x6", "multicast-qg", loads, params, seed=5, workers=2)
+    assert json.dumps(one) == json.dumps(two)
+    assert len({r["mean_latency"] for r in one}) == 3
+    assert point_seed(5, 0) != point_seed(5, 1) and point_seed(5, 0) == point_seed(5, 0)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["mesh:4x4", "multicast-qg", "--set", "destinations=16"], "destinations"),
+    (["mesh:4x4", "multicast-dp", "--set", "load=0"], "load"),
+    (["mesh:4x4", "multicast-cp", "--set", "load=-0.1"], "load"),
+    (["mesh:1x4", "multicast-mp"], "dims"),
+    (["mesh:4x4", "multicast-xx"], "unknown algorithm"),
+    (["torus:4x4", "multicast-dp"], "mesh"),
+])
+def test_cli_bad_input_is_one_line_exit_2(capsys, args, words):
+    with pytest.raises(SystemExit) as info:
+        main(["run", *args])
+    err = capsys.readouterr().err.strip()
+    assert info.value.code == 2
+    assert words in err and len(err.splitlines()) == 1
+
+
+def test_cli_run_json(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["run", "mesh:8x8", "multicast-qg", "--set", "destinations=20", "--set", "load=0.003",
+              "--set", "cycles=5000", "--seed", "1", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert info.value.code == 0
+    assert {"mean_latency", "ci95", "saturated", "startups", "delivered"} <= set(data)
+    assert data["verified"] and data["steps"] == 2
+
+
+def test_multicast_worms_lists_start_destinations_and_path():
+    from topocast.algorithms.mesh_multicast import multicast_worms
+
+    topology = tc.build("mesh:6x6")
+    dests = [0, 7, 20, 35, 33, 4]
+    for name in ("dp", "mp", "cp", "qg"):
+        worms = multicast_worms(topology, name, 14, dests)
+        assert sorted(d for w in worms for d in w["destinations"]) == sorted(dests)
+        for w in worms:
+            path = w["path"]
+            assert all(topology.has_edge(a, b) for a, b in zip(path[:-1], path[1:]))
+            assert w["destinations"][-1] == path[-1] and w["start"] == path[0]
+            assert w["start_cycle"] >= 33 and min(w["delivered"]) > w["start_cycle"]
+    with pytest.raises(tc.TopocastError, match="algorithm"):
+        multicast_worms(topology, "zz", 14, dests)

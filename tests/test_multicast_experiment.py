@@ -1,0 +1,33 @@
+"""``topocast reproduce multicast`` on a cut-down grid: tables, claims, PNG and CSV files."""
+
+import csv
+
+
+from topocast import registry
+from topocast.experiments import multicast as experiment
+from topocast.report import Claim, Compare
+
+
+def test_reproduce_multicast_small(tmp_path, monkeypatch):
+    small = {key: loads[:2] for key, loads in experiment.QUICK_LOADS.items()}
+    monkeypatch.setattr(experiment, "QUICK_LOADS", small)
+    monkeypatch.setattr(experiment, "UNICAST_LOADS_QUICK", (0.05,))
+    monkeypatch.setattr(experiment, "QUICK_CYCLES", 6000)
+    report = registry.experiment("multicast").run(quick=True, out=tmp_path, progress=None)
+    titles = [t.title for t in report.tables]
+    assert any("Figure 3" in t for t in titles) and any("Figure 6" in t for t in titles)
+    model = report.tables[0]
+    cells = {row[0]: row[1] for row in model.rows}
+    assert cells["start-up latency (cycles)"] == Compare(33, 33)
+    assert cells["QG message-passing steps, max over all multicasts"].match
+    assert cells["QG start-ups, Hamiltonian worms, max"].match
+    assert len(report.claims) == 7 and all(isinstance(c, Claim) for c in report.claims)
+    assert report.claims[0].confirmed  # low load: DP and MP beat CP and QG
+    assert "verified" in report.notes[-1]
+    pngs = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert pngs == [f"multicast_fig{i}.png" for i in (3, 4, 5, 6)]
+    with open(tmp_path / "multicast_series.csv") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 4 * len(experiment.SERIES) * 2
+    assert {r["algorithm"] for r in rows} == {key for key, *_ in experiment.SERIES}
+    assert all(r["verified"] == "True" for r in rows)
