@@ -1,0 +1,82 @@
+"""Benchmark: both EJ one-to-all broadcasts at the paper's largest sizes, exactly-once checked.
+
+    python benchmarks/ej_broadcast.py            # EJ_{3+4rho}^(4), ^(5), ^(6) and EJ_{1+2rho}^(12)
+    python benchmarks/ej_broadcast.py --skip-12  # without the 1.38e10-node run
+
+Each case runs in its own process (so its peak memory is its own) through
+``simulate_broadcast``, the same per-step rule that writes the small-size
+Schedules for the step engine: a bit per node for ``held``, one for the
+frontier and one for the next frontier.  Printed per case: wall time, peak
+resident memory, steps, total senders (against Table 3 where it has a
+value), whether every node received exactly once, and for EJ_{1+2rho}^(12)
+whether the per-step counts equal the product (convolution) counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+
+PAPER_TABLE3 = {(3, 4, 4): (989140, 962407), (3, 4, 5): (36598199, 35609059),
+                (3, 4, 6): (1354133382, 1317535183)}
+CASES = [(3, 4, 4), (3, 4, 5), (3, 4, 6), (1, 2, 12)]
+
+
+def run_case(a: int, b: int, n: int, algorithm: str) -> dict:
+    import numpy as np
+
+    from topocast.algorithms.ej_broadcast import product_counts, simulate_broadcast
+
+    start = time.perf_counter()
+    result = simulate_broadcast(a, b, n, algorithm)
+    seconds = time.perf_counter() - start
+    expected = product_counts(a, b, n, algorithm)
+    return {
+        "network": f"EJ_{{{a}+{b}rho}}^({n})", "nodes": (a * a + a * b + b * b) ** n, "algorithm": algorithm,
+        "seconds": round(seconds, 1), "peak_rss_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2),
+        "steps": result.steps, "total_senders": int(result.senders.sum()),
+        "exactly_once": result.exactly_once,
+        "equals_product_counts": bool(np.array_equal(result.senders, expected["senders"])
+                                      and np.array_equal(result.receivers, expected["receivers"])),
+        "senders": result.senders.tolist(), "receivers": result.receivers.tolist(),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--skip-12", action="store_true", help="skip EJ_{1+2rho}^(12)")
+    parser.add_argument("--case", nargs=4, metavar=("A", "B", "N", "ALG"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.case:
+        a, b, n, alg = args.case
+        print(json.dumps(run_case(int(a), int(b), int(n), alg)))
+        return
+    # compile the numba kernels once so that no case pays for it
+    subprocess.run([sys.executable, __file__, "--case", "3", "4", "2", "improved"], check=True,
+                   capture_output=True)
+    for a, b, n in CASES:
+        if args.skip_12 and n == 12:
+            continue
+        for alg in ("iterative", "improved"):
+            proc = subprocess.run([sys.executable, __file__, "--case", str(a), str(b), str(n), alg],
+                                  check=True, capture_output=True, text=True)
+            row = json.loads(proc.stdout)
+            paper = PAPER_TABLE3.get((a, b, n))
+            table3 = "" if paper is None else (
+                f"  Table 3: {paper[0 if alg == 'iterative' else 1]:,} "
+                f"({'match' if paper[0 if alg == 'iterative' else 1] == row['total_senders'] else 'MISMATCH'})")
+            print(f"{row['network']:>16} {row['nodes']:>15,} nodes  {alg:>9}: {row['seconds']:7.1f} s  "
+                  f"peak {row['peak_rss_gib']:5.2f} GiB  steps {row['steps']:2d}  "
+                  f"senders {row['total_senders']:,}  exactly once {row['exactly_once']}  "
+                  f"= product counts {row['equals_product_counts']}{table3}", flush=True)
+            if n == 12:
+                print(f"{'':>16} per-step senders   {row['senders']}\n{'':>16} per-step receivers {row['receivers']}",
+                      flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+"""Three-phase all-to-all broadcast on EJ_alpha^(n) with half-duplex links.
+
+Hussain (2018), section 4.2, Algorithms 3 and 4.  Phase p serves two sectors:
+phase 1 sectors 6 and 1 (sending directions +1, +rho, -rho^2), phase 2
+sectors 2 and 3 (+rho^2, +rho, -1), phase 3 sectors 4 and 5 (-rho, -1,
+-rho^2).  In each phase every node sends only on its three sending
+directions and receives on the three opposite ones, so no link is used both
+ways in a step.
+
+Cross-phase forwarding (our reading, n >= 2).  Taken literally, Algorithm 3
+recurses into the lower dimensions with the *same* phase, so the message of
+node s would reach only the offsets whose non-zero coordinates all lie in
+the sectors of one phase: in EJ_{3+4rho}^(2) that is 504 of the 1368 other
+nodes.  To deliver everything we let a node, in phase p, also forward every
+message it received in an earlier phase, into the dimensions where that
+message's offset is still zero.  The rule is the SECTOR rule of
+:mod:`~topocast.algorithms.ej_frontier` with phase p: the offset
+v = target - source is covered phase by phase (first its phase-1
+coordinates, then phase 2, then phase 3), so each node receives each message
+exactly once.  For n = 1 this is exactly the paper's algorithm.
+
+Phase p lasts n times the largest tree depth in its sectors (n M for
+b = a + 1, as in the paper).  Every node runs the same pattern shifted by its
+own label (EJ^(n) is a Cayley graph of Z[rho]/alpha to the n), so the
+``frontier`` engine simulates the message of node 0 and obtains every link's
+load from the transfers per (dimension, direction) label; the ``step`` engine
+runs the full schedule of all N messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..progress import SILENT, Progress
+from ..registry import Algorithm, register_algorithm
+from ..result import RunResult, execute
+from ..schedule import Schedule, ScheduleBuilder
+from ..sim.models import CostModel
+from ..topology.core import Topology
+from ..topology.eisenstein_jacobi import PHASE_SECTORS, EJRing, check_alpha, ej_ring
+from .base import RUN_PARAMS, port_model
+from .ej_broadcast import HALF_DUPLEX_ALL_PORT, PAPER, ring_of
+from .ej_frontier import SECTOR, FrontierResult, Phase, phase_table, run_frontier
+
+SYMMETRY_NOTE = ("frontier engine: simulates the message of node 0 and uses the translation symmetry of "
+                 "EJ^(n) (every node runs the same pattern shifted by its label); link loads are transfers "
+                 "per (dimension, direction) label")
+
+
+def all_to_all_phases(ring: EJRing, n: int) -> list[Phase]:
+    """The three phases; phase p lasts n x (deepest tree node in its two sectors) steps."""
+    phases = []
+    for p, sectors in PHASE_SECTORS.items():
+        depth = ring.depth[np.isin(ring.sector, sectors)]
+        if len(depth):
+            phases.append(Phase(SECTOR, p, n * int(depth.max()), True, f"phase {p}"))
+    return phases
+
+
+def simulate_single_source(a: int, b: int, n: int, record: bool = False,
+                           progress: Progress = SILENT) -> FrontierResult:
+    """The message of node 0 through the three phases, with its transfers per label."""
+    check_alpha(a, b, n)
+    ring = ej_ring(a, b)
+    return run_frontier(ring, n, all_to_all_phases(ring, n), phase_table(ring, False), record=record,
+                        progress=progress)
+
+
+def symmetric_figures(result: FrontierResult, n: int) -> dict[str, Any]:
+    """Per-step link loads and the half-duplex check from the single-source run."""
+    counts = result.label_counts.reshape(result.steps, n, 6)
+    both_ways = (counts[:, :, :3] > 0) & (counts[:, :, 3:] > 0)
+    bad_steps = np.flatnonzero(both_ways.any(axis=(1, 2)))
+    return {"max_link_messages": counts.reshape(result.steps, -1).max(axis=1),
+            "half_duplex_ok": len(bad_steps) == 0,
+            "half_duplex_violation_steps": (bad_steps + 1).tolist()}
+
+
+def literal_coverage(ring: EJRing, n: int) -> int:
+    """Other nodes one source reaches if Algorithm 3 recursed with the same phase only."""
+    sizes = [1 + int(np.isin(ring.sector, sectors).sum()) for sectors in PHASE_SECTORS.values()]
+    return sum(s ** n for s in sizes) - 3
+
+
+def addition_table(ring: EJRing) -> np.ndarray:
+    """``add[i, j]`` = node index of residue i + residue j."""
+    rep = ring.rep
+    return ring.reduce(rep[:, None, 0] + rep[None, :, 0], rep[:, None, 1] + rep[None, :, 1])
+
+
+def translate(ring: EJRing, n: int, add: np.ndarray, nodes: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """Node indices ``nodes + shift`` in the product group (broadcasting)."""
+    out = np.zeros(np.broadcast(nodes, shift).shape, dtype=np.int64)
+    for i in range(n):
+        stride = ring.norm ** (n - 1 - i)
+        out += add[(nodes // stride) % ring.norm, (shift // stride) % ring.norm] * stride
+    return out
+
+
+def all_to_all_schedule(topology: Topology, message_bytes: float = 1024.0) -> Schedule:
+    """Every node's message (id = node index) through the three phases, links combined per step."""
+    ring, n = ring_of(topology)
+    single = simulate_single_source(ring.a, ring.b, n, record=True)
+    nodes = topology.num_nodes
+    add = addition_table(ring)
+    sources = np.arange(nodes, dtype=np.int64)
+    builder = ScheduleBuilder(nodes, origin=sources, collective="allgather", message_bytes=message_bytes,
+                              meta={"algorithm": "all-to-all-three-phase", "phase_of_step": single.phase_of_step})
+    for step, (src, dst, lab) in enumerate(single.records):
+        if not len(src):
+            continue
+        s = translate(ring, n, add, src[None, :], sources[:, None]).ravel()
+        d = translate(ring, n, add, dst[None, :], sources[:, None]).ravel()
+        msg = np.repeat(sources, len(src))
+        key = s * (6 * n) + np.tile(lab, nodes)
+        order = np.lexsort((msg, key))
+        key, s, d, msg = key[order], s[order], d[order], msg[order]
+        start = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        sizes = np.diff(np.r_[start, len(key)])
+        builder.add_ranges(src=s[start], dst=d[start], ranges_per_transfer=sizes, first=msg,
+                           count=np.ones(len(msg), dtype=np.int64), step=step)
+    return builder.build()
+
+
+def run(topology: Topology, *, engine: str, seed: int = 0, max_memory: float | None = None,
+        message_bytes: float, startup: float, per_byte: float, per_hop: float,
+        ports: str = "default", duplex: str = "default") -> RunResult:
+    ring, n = ring_of(topology)
+    if engine == "frontier":
+        single = simulate_single_source(ring.a, ring.b, n)
+        sym = symmetric_figures(single, n)
+        nodes = single.nodes
+        moving = single.transfers > 0
+        per_step = {"senders": np.where(moving, nodes, 0).tolist(), "receivers": np.where(moving, nodes, 0).tolist(),
+                    "active": np.where(moving, nodes, 0).tolist(), "free": np.where(moving, 0, nodes).tolist(),
+                    "max_link_messages": sym["max_link_messages"].tolist(),
+                    "messages_moved": (single.transfers * nodes).tolist()}
+        ok = single.exactly_once and sym["half_duplex_ok"]
+        violation = single.first_violation or (
+            None if sym["half_duplex_ok"] else f"a link is used both ways in steps {sym['half_duplex_violation_steps']}")
+        metrics = {"ports": HALF_DUPLEX_ALL_PORT.name, "steps": single.steps, "messages": nodes,
+                   "exactly_once": single.exactly_once, "half_duplex_ok": sym["half_duplex_ok"],
+                   "receipts": int(single.transfers.sum()) * nodes,
+                   "max_link_messages": int(sym["max_link_messages"].max()),
+                   "phases": sorted(set(single.phase_of_step))}
+        return RunResult(topology.spec, "all-to-all-three-phase", "frontier", "allgather", ok, violation,
+                         metrics, per_step, notes=[SYMMETRY_NOTE], trace=single)
+    schedule = all_to_all_schedule(topology, message_bytes)
+    model = port_model(ports, duplex, HALF_DUPLEX_ALL_PORT)
+    return execute(topology, schedule, "all-to-all-three-phase", engine, ports=model,
+                   cost=CostModel(startup, per_byte, per_hop), max_bytes=max_memory)
+
+
+register_algorithm(Algorithm(
+    name="all-to-all-three-phase", run=run, collective="allgather",
+    doc="three-phase all-to-all broadcast on EJ^(n) (Algorithms 3-4), half-duplex: phase p sends on three "
+        "directions and receives on the opposite three; messages cross phases dimension by dimension",
+    families=("ej",), params=RUN_PARAMS, aliases=("ALL-TO-ALL", "ej-all-to-all"),
+    engines=("step", "event", "frontier"), paper=PAPER))
+
+__all__ = ["all_to_all_schedule", "literal_coverage", "simulate_single_source", "symmetric_figures"]

@@ -1,0 +1,418 @@
+"""Eisenstein-Jacobi networks EJ_alpha and their products EJ_alpha^(n).
+
+Hussain, "An Improved One-to-All Broadcasting in Higher Dimensional
+Eisenstein-Jacobi Networks" (2018), section 2.
+
+* Nodes of EJ_alpha are the residues of Z[rho] modulo alpha = a + b rho,
+  rho = (1 + i sqrt 3)/2, rho^2 = rho - 1 (section 2.1).  A residue is kept as
+  a point of the integer lattice, ``x + y rho -> (x, y)``; alpha Z[rho] is the
+  lattice spanned by ``alpha = (a, b)`` and ``alpha rho = (-b, a + b)``.  Its
+  Hermite normal form ``(d1, 0), (t, g)`` with ``g = gcd(a, b)`` and
+  ``d1 = N / g`` gives node indices ``y' * d1 + x'`` with ``0 <= x' < d1``,
+  ``0 <= y' < g``; this is right also when gcd(a, b) > 1 and the residue ring
+  is not cyclic.
+* Node A is joined to ``A + rho^k`` for k = 0..5 (the units +1, +rho,
+  +rho^2, -1, -rho, -rho^2); every arc carries its direction label.  Small
+  alpha give parallel links (in EJ_{1+rho} the units fall on two residues).
+* Sector j (j = 1..6) of section 2.1 is the cone ``k rho^j + l rho^(j-1)``,
+  ``k >= 1, l >= 0``: major direction rho^j, minor direction rho^(j-1), the
+  pairs (+rho,+1), (+rho^2,+rho), (-1,+rho^2), (-rho,-1), (-rho^2,-rho),
+  (+1,-rho^2) of the errata.  Its points have weight k + l.
+* The *sector tree* (section 3, generalised): every residue gets one
+  canonical representative ``k rho^j + l rho^(j-1)`` of minimal weight, chosen
+  level by level: the candidates at weight w are the lattice children of the
+  representatives at weight w-1 (a non-axis point (k, l) has the child
+  (k, l+1) via the minor direction; an axis point (k, 0) also has (k+1, 0) via
+  the major direction), taken in order of sector, then k; the first
+  candidate to hit an unclaimed residue claims it.  For b = a + 1 there are no
+  ties and this is the paper's tree.  For other alpha a residue may have
+  several minimal representatives; the rule keeps exactly one parent per
+  residue, so the tree stays a shortest-path tree (depth = eccentricity) and
+  broadcasts over it deliver exactly once.  Should a residue of weight w have
+  no sector candidate (never observed for 0 <= a <= b <= 40), it would be
+  attached to its first neighbour of weight w-1 in direction order; the tree
+  records whether that happened (``fallback_edges``).
+
+EJ^(n) is the Cartesian product of n copies, the first coordinate being the
+paper's dimension n (the highest layer).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from math import gcd
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import TopocastError
+from ..registry import Family, Param, register_family
+from .core import Codec, Topology
+from .product import cartesian_product
+
+#: the six units rho^k, k = 0..5, as (x, y) with x + y rho
+UNITS = np.array([(1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1)], dtype=np.int64)
+DIRECTION_NAMES = ("+1", "+rho", "+rho2", "-1", "-rho", "-rho2")
+#: sector j (1..6): (major unit index, minor unit index)
+SECTORS = {j: (j % 6, (j - 1) % 6) for j in range(1, 7)}
+#: all-to-all phases of section 4.2 (Algorithm 3): the two sectors each phase serves
+PHASE_SECTORS = {1: (6, 1), 2: (2, 3), 3: (4, 5)}
+SECTOR_PHASE = {s: p for p, ss in PHASE_SECTORS.items() for s in ss}
+
+
+def hex_norm(x, y):
+    """Weight of the lattice point x + y rho: min |u|+|v|+|w| with x + y rho = u + v rho + w rho^2.
+
+    Closed form: ``|x| + |y|`` when x and y have the same sign, else ``max(|x|, |y|)``.
+    """
+    x = np.asarray(x)
+    y = np.asarray(y)
+    return np.where(x * y >= 0, np.abs(x) + np.abs(y), np.maximum(np.abs(x), np.abs(y)))
+
+
+def check_alpha(a: int, b: int, n: int = 1) -> None:
+    """Raise :class:`TopocastError` unless 0 <= a <= b, a^2 + ab + b^2 >= 2 and n >= 1."""
+    for name, value in (("a", a), ("b", b), ("n", n)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TopocastError(f"ej: parameter '{name}' must be an integer, got {value!r}")
+    if a < 0 or b < 0:
+        raise TopocastError(f"ej: parameters 'a' and 'b' must be >= 0, got a={a}, b={b}")
+    if a > b:
+        raise TopocastError(f"ej: parameter 'a' must be <= b, got a={a}, b={b}")
+    if a * a + a * b + b * b < 2:
+        raise TopocastError(f"ej: the norm a^2 + ab + b^2 must be >= 2, got a={a}, b={b} (norm {a * a + a * b + b * b})")
+    if n < 1:
+        raise TopocastError(f"ej: parameter 'n' must be >= 1, got n={n}")
+
+
+class EJRing:
+    """Residues of Z[rho] modulo alpha = a + b rho: codec, neighbours, weights, sectors, sector tree.
+
+    Everything here is about one dimension; :func:`eisenstein_jacobi` builds
+    the product.  Arrays are indexed by node (residue) index.
+    """
+
+    def __init__(self, a: int, b: int):
+        check_alpha(a, b)
+        self.a, self.b = int(a), int(b)
+        self.norm = a * a + a * b + b * b
+        self.g = gcd(a, b)
+        self.d1 = self.norm // self.g
+        # y-generator of the lattice: p*alpha + q*alpha*rho has y = g
+        _, p, q = _extended_gcd(b, a + b)
+        self.t = (p * a - q * b) % self.d1
+        self.neighbors = self.reduce(
+            np.repeat(self.rep_or_grid()[:, :1], 6, 1) + UNITS[:, 0],
+            np.repeat(self.rep_or_grid()[:, 1:], 6, 1) + UNITS[:, 1])
+        self._build_tree()
+
+    # -- codec -------------------------------------------------------------
+    def reduce(self, x, y) -> np.ndarray:
+        """Node index of x + y rho (any integers, vectorised)."""
+        x = np.asarray(x, dtype=np.int64)
+        y = np.asarray(y, dtype=np.int64)
+        k = np.floor_divide(y, self.g)
+        xr = np.mod(x - k * self.t, self.d1)
+        yr = y - k * self.g
+        return yr * self.d1 + xr
+
+    def rep_or_grid(self) -> np.ndarray:
+        """The HNF representative (x', y') of every index (before the tree exists)."""
+        idx = np.arange(self.norm, dtype=np.int64)
+        return np.stack([idx % self.d1, idx // self.d1], axis=1)
+
+    def in_lattice(self, x, y) -> np.ndarray:
+        """True where x + y rho is a multiple of alpha."""
+        return self.reduce(x, y) == 0
+
+    # -- weights -------------------------------------------------------------
+    def weight_formula(self, x, y) -> np.ndarray:
+        """Formula (2): the least hex norm over all representatives of x + y rho."""
+        a, b, norm = self.a, self.b, self.norm
+        x = np.asarray(x, dtype=np.int64)
+        y = np.asarray(y, dtype=np.int64)
+        # coordinates in the basis (alpha, alpha rho), rounded down: the point
+        # moves into the basis parallelogram, whose corners hold the nearest translates
+        s = np.floor_divide((a + b) * x + b * y, norm)
+        t = np.floor_divide(-b * x + a * y, norm)
+        x = x - (s * a - t * b)
+        y = y - (s * b + t * (a + b))
+        best = None
+        for i in range(-1, 3):
+            for j in range(-1, 3):
+                w = hex_norm(x - (i * a - j * b), y - (i * b + j * (a + b)))
+                best = w if best is None else np.minimum(best, w)
+        return best
+
+    def distance_formula(self, u, v) -> np.ndarray:
+        """Formula (1): distance between nodes ``u`` and ``v`` (indices)."""
+        ru, rv = self.rep[np.asarray(u)], self.rep[np.asarray(v)]
+        return self.weight_formula(ru[..., 0] - rv[..., 0], ru[..., 1] - rv[..., 1])
+
+    # -- the sector tree ---------------------------------------------------
+    def _build_tree(self) -> None:
+        n = self.norm
+        rep = np.zeros((n, 2), dtype=np.int64)
+        sector = np.zeros(n, dtype=np.int64)
+        kk = np.zeros(n, dtype=np.int64)
+        ll = np.zeros(n, dtype=np.int64)
+        depth = np.full(n, -1, dtype=np.int64)
+        parent = np.full(n, -1, dtype=np.int64)
+        parent_dir = np.full(n, -1, dtype=np.int64)
+        depth[0] = 0
+        level = [0]
+        fallback = 0
+        # graph distances, to detect a residue no sector candidate reaches
+        dist = _bfs_1d(self.neighbors)
+        w = 0
+        while level:
+            cands = []  # (sector, k, l, parent node, direction)
+            for node in level:
+                if node == 0:
+                    cands += [(j, 1, 0, 0, SECTORS[j][0]) for j in range(1, 7)]
+                    continue
+                j, k, l = int(sector[node]), int(kk[node]), int(ll[node])
+                major, minor = SECTORS[j]
+                cands.append((j, k, l + 1, node, minor))
+                if l == 0:
+                    cands.append((j, k + 1, 0, node, major))
+            cands.sort(key=lambda c: (c[0], c[1], c[2]))
+            nxt = []
+            for j, k, l, par, direction in cands:
+                major, minor = SECTORS[j]
+                x, y = k * UNITS[major] + l * UNITS[minor]
+                idx = int(self.reduce(x, y))
+                if depth[idx] >= 0:
+                    continue
+                depth[idx], parent[idx], parent_dir[idx] = w + 1, par, direction
+                rep[idx] = (x, y)
+                sector[idx], kk[idx], ll[idx] = j, k, l
+                nxt.append(idx)
+            for idx in np.flatnonzero((dist == w + 1) & (depth < 0)):
+                # no sector candidate: attach to the first neighbour one level up
+                for direction in range(6):
+                    par = int(self.neighbors[idx, (direction + 3) % 6])
+                    if depth[par] == w:
+                        fallback += 1
+                        depth[idx], parent[idx], parent_dir[idx] = w + 1, par, direction
+                        rep[idx] = rep[par] + UNITS[direction]
+                        sector[idx], kk[idx], ll[idx] = sector[par] or 1, kk[par], ll[par] + 1
+                        nxt.append(int(idx))
+                        break
+            level = nxt
+            w += 1
+        if np.any(depth != dist):
+            raise AssertionError(f"ej: sector tree of {self.a}+{self.b}rho is not a shortest-path tree")
+        self.rep, self.sector, self.depth = rep, sector, depth
+        self.sector_k, self.sector_l = kk, ll
+        self.parent, self.parent_dir = parent, parent_dir
+        self.fallback_edges = fallback
+        self.diameter = int(depth.max())
+        order = np.lexsort((parent_dir, parent))[1:]  # drop the root (parent -1)
+        self.child_ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(parent[order], minlength=n), out=self.child_ptr[1:])
+        self.child_node = order.astype(np.int64)
+        self.child_dir = parent_dir[order].astype(np.int64)
+        self.phase = np.array([SECTOR_PHASE.get(int(s), 0) for s in sector], dtype=np.int64)
+        for arr in (self.rep, self.sector, self.depth, self.parent, self.child_ptr, self.child_node,
+                    self.child_dir, self.phase, self.neighbors):
+            arr.setflags(write=False)
+
+    # -- figures -------------------------------------------------------------
+    def depth_histogram(self) -> np.ndarray:
+        """Nodes per tree depth (= distance distribution from node 0)."""
+        return np.bincount(self.depth)
+
+    def leaf_histogram(self) -> np.ndarray:
+        """Leaves of the sector tree per depth."""
+        leaves = np.diff(self.child_ptr) == 0
+        return np.bincount(self.depth[leaves], minlength=self.diameter + 1)
+
+    def label(self, node: int) -> str:
+        """``x+yrho`` text of a node's canonical representative."""
+        x, y = (int(v) for v in self.rep[node])
+        return format_eisenstein(x, y)
+
+
+def format_eisenstein(x: int, y: int) -> str:
+    if y == 0:
+        return str(x)
+    ys = {1: "rho", -1: "-rho"}.get(y, f"{y}rho")
+    if x == 0:
+        return ys
+    return f"{x}{'+' if y > 0 else ''}{ys}"
+
+
+def _extended_gcd(p: int, q: int) -> tuple[int, int, int]:
+    """(g, s, t) with s p + t q = g = gcd(p, q) >= 0."""
+    old_r, r, old_s, s, old_t, t = p, q, 1, 0, 0, 1
+    while r:
+        quo = old_r // r
+        old_r, r = r, old_r - quo * r
+        old_s, s = s, old_s - quo * s
+        old_t, t = t, old_t - quo * t
+    if old_r < 0:
+        old_r, old_s, old_t = -old_r, -old_s, -old_t
+    return old_r, old_s, old_t
+
+
+def _bfs_1d(neighbors: np.ndarray) -> np.ndarray:
+    dist = np.full(len(neighbors), -1, dtype=np.int64)
+    dist[0] = 0
+    frontier = np.array([0])
+    d = 0
+    while len(frontier):
+        d += 1
+        nxt = np.unique(neighbors[frontier].ravel())
+        nxt = nxt[dist[nxt] < 0]
+        dist[nxt] = d
+        frontier = nxt
+    return dist
+
+
+@lru_cache(maxsize=64)
+def ej_ring(a: int, b: int) -> EJRing:
+    """The (cached) one-dimensional structure of EJ_{a+b rho}."""
+    return EJRing(a, b)
+
+
+def distance_distribution_formula(a: int, b: int) -> np.ndarray:
+    """Formula (3) of section 2.1: nodes at each distance s from node 0, as printed.
+
+    ``T = (a+b)/2``, ``M = (a+2b)/3``; 6s below T, 18(M - s) between T and M,
+    2 at s = M when b = a (mod 3), and the rest of the N nodes at s = T.
+    Where T is not an integer no distance gets the remainder, so the counts
+    need not sum to N: that is one of the ways the formula fails.
+    """
+    norm = a * a + a * b + b * b
+    T = (a + b) / 2
+    M = (a + 2 * b) / 3
+    top = int(np.floor(M))
+    out = []
+    for s in range(top + 1):
+        if s == 0:
+            out.append(1)
+        elif s < T:
+            out.append(6 * s)
+        elif T < s < M:
+            out.append(int(round(18 * (M - s))))
+        elif s == M and (b - a) % 3 == 0:
+            out.append(2)
+        elif s == T:
+            out.append(None)
+        else:
+            out.append(0)
+    if None in out:
+        i = out.index(None)
+        out[i] = norm - sum(v for v in out if v is not None)
+    return np.array(out, dtype=np.int64)
+
+
+class EJCodec(Codec):
+    """Node index <-> canonical representatives, (x_n, y_n, ..., x_1, y_1).
+
+    Decoding gives the sector-tree representative of each coordinate
+    (minimal weight); encoding accepts any representative and reduces it.
+    """
+
+    def __init__(self, ring: EJRing, dims: int):
+        self.ring, self.dims = ring, dims
+        self.fields = ("x", "y") if dims == 1 else tuple(
+            f"{c}{d}" for d in range(dims, 0, -1) for c in ("x", "y"))
+
+    def coordinates(self, index: int) -> list[int]:
+        """Residue index of each dimension, highest dimension first."""
+        out, index = [], int(index)
+        for _ in range(self.dims):
+            index, c = divmod(index, self.ring.norm)
+            out.append(c)
+        return out[::-1]
+
+    def decode(self, index: int) -> tuple:
+        return tuple(int(v) for c in self.coordinates(index) for v in self.ring.rep[c])
+
+    def encode(self, label: Sequence) -> int:
+        if len(label) != 2 * self.dims:
+            raise TopocastError(f"node: expected {2 * self.dims} coordinates (x, y per dimension), got {len(label)}")
+        index = 0
+        for d in range(self.dims):
+            index = index * self.ring.norm + int(self.ring.reduce(int(label[2 * d]), int(label[2 * d + 1])))
+        return index
+
+    def format(self, index: int) -> str:
+        return "(" + ", ".join(self.ring.label(c) for c in self.coordinates(index)) + ")"
+
+
+def ej_1d(a: int, b: int) -> Topology:
+    """EJ_{a+b rho} itself: N(alpha) nodes, six labelled arcs per node."""
+    ring = ej_ring(a, b)
+    n = ring.norm
+    src = np.repeat(np.arange(n, dtype=np.int64), 6)
+    dst = ring.neighbors.ravel()
+    labels = np.tile(np.arange(6, dtype=np.int16), n)
+    return Topology.from_arcs("ej", {"a": a, "b": b, "n": 1}, n, src, dst, labels, DIRECTION_NAMES,
+                              codec=EJCodec(ring, 1), vertex_transitive=True,
+                              meta=_meta(ring, 1))
+
+
+def _meta(ring: EJRing, n: int) -> dict:
+    return {
+        "spec": f"ej:a={ring.a},b={ring.b},n={n}",
+        "norm": ring.norm,
+        "diameter_per_dimension": ring.diameter,
+        "gcd": ring.g,
+        "cyclic": ring.g == 1,
+        "sector_tree_fallback_edges": ring.fallback_edges,
+    }
+
+
+def eisenstein_jacobi(a: int, b: int, n: int = 1) -> Topology:
+    """Eisenstein-Jacobi network EJ_{a+b rho}^(n) (section 2.2).
+
+    Parameters
+    ----------
+    a, b : int
+        alpha = a + b rho with 0 <= a <= b and norm a^2 + ab + b^2 >= 2.
+    n : int
+        Number of dimensions (Cartesian product of n copies); the first
+        coordinate is the paper's dimension n.
+
+    Returns
+    -------
+    Topology with N(alpha)^n nodes, degree 6n, arcs labelled ``+rho`` (n = 1)
+    or ``d0:+rho`` (dimension index 0 = paper dimension n).
+
+    Raises
+    ------
+    TopocastError for a > b, negative values, norm < 2 or n < 1.
+
+    >>> eisenstein_jacobi(3, 4).num_nodes
+    37
+    """
+    check_alpha(a, b, n)
+    one = ej_1d(a, b)
+    if n == 1:
+        return one
+    ring = ej_ring(a, b)
+    prod = cartesian_product([one] * n, "ej", {"a": a, "b": b, "n": n}, meta=_meta(ring, n))
+    return Topology("ej", prod.params, prod.indptr, prod.indices, prod.arc_labels, prod.label_names,
+                    codec=EJCodec(ring, n), vertex_transitive=True, meta=prod.meta)
+
+
+def _estimate(a: int, b: int, n: int = 1) -> tuple[int, int]:
+    check_alpha(a, b, n)
+    nodes = (a * a + a * b + b * b) ** n
+    return nodes, 6 * n * nodes
+
+
+register_family(Family(
+    name="ej",
+    builder=eisenstein_jacobi,
+    params=(Param("a", "int", doc="alpha = a + b rho, 0 <= a <= b"),
+            Param("b", "int", doc="alpha = a + b rho, a^2 + ab + b^2 >= 2"),
+            Param("n", "int", 1, "number of dimensions (EJ^(n) = product of n copies)")),
+    doc="Eisenstein-Jacobi network EJ_alpha^(n) (Hussain 2018)",
+    aliases=("eisenstein-jacobi",),
+    estimate=_estimate,
+    example="ej:a=3,b=4,n=3",
+))

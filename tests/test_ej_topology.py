@@ -1,0 +1,165 @@
+"""EJ_alpha^(n): residues, labels, distances (formulas (1)-(3) against BFS), sectors, the sector tree."""
+
+import subprocess
+import sys
+from itertools import product
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import topocast as tc
+from topocast.errors import TopocastError
+from topocast.topology.eisenstein_jacobi import (SECTORS, UNITS, distance_distribution_formula, ej_ring,
+                                                 eisenstein_jacobi, hex_norm)
+from topocast.topology.metrics import bfs_distances
+
+
+@st.composite
+def alphas(draw, max_b=12):
+    b = draw(st.integers(1, max_b))
+    a = draw(st.integers(0, b))
+    if a * a + a * b + b * b < 2:
+        a, b = 1, 1
+    return a, b
+
+
+def divisible(a, b, x, y):
+    """x + y rho is a multiple of alpha: (x + y rho) * conj(alpha) has both parts divisible by N."""
+    norm = a * a + a * b + b * b
+    c, d = a + b, -b  # conj(a + b rho) = (a + b) - b rho
+    return (x * c - y * d) % norm == 0 and (x * d + y * c + y * d) % norm == 0
+
+
+def test_hex_norm_is_formula_2_minimum():
+    for x, y in product(range(-5, 6), repeat=2):
+        best = min(abs(u) + abs(v) + abs(w) for u, v, w in product(range(-11, 12), repeat=3)
+                   if u - w == x and v + w == y)
+        assert hex_norm(x, y) == best
+
+
+@settings(max_examples=40, deadline=None)
+@given(alphas())
+def test_residues_links_and_weights(alpha):
+    a, b = alpha
+    ring = ej_ring(a, b)
+    norm = a * a + a * b + b * b
+    assert ring.norm == norm
+    # canonical representatives are distinct residues and reduce to their own index
+    assert np.array_equal(ring.reduce(ring.rep[:, 0], ring.rep[:, 1]), np.arange(norm))
+    reps = [tuple(r) for r in ring.rep]
+    for i, j in product(range(min(norm, 12)), repeat=2):
+        same = divisible(a, b, reps[i][0] - reps[j][0], reps[i][1] - reps[j][1])
+        assert same == (i == j)
+    # every arc differs by its unit modulo alpha
+    for node in range(min(norm, 15)):
+        for k in range(6):
+            nb = ring.neighbors[node, k]
+            dx, dy = ring.rep[nb] - ring.rep[node] - UNITS[k]
+            assert divisible(a, b, dx, dy)
+    # formula (2) and the tree depth equal BFS distances
+    topo = eisenstein_jacobi(a, b)
+    dist = bfs_distances(topo, 0)
+    assert np.array_equal(ring.weight_formula(ring.rep[:, 0], ring.rep[:, 1]), dist)
+    assert np.array_equal(ring.depth, dist)
+    assert ring.diameter == dist.max()
+    # formula (1) from another source
+    u = norm // 2
+    assert np.array_equal(ring.distance_formula(np.full(norm, u), np.arange(norm)), bfs_distances(topo, u))
+
+
+@settings(max_examples=40, deadline=None)
+@given(alphas(max_b=15))
+def test_sector_tree_is_a_shortest_path_tree_of_sector_edges(alpha):
+    ring = ej_ring(*alpha)
+    assert ring.fallback_edges == 0
+    for node in range(1, ring.norm):
+        j, k, l = ring.sector[node], ring.sector_k[node], ring.sector_l[node]
+        major, minor = SECTORS[int(j)]
+        assert 1 <= j <= 6 and k >= 1 and l >= 0
+        assert tuple(ring.rep[node]) == tuple(k * UNITS[major] + l * UNITS[minor])
+        assert hex_norm(*ring.rep[node]) == ring.depth[node] == k + l
+        parent = ring.parent[node]
+        assert ring.depth[parent] == ring.depth[node] - 1
+        assert ring.neighbors[parent, ring.parent_dir[node]] == node
+        # the edge is the sector's minor direction, or its major one along the axis
+        assert ring.parent_dir[node] == (minor if l > 0 else major)
+
+
+@pytest.mark.parametrize("a", [1, 2, 3, 4, 6])
+def test_b_equals_a_plus_1_is_the_papers_hexagon(a):
+    ring = ej_ring(a, a + 1)
+    assert list(ring.depth_histogram()) == [1] + [6 * s for s in range(1, a + 1)]
+    for node in range(1, ring.norm):
+        children = ring.child_ptr[node + 1] - ring.child_ptr[node]
+        axis = ring.sector_l[node] == 0
+        assert children == (0 if ring.depth[node] == a else (2 if axis else 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(alphas(max_b=25))
+def test_formula_3_holds_except_a_equals_b(alpha):
+    a, b = alpha
+    bfs = ej_ring(a, b).depth_histogram()
+    formula = distance_distribution_formula(a, b)
+    if a == b and a >= 2:
+        # s = T = M: the printed case '2 if b = a (mod 3) and s = M' wins over 's = T'
+        assert formula[-1] == 2 and bfs[-1] == 3 * a - 1
+        assert np.array_equal(formula[:-1], bfs[:-1])
+    else:
+        assert np.array_equal(formula, bfs)
+
+
+def test_non_cyclic_residue_ring_when_gcd_exceeds_1():
+    ring = ej_ring(2, 4)  # gcd 2, N = 28: Z[rho]/alpha is not cyclic as a group
+    assert ring.g == 2 and ring.norm == 28
+    topo = eisenstein_jacobi(2, 4)
+    orders = []
+    for node in range(1, ring.norm):
+        x, y = ring.rep[node]
+        orders.append(next(k for k in range(1, 29) if divisible(2, 4, k * x, k * y)))
+    assert max(orders) < 28
+    # the graph equals the definition built independently with networkx
+    g = nx.MultiGraph()
+    reps = [tuple(int(v) for v in r) for r in ring.rep]
+    for i, (x, y) in enumerate(reps):
+        for ux, uy in UNITS:
+            j = next(j for j, (p, q) in enumerate(reps) if divisible(2, 4, x + ux - p, y + uy - q))
+            if i < j or (i == j):
+                g.add_edge(i, j)
+    assert nx.is_isomorphic(nx.Graph(g), nx.Graph(topo.to_networkx()))
+
+
+def test_product_network_and_codec():
+    topo = tc.build("ej:a=2,b=3,n=2")
+    assert topo.num_nodes == 361 and set(topo.port_degree) == {12}
+    assert "d0:+rho" in topo.label_names and "d1:-rho2" in topo.label_names
+    assert topo.codec.fields == ("x2", "y2", "x1", "y1")
+    for node in (0, 5, 200, 360):
+        assert topo.index(topo.label(node)) == node
+    # moving along d0:+rho changes the first coordinate by rho
+    node = 7
+    arc = next(e for e in range(topo.indptr[node], topo.indptr[node + 1]) if topo.label_of(e) == "d0:+rho")
+    x2, y2, x1, y1 = topo.label(node)
+    assert topo.indices[arc] == topo.index((x2, y2 + 1, x1, y1))
+
+
+def test_info_of_papers_network():
+    data = tc.info("ej:a=3,b=4,n=3")
+    assert data["nodes"] == 50653 and data["degree"]["max"] == 18 and data["diameter"] == 9
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("ej:a=5,b=4", "'a' must be <= b"), ("ej:a=-1,b=4", ">= 0"), ("ej:a=0,b=1", "norm"),
+    ("ej:a=1,b=2,n=0", "'n' must be >= 1"),
+])
+def test_bad_input(spec, words):
+    with pytest.raises(TopocastError, match=words):
+        tc.build(spec)
+
+
+def test_bad_input_on_the_cli_is_one_line_and_exit_2():
+    proc = subprocess.run([sys.executable, "-m", "topocast.cli", "info", "ej:a=5,b=4"], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == ["topocast: error: ej: parameter 'a' must be <= b, got a=5, b=4"]
