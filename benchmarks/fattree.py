@@ -1,6 +1,6 @@
 """Benchmark: verify every LLS and every CLS permutation of GFT(3,8,8) (4,096 processors).
 
-Run:  python benchmarks/fattree.py [--h 3 --m 8 --w 8] [--chunk 256]
+Run:  python benchmarks/fattree.py [--h 3 --m 8 --w 8] [--chunk 256] [--rls-n 12] [--no-gft]
 
 For each scheme it builds the 4,096 configurations of the opened tree (7
 stages of 512 switches 8 x 8), traces every circuit with the circuit engine
@@ -8,6 +8,11 @@ stages of 512 switches 8 x 8), traces every circuit with the circuit engine
 that the rows form a Latin square equal to the scheme (i -> i + k, i -> i XOR
 x), and prints the wall time and circuits traced per second.  Target: under
 30 s per scheme on 2 cores.  Numba compilation is done (and timed) first.
+
+Then the right Latin square on the Butterfly-Butterfly with ``2^rls-n`` lines
+(default 4,096: 23 stages of 2,048 switches 2 x 2): all ``N`` configurations
+set (destination tags), traced, compared with ``i -> i - k`` and checked for
+a Latin square.  ``--rls-n 0`` skips it, ``--no-gft`` skips the fat tree.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import time
 
 import numpy as np
 
+from topocast.algorithms import butterfly_rls as rls
 from topocast.algorithms import fattree_alltoall as ft
 from topocast.sim.circuit import trace_many
 from topocast.topology.fattree import GFTShape
@@ -28,6 +34,8 @@ def main() -> None:
     parser.add_argument("--m", type=int, default=8)
     parser.add_argument("--w", type=int, default=8)
     parser.add_argument("--chunk", type=int, default=256)
+    parser.add_argument("--rls-n", type=int, default=12, help="log2 of the Butterfly-Butterfly's lines (0: skip)")
+    parser.add_argument("--no-gft", action="store_true", help="skip the fat-tree schemes")
     args = parser.parse_args()
 
     start = time.perf_counter()
@@ -35,6 +43,13 @@ def main() -> None:
     trace_many(small.network, ft.lls_routes(small, np.arange(8)))
     print(f"numba warm-up (compile or cache load): {time.perf_counter() - start:.2f} s")
 
+    if not args.no_gft:
+        gft_schemes(args)
+    if args.rls_n:
+        butterfly_rls(args.rls_n, args.chunk)
+
+
+def gft_schemes(args) -> None:
     shape = GFTShape(args.h, args.m, args.w)
     start = time.perf_counter()
     net = shape.network
@@ -61,6 +76,32 @@ def main() -> None:
         print(f"    tracing alone: 512 configurations in {elapsed:.2f} s, "
               f"{512 * n / elapsed / 1e6:.2f} M circuits/s ({512 * n * net.num_stages / elapsed / 1e6:.1f} M switch "
               f"traversals/s)")
+
+
+def butterfly_rls(n: int, chunk: int) -> None:
+    start = time.perf_counter()
+    rls.check_rls(rls.rls_plan(3))
+    print(f"RLS numba warm-up: {time.perf_counter() - start:.2f} s")
+    plan = rls.rls_plan(n)
+    net, lines = plan.network, plan.lines
+    print(f"Butterfly-Butterfly, N = {lines}: {net.num_stages} stages of {int(net.switches[0])} switches 2 x 2")
+    start = time.perf_counter()
+    check = rls.check_rls(plan, chunk=chunk)
+    elapsed = time.perf_counter() - start
+    print(f"RLS: {lines} permutations i -> i - k, Latin square: {'yes' if check.latin_square else 'no'}, "
+          f"rows not the rotation: {check.wrong_rows}, conflicts: {check.conflicts}, dropped: {check.dropped}, "
+          f"first stage straight: {'yes' if check.first_stage_straight else 'no'}; {elapsed:.2f} s, "
+          f"{lines * lines / elapsed / 1e6:.2f} M circuits/s end to end")
+    ks = np.arange(min(chunk, lines))
+    start = time.perf_counter()
+    routes = rls.rls_routes(plan, ks)
+    built = time.perf_counter() - start
+    start = time.perf_counter()
+    trace_many(net, routes)
+    traced = time.perf_counter() - start
+    print(f"    {len(ks)} configurations: set in {built:.2f} s ({len(ks) / built:.0f} configurations/s), "
+          f"traced in {traced:.2f} s ({len(ks) * lines / traced / 1e6:.2f} M circuits/s, "
+          f"{len(ks) * lines * net.num_stages / traced / 1e6:.1f} M switch traversals/s)")
 
 
 if __name__ == "__main__":

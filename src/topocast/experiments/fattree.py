@@ -4,8 +4,9 @@ Tables: switches per level of the thesis's trees; the switch states of the
 examples of 4.1.3 (LLS on GFT(2,2,2), k = 5, 7) and 4.2.3 (GFT(2,4,2), k = 3,
 two passes); Figure 5.5 (a Latin square of XOR configurations); the number of
 Latin squares per tree; one verification line per scheme and tree; Algorithm
-1 as printed against the carry rule; the MIN XOR / d-shift schemes; Clos
-routing and blocking; folded Clos versus fat tree; total-exchange time next
+1 as printed against the carry rule; the MIN XOR / d-shift schemes; the right
+Latin square on the Butterfly-Butterfly (Izzi and Massini 2020); Clos routing
+and blocking; folded Clos versus fat tree; total-exchange time next
 to the classic ring, mesh and hypercube algorithms.  Figure: the opened
 GFT(2,2,2) with the thesis's configuration for k = 5 drawn.
 """
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..algorithms import butterfly_rls as rls
 from ..algorithms import fattree_alltoall as ft
 from ..algorithms.clos_routing import blocking_example, greedy_route, route_permutation
 from ..algorithms.min_alltoall import check_min_square, random_base
@@ -221,7 +223,52 @@ def min_table(quick: bool, rng) -> tuple[Table, bool]:
                      "yes" if rnd["latin_square"] else "no"])
     return Table("XOR / d-shift steps on log_d N-stage MINs", ["network", "scheme", "straight base",
                  "random base: Latin square"], rows,
-                 notes=["Not implemented: the right Latin square on the Butterfly-Butterfly (Izzi and Massini 2020)."]), ok
+                 notes=["The right Latin square on the 2 log2 N - 1 stage Butterfly-Butterfly has its own table."]), ok
+
+
+def rls_table(quick: bool, progress: Progress) -> tuple[Table, list[Claim]]:
+    """Every rotation of the RLS traced on the Butterfly-Butterfly (thesis 3.2.4.2)."""
+    sizes = list(range(2, 7)) + ([] if quick else [8, 10])
+    rows, checks = [], {}
+    for n in progress.track(sizes, "Butterfly-Butterfly RLS"):
+        plan = rls.rls_plan(n)
+        lines, i = plan.lines, np.arange(plan.lines)
+        check = rls.check_rls(plan)
+        checks[n] = check
+        # where the first butterfly alone leaves each circuit of configuration 1 (destination tags)
+        _, first = rls.destination_tag_states(plan.network, 0, n, i[None, :], rls.intermediate(lines, [1]))
+        line = (f"{lines} permutations i -> i - k, Latin square: {'yes' if check.latin_square else 'no'}, "
+                f"conflicts: {check.conflicts}, rows not the rotation: {check.wrong_rows}")
+        rows.append([f"butterfly-butterfly:n={n}", Compare(plan.network.num_stages, 2 * n - 1), line,
+                     "yes" if check.first_stage_straight else "no",
+                     "yes" if np.array_equal(first[0], plan.pi[(lines // 2 - i) % lines]) else "no"])
+    table = Table("Right Latin square on the Butterfly-Butterfly (Izzi and Massini 2020, thesis 3.2.4.2)",
+                  ["network", "stages (paper: 2 log2 N - 1)", "result (circuit engine, every row traced)",
+                   "first stage straight (all k)", "k = 1: middle stage output is pi(N/2 - i)"], rows,
+                  notes=["Configuration k realises i -> (i - k) mod N: the thesis's first rotation, traced, moves "
+                         "every message one place down (its row of images is rotated right, hence RLS).",
+                         "Second butterfly: the identity's settings for even k, stage log2 N complemented for odd k; "
+                         "first butterfly: pi((i - k) mod N) for even k, pi((N/2 - 1 + k - i) mod N) for odd k "
+                         "(k = 1 is the thesis's pi(N/2 - i)), set by destination tags."])
+    pis_ok = all(np.array_equal(pi[pi], np.arange(len(pi))) for pi in (rls.involution(2 ** n) for n in sizes))
+    identity_ok = all(np.array_equal(c.perms[0], np.arange(2 ** n)) and c.conflicts == 0 for n, c in checks.items())
+    first_ok = all(np.array_equal(c.perms[1], (np.arange(2 ** n) - 1) % 2 ** n) and c.first_stage_straight
+                   for n, c in checks.items())
+    all_ok = all(c.ok for c in checks.values())
+    lines = ", ".join(str(2 ** n) for n in sizes)
+    claims = [
+        Claim("The identity is pi applied once in each butterfly of the Butterfly-Butterfly, pi(pi(x)) = x "
+              "(3.2.4.2)", pis_ok and identity_ok,
+              f"N = {lines}: pi is an involution and row 0 traced is the identity with no link used twice"),
+        Claim("First rotation: stage 0 straight, first butterfly pi(N/2 - i), stage log2 N complemented (3.2.4.2)",
+              first_ok, f"N = {lines}: traced, configuration 1 is i -> i - 1 with no conflict"),
+        Claim("With the second butterfly fixed (identity's settings, stage log2 N complemented for odd "
+              "rotations) the N configurations route the RLS", all_ok,
+              f"N = {lines}: every row equals its rotation, conflicts "
+              f"{sum(c.conflicts for c in checks.values())}, Latin square in every case: "
+              f"{'yes' if all(c.latin_square for c in checks.values()) else 'no'}"),
+    ]
+    return table, claims
 
 
 def clos_table(rng) -> tuple[Table, list[Claim]]:
@@ -351,6 +398,8 @@ def run_fattree(quick: bool = True, out: Path | None = None, progress: Progress 
     report.tables.append(alg1)
     mins, min_ok = min_table(quick, rng)
     report.tables.append(mins)
+    rls_t, rls_claims = rls_table(quick, progress)
+    report.tables.append(rls_t)
     clos_t, clos_claims = clos_table(rng)
     report.tables.append(clos_t)
     report.tables.append(timing_table(quick, progress))
@@ -387,6 +436,7 @@ def run_fattree(quick: bool = True, out: Path | None = None, progress: Progress 
                                "8 rows and 8 matrices compared cell by cell"))
     report.claims.append(Claim("XOR steps (Massini 2003) and d-shift steps (Liu et al. 2007) route a Latin "
                                "square on log_d N-stage MINs", min_ok, "see the MIN table (straight and random bases)"))
+    report.claims.extend(rls_claims)
     report.claims.extend(clos_claims)
     report.claims.append(fold_claim())
     report.notes += [

@@ -1,0 +1,265 @@
+"""All-to-all personalized exchange on the Butterfly-Butterfly by the right Latin square (thesis 3.2.4.2).
+
+Izzi and Massini (2020), as the thesis summarises them: route the identity and
+its ``N - 1`` rotations (the *right Latin square*, RLS) on the
+Butterfly-Butterfly (:mod:`topocast.topology.butterfly_butterfly`), one circuit
+configuration per rotation, ``2 x 2`` switches.
+
+* **The involution pi** (``pi(pi(x)) = x``): even inputs of the first half keep
+  their place; even inputs of the second half go to the odd outputs of the
+  first half in reverse order (``N - 2 - 2j -> 1 + 2j``); odd inputs of the first
+  half go to the even outputs of the second half in reverse order
+  (``N/2 - 1 - 2j -> N/2 + 2j``); odd inputs of the second half keep their
+  place.  It sends every even input to the first half and every odd one to
+  the second, so a butterfly realises it with its first stage straight.
+* **Identity**: the first butterfly (stages ``0 .. n-1``) realises ``pi``; the
+  second (stages ``n .. 2n-2``, the shared middle stage counting as straight
+  for it) realises ``pi`` again on the positions the first one left.
+* **Rotation k**: the second butterfly keeps the identity's settings when
+  ``k`` is even and complements every switch of stage ``n`` (``log2 N``, the
+  one after the middle) when ``k`` is odd; the first butterfly realises the
+  *intermediate permutation* that the fixed second half turns into the
+  rotation.  For ``k = 1`` the thesis gives it as ``pi(N/2 - i)``; traced, the
+  complemented second half undoes it into ``i -> i - 1``.  In general
+  (derived from the two fixed second halves, both checked by the engine)::
+
+      even k:  F_k(i) = pi((i - k) mod N)
+      odd k:   F_k(i) = pi((N/2 - 1 + k - i) mod N)
+
+  and the first butterfly is set by destination tags (stage ``t`` sends each
+  circuit out on bit ``n - 1 - t`` of ``F_k(i)``).  Its first stage is straight
+  for every ``k``, as the thesis says of the first rotation.
+
+Direction.  The thesis's formula for the first rotation gives the map
+``i -> i - 1`` (listing the images of ``0 .. N-1`` gives ``N-1, 0, 1, ..``: the
+row rotated *right*, hence the name).  So configuration ``k`` here realises
+``i -> (i - k) mod N``; the fat-tree LLS's rotation ``k`` (``i -> i + k``) is our
+configuration ``N - k``.  Both sets are the same ``N`` permutations.
+
+Everything is checked by the circuit engine, never assumed: every row traced,
+compared with the rotation, links counted, the rows tested for a Latin square.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from ..errors import TopocastError
+from ..registry import Algorithm, register_algorithm
+from ..result import RunResult
+from ..sim.circuit import MultistageNetwork, ROUTE_DTYPE, is_latin_square, trace_many
+from ..topology.butterfly_butterfly import FAMILY, butterfly_butterfly_network
+from ..topology.core import Topology
+from .fattree_alltoall import COST_PARAMS, check_square_memory, exchange_lower_bound
+
+NAME = "all-to-all-personalized-rls"
+
+
+def check_lines(n_lines: int, owner: str = f"algorithm {NAME}") -> int:
+    """The RLS needs ``N = 2^n`` lines with ``N >= 4`` (pi splits the lines into four quarters)."""
+    n_lines = int(n_lines)
+    if n_lines < 4 or n_lines & (n_lines - 1):
+        raise TopocastError(f"{owner}: the number of lines N must be a power of two >= 4 "
+                            f"(parameter 'n' >= 2 with d = 2), got N={n_lines}")
+    return n_lines
+
+
+def involution(n_lines: int) -> np.ndarray:
+    """The thesis's ``pi`` on ``N`` lines: ``pi[x]`` is the output of input ``x``; ``pi[pi] = identity``.
+
+    >>> involution(8).tolist()
+    [0, 6, 2, 4, 3, 5, 1, 7]
+    """
+    n = check_lines(n_lines, "involution")
+    half, j = n // 2, np.arange(n // 4, dtype=np.int64)
+    pi = np.empty(n, dtype=np.int64)
+    pi[2 * j] = 2 * j                          # even, first half: in place
+    pi[n - 2 - 2 * j] = 1 + 2 * j              # even, second half -> odd, first half, reversed
+    pi[half - 1 - 2 * j] = half + 2 * j        # odd, first half -> even, second half, reversed
+    pi[half + 1 + 2 * j] = half + 1 + 2 * j    # odd, second half: in place
+    return pi
+
+
+def rotation(n_lines: int, ks) -> np.ndarray:
+    """Rows ``i -> (i - k) mod N`` (the RLS, thesis direction), shape ``(len(ks), N)``."""
+    i = np.arange(n_lines, dtype=np.int64)
+    return (i[None, :] - np.asarray(ks, dtype=np.int64)[:, None]) % n_lines
+
+
+def intermediate(n_lines: int, ks) -> np.ndarray:
+    """What the first butterfly realises for rotation ``k``: ``F_k`` (see the module docstring)."""
+    n = check_lines(n_lines)
+    pi = involution(n)
+    ks = np.asarray(ks, dtype=np.int64)[:, None]
+    i = np.arange(n, dtype=np.int64)[None, :]
+    arg = np.where(ks % 2 == 0, i - ks, n // 2 - 1 + ks - i) % n
+    return pi[arg]
+
+
+@nb.njit(cache=True, parallel=True)
+def _destination_tags(next_in, in_off, out_off, first, count, starts, targets, states):
+    k, lines = starts.shape
+    reached = np.empty_like(starts)
+    for c in nb.prange(k):
+        for i in range(lines):
+            pos = starts[c, i]
+            for t in range(count):
+                stage = first + t
+                bit = (targets[c, i] >> (count - 1 - t)) & 1
+                switch = pos >> 1
+                states[c, t, switch] = (pos & 1) ^ bit
+                out = switch * 2 + bit
+                pos = next_in[out_off[stage] + out] - in_off[stage + 1] if t < count - 1 else out
+            reached[c, i] = pos
+    return reached
+
+
+def destination_tag_states(net: MultistageNetwork, first: int, count: int, start: np.ndarray,
+                           targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Set ``count`` consecutive butterfly stages from ``first`` by destination tags.
+
+    ``start[c, i]`` is the position at which circuit ``i`` of configuration ``c``
+    enters stage ``first``; it should leave the run at position ``targets[c, i]``.
+    Stage ``first + t`` sends each circuit out on bit ``count - 1 - t`` of its
+    target.  Returns the XOR states ``(K, count, N/2)`` (int8) and the positions
+    reached.  Where two circuits of a switch want different states the later
+    one wins: the permutation is then not routable, and tracing shows it.
+    """
+    starts = np.ascontiguousarray(start, dtype=np.int64)
+    targets = np.ascontiguousarray(np.broadcast_to(targets, starts.shape), dtype=np.int64)
+    states = np.zeros((starts.shape[0], count, starts.shape[1] // 2), dtype=np.int8)
+    reached = _destination_tags(net.next_in, net.in_off, net.out_off, first, count, starts, targets, states)
+    return states, reached
+
+
+@dataclass(frozen=True)
+class RLSPlan:
+    """The fixed second halves and the network: everything rotation-independent."""
+
+    n: int
+    network: MultistageNetwork
+    pi: np.ndarray
+    second_even: np.ndarray      # (n - 1, N/2) int8 XOR states of stages n .. 2n-2 (the identity's)
+    second_odd: np.ndarray       # the same with stage n complemented
+
+    @property
+    def lines(self) -> int:
+        return 2 ** self.n
+
+
+def rls_plan(n: int) -> RLSPlan:
+    """Network and second-butterfly settings for ``N = 2^n`` lines (``n >= 2``)."""
+    check_lines(2 ** int(n) if int(n) >= 1 else 0)
+    net = butterfly_butterfly_network(n, 2)
+    pi = involution(2 ** n)
+    # the second butterfly routes pi from the middle stage's outputs; its first (shared) stage
+    # must then be straight, which pi allows (even positions to the first half)
+    states, reached = destination_tag_states(net, n - 1, n, np.arange(2 ** n)[None, :], pi[None, :])
+    if states[0, 0].any() or not np.array_equal(reached[0], pi):
+        raise AssertionError("pi is not routable by the second butterfly with a straight first stage")
+    even = states[0, 1:]
+    odd = even.copy()
+    odd[0] ^= 1
+    return RLSPlan(n, net, pi, even, odd)
+
+
+def rls_states(plan: RLSPlan, ks) -> np.ndarray:
+    """XOR states ``(K, 2n - 1, N/2)`` (int8) of the configurations of rotations ``ks``, stage by stage."""
+    ks = np.asarray(ks, dtype=np.int64) % plan.lines
+    n, lines = plan.n, plan.lines
+    out = np.empty((len(ks), 2 * n - 1, lines // 2), dtype=np.int8)
+    start = np.broadcast_to(np.arange(lines, dtype=np.int64), (len(ks), lines))
+    out[:, :n], _ = destination_tag_states(plan.network, 0, n, start, intermediate(lines, ks))
+    odd = ks % 2 == 1
+    out[~odd, n:] = plan.second_even
+    out[odd, n:] = plan.second_odd
+    return out
+
+
+def states_to_routes(states: np.ndarray) -> np.ndarray:
+    """XOR states of ``2 x 2`` switches as circuit configurations: input ``u`` -> output ``u XOR state``."""
+    routes = np.empty(states.shape + (2,), dtype=ROUTE_DTYPE)
+    routes[..., 0] = states
+    routes[..., 1] = states ^ 1
+    return routes.reshape(len(states), -1)
+
+
+def rls_routes(plan: RLSPlan, ks) -> np.ndarray:
+    """Circuit configurations (one row per rotation) for the circuit engine."""
+    return states_to_routes(rls_states(plan, ks))
+
+
+@dataclass
+class RLSCheck:
+    """Every row traced: the permutations, and what is wrong with them if anything."""
+
+    perms: np.ndarray
+    conflicts: int
+    dropped: int
+    wrong_rows: int
+    first_stage_straight: bool
+    latin_square: bool
+
+    @property
+    def ok(self) -> bool:
+        return self.latin_square and not (self.conflicts or self.dropped or self.wrong_rows)
+
+
+def check_rls(plan: RLSPlan, ks=None, chunk: int = 256) -> RLSCheck:
+    """Route rotations ``ks`` (default all ``N``), trace them in chunks, compare with ``i -> i - k``."""
+    lines = plan.lines
+    ks = np.arange(lines, dtype=np.int64) if ks is None else np.asarray(ks, dtype=np.int64)
+    perms = np.empty((len(ks), lines), dtype=np.int64)
+    conflicts = dropped = wrong = 0
+    straight = True
+    for lo in range(0, len(ks), chunk):
+        part = ks[lo:lo + chunk]
+        states = rls_states(plan, part)
+        straight &= not states[:, 0].any()
+        routes = states_to_routes(states)
+        got, c, dr = trace_many(plan.network, routes)
+        perms[lo:lo + len(part)] = got
+        conflicts += int(c.sum())
+        dropped += int(dr.sum())
+        wrong += int(np.count_nonzero(np.any(got != rotation(lines, part), axis=1)))
+    square = len(ks) == lines and is_latin_square(perms)
+    return RLSCheck(perms, conflicts, dropped, wrong, bool(straight), square)
+
+
+def _run(topology: Topology, *, engine: str, seed: int = 0, max_memory=None, message_bytes: float,
+         setup: float, startup: float, per_byte: float) -> RunResult:
+    d, n = int(topology.params["d"]), int(topology.params["n"])
+    if d != 2:
+        raise TopocastError(f"algorithm {NAME}: parameter 'd' must be 2 (2 x 2 switches), got d={d}")
+    lines = check_lines(2 ** n)
+    check_square_memory(lines, max_memory, f"algorithm {NAME}")
+    plan = rls_plan(n)
+    check = check_rls(plan)
+    violation = None
+    if not check.ok:
+        violation = (f"{check.conflicts} conflicting links, {check.dropped} dropped circuits, "
+                     f"{check.wrong_rows} rows that are not the rotation i -> i - k; "
+                     f"Latin square: {'yes' if check.latin_square else 'no'}")
+    time = (lines - 1) * (setup + startup + message_bytes * per_byte)
+    bound = exchange_lower_bound(lines, message_bytes, startup, per_byte)
+    stages = plan.network.num_stages
+    metrics = {"permutations": lines, "latin_square": check.latin_square, "conflicts": check.conflicts,
+               "passes": 1, "dropped": check.dropped, "rows_match_scheme": check.wrong_rows == 0,
+               "first_stage_straight": check.first_stage_straight, "stages": stages,
+               "pipeline_stage_times": lines + stages - 1, "complete": check.ok, "exactly_once": check.ok,
+               "time": time, "time_lower_bound": bound, "lower_bound_ratio": time / bound if bound else None,
+               "message_bytes": message_bytes, "setup": setup, "startup": startup, "per_byte": per_byte}
+    return RunResult(topology.spec, NAME, "circuit", "alltoall", violation is None, violation, metrics,
+                     notes=["configuration k realises i -> (i - k) mod N (the thesis's direction)"],
+                     trace=check)
+
+
+register_algorithm(Algorithm(
+    NAME, _run, "alltoall",
+    "total exchange on the Butterfly-Butterfly: the identity and its N - 1 rotations i -> i - k "
+    "(right Latin square) via the involution pi, one circuit configuration each",
+    families=(FAMILY,), params=COST_PARAMS, aliases=("rls", "right-latin-square", "izzi-massini"),
+    engines=("circuit",), paper="Izzi and Massini 2020; thesis 3.2.4.2"))
