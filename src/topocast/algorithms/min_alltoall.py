@@ -16,8 +16,8 @@ state of switch ``i`` of stage ``j``, a shift (input ``u`` -> output
 Both are one function here (:func:`min_latin_routes`); d = 2 shifts are XOR.
 The base may be straight or random (``base=random``, drawn from ``seed``).
 
-Not implemented: the right Latin square on the Butterfly-Butterfly (Izzi and
-Massini 2020, thesis 3.2.4.2).
+The right Latin square on the Butterfly-Butterfly (Izzi and Massini 2020,
+thesis 3.2.4.2) lives in :mod:`topocast.algorithms.butterfly_rls`.
 """
 
 from __future__ import annotations
