@@ -241,7 +241,10 @@ def run_points(jobs: list[tuple], workers: int = 2, progress=None, description: 
         return results  # type: ignore[return-value]
     from concurrent.futures import as_completed
 
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    import multiprocessing
+
+    # spawn, not fork: forking after numba's worker threads have started can hang the child
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = {pool.submit(_measure, job): i for i, job in enumerate(jobs)}
         done = as_completed(futures)
         if progress is not None:
