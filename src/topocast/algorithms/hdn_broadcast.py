@@ -1,0 +1,201 @@
+"""One-port broadcasting in hierarchical dual-nets: Algorithm 2 (HDN_broadcast), section 5.
+
+Li, Peng and Chu 2012.  From a source ``s`` of ``HDN(B, k)``:
+
+1. ``broadcast(SN^k)``: inside the base copy of ``s``, along the factors of
+   ``SN^k`` one after the other (the paper's super-node broadcast; its time
+   is the *sum* of the factor times, not the product the text prints);
+2. ``HDN_broadcast(k)``: broadcast along ``SN^{k-1} - SN^k``, recurse into
+   the level-``k`` cluster (for ``k = 1``: broadcast along the factors outside
+   ``SN^1``), then every node of the cluster sends over its level-``k`` cross
+   link (one step), every cluster of the other class (now holding one full
+   super-node ``SN^k``) runs the same procedure from that super-node, and
+   finally their nodes, except the super-node that faces the first cluster,
+   send back over level-``k`` cross links to the remaining clusters of the
+   first class (one step).
+
+Inside a factor a node sends to one neighbour per step: a ring from both
+ends of the growing arc (``ceil(n/2)`` steps), a complete graph by doubling
+(``ceil(log2 n)``), a hypercube one dimension per step.  Parallel instances
+(every cluster of the other class) run in the same steps, so the schedule
+takes exactly the Theorem 3 count ``2^k T(B) - sum_i 2^i T(SN^{k-i}) +
+2^{k+1} - 2`` with ``T(X)`` the sum of the factor times of ``X``, and every
+node receives exactly once.  The schedule is built in vectorised batches (one
+batch per phase) and checked by the step engine under the one-port model.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import TopocastError
+from ..registry import Algorithm, Param, register_algorithm
+from ..result import RunResult, execute
+from ..schedule import Schedule, ScheduleBuilder
+from ..sim.models import CostModel, PortModel
+from ..topology.core import Topology
+from ..topology.hdn import BaseFactor, HDNLayout, hdn_layout
+from .base import RUN_PARAMS, port_model
+
+
+def factor_broadcast(factor: BaseFactor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One-port broadcast from coordinate 0 of one factor: ``(step, sender, receiver)`` coordinates."""
+    steps, src, dst = [], [], []
+    n = factor.size
+    if factor.kind == "ring":
+        right, left = n // 2, (n - 1) // 2
+        for r in range(1, right + 1):
+            steps.append(r - 1), src.append(r - 1), dst.append(r)
+        for l in range(1, left + 1):
+            steps.append(l), src.append((1 - l) % n), dst.append((-l) % n)
+    else:
+        t = 0
+        while (1 << t) < n:
+            for i in range(min(1 << t, n - (1 << t)) if factor.kind == "complete" else 1 << t):
+                steps.append(t), src.append(i)
+                dst.append(i + (1 << t) if factor.kind == "complete" else i ^ (1 << t))
+            t += 1
+    return np.array(steps, dtype=np.int64), np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
+
+
+def supernode_broadcast(layout: HDNLayout, holder: int, held: tuple[int, ...], order: list[int]):
+    """Broadcast inside one base copy along the factors of ``order`` not in ``held``.
+
+    ``holder`` is a base node; the holders at the start are the nodes that
+    differ from it only in ``held`` factors.  Returns ``(step, sender,
+    receiver)`` as base nodes and the number of steps.
+    """
+    codec = layout.base_codec
+    coords = layout.base_coords(np.arange(layout.N0))
+    start = layout.base_coords(np.array([holder]))[0]
+    mask = np.ones(layout.N0, dtype=bool)
+    for i in range(len(layout.factors)):
+        if i not in held:
+            mask &= coords[:, i] == start[i]
+    holders = np.flatnonzero(mask)
+    done = set(held)
+    out_step, out_src, out_dst = [], [], []
+    t0 = 0
+    for i in order:
+        if i in done:
+            continue
+        done.add(i)
+        f = layout.factors[i]
+        fstep, fsrc, fdst = factor_broadcast(f)
+        hc = layout.base_coords(holders)
+        origin = hc[:, i]  # the holders' coordinate in this factor (all equal)
+
+        def shifted(rel):
+            c = np.repeat(hc, len(rel), axis=0)
+            r = np.tile(rel, len(holders))
+            o = np.repeat(origin, len(rel))
+            c[:, i] = (o ^ r) if f.kind == "hypercube" else (o + r) % f.size
+            return codec.encode_array(c)
+
+        out_step.append(np.tile(fstep, len(holders)) + t0)
+        out_src.append(shifted(fsrc))
+        out_dst.append(shifted(fdst))
+        holders = np.concatenate([holders, out_dst[-1]])
+        t0 += f.broadcast_steps
+    if not out_step:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty, 0
+    return np.concatenate(out_step), np.concatenate(out_src), np.concatenate(out_dst), t0
+
+
+def _level_order(layout: HDNLayout, level: int) -> list[int]:
+    """Factor order of the base broadcasts below ``level``: SN^level, SN^{level-1}, ..., SN^1, the rest."""
+    order: list[int] = []
+    for subset in reversed(layout.supernodes[:level]):
+        order += [i for i in subset if i not in order]
+    return order + [i for i in range(len(layout.factors)) if i not in order]
+
+
+def _broadcast(layout: HDNLayout, builder: ScheduleBuilder, level: int, instances: np.ndarray,
+               holder: int, held: tuple[int, ...], order: list[int], t0: int) -> int:
+    """Schedule HDN_broadcast in every level-``level`` instance in ``instances`` from the holders of
+    ``holder`` (a level-``level`` serial) and ``held``; returns the step after the last."""
+    if level == 0:
+        step, src, dst, total = supernode_broadcast(layout, holder, held, order)
+        if len(step):
+            g_src = layout.join(layout.k, instances[:, None], src[None, :]).ravel()
+            g_dst = layout.join(layout.k, instances[:, None], dst[None, :]).ravel()
+            builder.add(src=g_src, dst=g_dst, first=0, step=np.tile(step, len(instances)) + t0)
+        return t0 + total
+    inner, n, s = layout.sizes[level - 1], layout.clusters[level], layout.s[level - 1]
+    cluster = holder // inner
+    below = int(layout.down(level, np.array([holder % inner]))[0])
+    t = _broadcast(layout, builder, level - 1, instances * (2 * n) + cluster, below, held, order, t0)
+    # the whole cluster sends across level-`level` links
+    members = cluster * inner + np.arange(inner, dtype=np.int64)
+    _add_cross(layout, builder, level, instances, members, t)
+    # every cluster of the other class now holds the super-node that faces `cluster`
+    c, u = divmod(cluster, n)
+    others = (1 - c) * n + np.arange(n, dtype=np.int64)
+    facing = int(layout.down(level, np.array([u * s]))[0])
+    t = _broadcast(layout, builder, level - 1, (instances[:, None] * (2 * n) + others[None, :]).ravel(),
+                   facing, layout.supernodes[level - 1], _level_order(layout, level), t + 1)
+    # they send back to the remaining clusters of the first class
+    sn = np.delete(np.arange(n, dtype=np.int64), u)
+    back = layout.encode(level, 1 - c, np.arange(n)[:, None, None], sn[None, :, None],
+                         np.arange(s)[None, None, :]).ravel()
+    _add_cross(layout, builder, level, instances, back, t)
+    return t + 1
+
+
+def _add_cross(layout: HDNLayout, builder: ScheduleBuilder, level: int, instances: np.ndarray,
+               senders: np.ndarray, step: int) -> None:
+    if len(senders) == 0:
+        return
+    receivers = layout.cross(level, senders)
+    g_src = layout.from_level_serial(level, instances[:, None], senders[None, :]).ravel()
+    g_dst = layout.from_level_serial(level, instances[:, None], receivers[None, :]).ravel()
+    builder.add(src=g_src, dst=g_dst, first=0, step=step)
+
+
+def theorem3_bound(layout: HDNLayout) -> int:
+    """Theorem 3: ``2^k T(B) - sum_i 2^i T(SN^{k-i}) + 2^{k+1} - 2`` with our factor times."""
+    return layout.theorem_bound(layout.subproduct_broadcast(range(len(layout.factors))),
+                                [layout.subproduct_broadcast(f) for f in layout.supernodes])
+
+
+def hdn_broadcast_schedule(topology: Topology, root: int = 0, message_bytes: float = 1.0) -> Schedule:
+    """The one-port HDN_broadcast schedule from ``root`` (a node index)."""
+    layout = hdn_layout(topology)
+    if not 0 <= root < layout.num_nodes:
+        raise TopocastError(f"hdn-broadcast: parameter 'root' must be in 0..{layout.num_nodes - 1}, got {root}")
+    builder = ScheduleBuilder(layout.num_nodes, origin=[root], collective="broadcast",
+                              message_bytes=message_bytes,
+                              meta={"theorem3_bound": theorem3_bound(layout)})
+    instance, serial = layout.level_serial(layout.k, np.array([root]))
+    _broadcast(layout, builder, layout.k, instance, int(serial[0]), (), _level_order(layout, layout.k), 0)
+    return builder.build()
+
+
+def _run(topology: Topology, *, engine: str, seed: int = 0, max_memory: float | None = None,
+         root: int, message_bytes: float, startup: float, per_byte: float, per_hop: float,
+         ports: str = "default", duplex: str = "default") -> RunResult:
+    schedule = hdn_broadcast_schedule(topology, root, message_bytes)
+    model = port_model(ports, duplex, PortModel.one_port())
+    result = execute(topology, schedule, "hdn-broadcast", engine, ports=model,
+                     cost=CostModel(startup, per_byte, per_hop), max_bytes=max_memory)
+    result.metrics["theorem3_bound"] = schedule.meta["theorem3_bound"]
+    result.metrics["one_port_lower_bound"] = max(
+        math.ceil(math.log2(topology.num_nodes)) if topology.num_nodes > 1 else 0,
+        int(result.metrics.get("step_lower_bound", 0)))
+    return result
+
+
+register_algorithm(Algorithm(
+    name="hdn-broadcast",
+    run=_run,
+    collective="broadcast",
+    doc="one-port broadcast in a hierarchical dual-net (Li, Peng, Chu 2012, Algorithm 2)",
+    families=("hdn", "rdn", "dualcube"),
+    params=(Param("root", "int", 0, "source node index", minimum=0),) + RUN_PARAMS,
+    aliases=("HDN_broadcast",),
+    engines=("step", "event"),
+    paper="hierarchical-dual-net",
+))

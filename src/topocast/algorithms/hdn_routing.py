@@ -1,0 +1,230 @@
+"""Node-to-node routing in hierarchical dual-nets: Algorithm 1 (HDN_routing), section 4.
+
+Li, Peng and Chu 2012.  The recursion on ``k`` is written once over numpy
+arrays of (source, target) pairs, so the same code routes one pair for
+``topocast route`` and a million pairs in the benchmark.
+
+For a pair ``u, v`` of ``HDN(B, k)`` with level-``k`` labels
+``(C, U, SN, N)``:
+
+* same cluster (Case 1): route inside the cluster, an ``HDN(B, k-1)``;
+* same class, other cluster (Case 3): one cross hop ``u -> w``, then Case 2;
+* other class (Case 2): ``u -> u' = (C_u, U_u, U_v, N_u)`` inside u's
+  cluster, the cross link ``u' -> u'' = (C_v, U_v, U_u, N_u)``, a route inside
+  the super-node ``u'' -> v' = (C_v, U_v, U_u, N_v)``, then ``v' -> v`` inside
+  v's cluster.
+
+Two readings of ``u'`` and ``v'``: ``literal=True`` takes the listing word for
+word (sub-routes to exactly those nodes); the default follows the text and
+the proof of Theorem 2 ("the u' and v' that leave u3 and v3 unchanged"): the
+sub-route from ``u`` ends anywhere in the target super-node and the one into
+``v`` is a reversed such route, so neither moves the super-node's own
+factors.  Only the default keeps Theorem 2's bound (the literal one exceeds
+it, e.g. 17 > 15 hops on HDN(B,2,(6,15)); see ``docs/hdn.md``).
+
+Base routing is shortest dimension-order routing in the product base: each
+factor in turn, the shorter way round a ring (``+`` on a tie), one hop in a
+complete graph, the differing bits from the lowest in a hypercube.  A route
+inside a super-node moves only its own factors.
+
+A route is first a list of *waypoints* (one column per waypoint, every pair
+of consecutive columns joined by a cross link or by a base segment inside one
+base copy), then expanded to a padded path: equal consecutive entries are
+"stay" steps and are not hops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import TopocastError
+from ..topology.core import Topology
+from ..topology.hdn import HDNLayout, hdn_layout
+
+BASE, CROSS = 0, 1
+
+
+def theorem2_bound(layout: HDNLayout) -> int:
+    """Theorem 2: ``2^k R(B) - sum_j 2^j R(SN^{k-j}) + 2^{k+1} - 2`` with ``R`` = shortest dimension order."""
+    return layout.theorem_bound(layout.base_diameter, [layout.subproduct_diameter(f) for f in layout.supernodes])
+
+
+def _replace_coords(layout: HDNLayout, level: int, target: np.ndarray, donor: np.ndarray,
+                    free: np.ndarray) -> np.ndarray:
+    """``target`` with its base coordinates in the ``free`` factors taken from ``donor`` (same base copy kept)."""
+    copy, a = layout.split(level, target)
+    _, b = layout.split(level, donor)
+    coords = np.where(free, layout.base_coords(b), layout.base_coords(a))
+    return layout.join(level, copy, layout.base_codec.encode_array(coords))
+
+
+def _waypoints(layout: HDNLayout, level: int, u: np.ndarray, v: np.ndarray, free: np.ndarray | None,
+               literal: bool):
+    """Waypoint columns (level-``level`` serials) and the kind of each segment between them.
+
+    ``free`` (pairs x factors, bool) marks base coordinates of the target that
+    may end anywhere: the route then stops at the first node that matches
+    ``v`` elsewhere (the last column).  ``literal`` follows the listing of
+    Algorithm 1 word for word (``u' = (u0, u1, v1, u3)``, ``v' = (v0, v1, u1,
+    v3)``, sub-routes to those exact nodes); otherwise ``u'`` and ``v'`` are
+    the ends of sub-routes that leave the super-node coordinates alone, as the
+    proof of Theorem 2 assumes.
+    """
+    if level == 0:
+        if free is not None:
+            v = _replace_coords(layout, 0, v, u, free)
+        return [u, v], [BASE]
+    cu, uu, _, _ = layout.decode(level, u)
+    cv, uv, _, nv = layout.decode(level, v)
+    same = (cu == cv) & (uu == uv)
+    w = np.where((cu == cv) & ~same, layout.cross(level, u), u)
+    cw, uw, _, nw = layout.decode(level, w)
+    exit_target = layout.encode(level, cw, uw, uv, nw)            # u' of the listing
+    own = np.zeros((len(u), len(layout.factors)), dtype=bool)
+    own[:, list(layout.supernodes[level - 1])] = True            # the level's super-node factors
+    if literal:
+        first = _inside_cluster(layout, level, w, np.where(same, v, exit_target), None, True)
+        u1 = first[0][-1]
+        u2 = np.where(same, u1, layout.cross(level, u1))
+        v1 = np.where(same, u1, layout.encode(level, cv, uv, uw, nv))
+        second = _inside_cluster(layout, level, v1, np.where(same, u1, v), None, True)
+    else:
+        free_first = np.where(same[:, None], False if free is None else free, own)
+        first = _inside_cluster(layout, level, w, np.where(same, v, exit_target), free_first, False)
+        u1 = first[0][-1]
+        u2 = np.where(same, u1, layout.cross(level, u1))
+        # the target's free coordinates take the values the route arrives with
+        v_end = v if free is None else _replace_coords(layout, level, v, u2, free)
+        entry = layout.encode(level, cv, uv, uw, nv)
+        back = _inside_cluster(layout, level, np.where(same, u1, v_end), np.where(same, u1, entry),
+                               np.where(same[:, None], False, own), False)
+        second = (back[0][::-1], back[1][::-1])
+    columns = [u] + first[0] + [u2] + second[0]
+    kinds = [CROSS] + first[1] + [CROSS, BASE] + second[1]
+    return columns, kinds
+
+
+def _inside_cluster(layout: HDNLayout, level: int, a: np.ndarray, b: np.ndarray, free, literal: bool):
+    """Route ``a -> b`` (same level-``level`` cluster) by the level-``level-1`` algorithm, after re-indexing."""
+    cluster, za = layout.to_cluster(level, a)
+    _, zb = layout.to_cluster(level, b)
+    cols, kinds = _waypoints(layout, level - 1, za, zb, free, literal)
+    return [layout.from_cluster(level, cluster, c) for c in cols], kinds
+
+
+def route_waypoints(layout: HDNLayout, sources, targets, literal: bool = False):
+    """Waypoints of Algorithm 1 for arrays of node indices (level-``k`` serials)."""
+    u = np.atleast_1d(np.asarray(sources, dtype=np.int64))
+    v = np.atleast_1d(np.asarray(targets, dtype=np.int64))
+    n = layout.num_nodes
+    if len(u) != len(v):
+        raise TopocastError("route: sources and targets must have the same length")
+    if len(u) and (u.min() < 0 or v.min() < 0 or u.max() >= n or v.max() >= n):
+        raise TopocastError(f"route: nodes must be in 0..{n - 1}")
+    return _waypoints(layout, layout.k, u, v, None, literal)
+
+
+def _base_distance(layout: HDNLayout, ca: np.ndarray, cb: np.ndarray) -> np.ndarray:
+    dist = np.zeros(len(ca), dtype=np.int64)
+    for i, f in enumerate(layout.factors):
+        x, y = ca[:, i], cb[:, i]
+        if f.kind == "ring":
+            d = (y - x) % f.param
+            dist += np.minimum(d, f.param - d)
+        elif f.kind == "complete":
+            dist += x != y
+        else:
+            dist += _popcount(x ^ y)
+    return dist
+
+
+def _popcount(x: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(x), dtype=np.int64)
+    x = x.copy()
+    while np.any(x):
+        out += x & 1
+        x >>= 1
+    return out
+
+
+def route_lengths(layout: HDNLayout, sources, targets, literal: bool = False) -> np.ndarray:
+    """Hop count of each route, without expanding the paths."""
+    cols, kinds = route_waypoints(layout, sources, targets, literal)
+    total = np.zeros(len(cols[0]), dtype=np.int64)
+    for p, q, kind in zip(cols[:-1], cols[1:], kinds):
+        if kind == CROSS:
+            total += p != q
+        else:
+            _, ap = layout.split(layout.k, p)
+            _, aq = layout.split(layout.k, q)
+            total += _base_distance(layout, layout.base_coords(ap), layout.base_coords(aq))
+    return total
+
+
+def _base_segment(layout: HDNLayout, p: np.ndarray, q: np.ndarray) -> list[np.ndarray]:
+    """Dimension-order hops from ``p`` to ``q`` in one base copy: one column per possible hop."""
+    copy, ap = layout.split(layout.k, p)
+    _, aq = layout.split(layout.k, q)
+    cur = layout.base_coords(ap)
+    goal = layout.base_coords(aq)
+    strides = np.asarray(layout.base_codec.strides, dtype=np.int64)
+    columns = []
+    for i, f in enumerate(layout.factors):
+        for _ in range(f.diameter):
+            x, y = cur[:, i], goal[:, i]
+            if f.kind == "ring":
+                d = (y - x) % f.param
+                step = np.where(d == 0, 0, np.where(d <= f.param // 2, 1, -1))
+                cur[:, i] = (x + step) % f.param
+            elif f.kind == "complete":
+                cur[:, i] = y
+            else:
+                diff = x ^ y
+                cur[:, i] = x ^ (diff & -diff)
+            columns.append(layout.join(layout.k, copy, cur @ strides))
+    return columns
+
+
+def route_paths(layout: HDNLayout, sources, targets, literal: bool = False) -> np.ndarray:
+    """Padded paths, shape ``(pairs, width)``: column 0 the source, the last column the target.
+
+    Equal consecutive entries are stays, not hops.
+    """
+    cols, kinds = route_waypoints(layout, sources, targets, literal)
+    out = [cols[0]]
+    for p, q, kind in zip(cols[:-1], cols[1:], kinds):
+        if kind == CROSS:
+            out.append(q)
+        else:
+            out.extend(_base_segment(layout, p, q))
+    return np.stack(out, axis=1)
+
+
+def compact_path(padded_row: np.ndarray) -> list[int]:
+    """One padded path row as a list of nodes without stays."""
+    row = np.asarray(padded_row)
+    keep = np.ones(len(row), dtype=bool)
+    keep[1:] = row[1:] != row[:-1]
+    return [int(x) for x in row[keep]]
+
+
+def path_hops(paths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(lengths, hop_sources, hop_targets)`` of padded paths (hops flattened)."""
+    a, b = paths[:, :-1], paths[:, 1:]
+    moved = a != b
+    return moved.sum(axis=1), a[moved], b[moved]
+
+
+def hops_are_links(topology: Topology, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Whether each ``src -> dst`` is a link (vectorised over the CSR of a regular topology)."""
+    deg = topology.port_degree
+    if len(deg) and deg.min() == deg.max():
+        table = topology.indices.reshape(topology.num_nodes, int(deg[0]))
+        return (table[src] == dst[:, None]).any(axis=1)
+    return np.array([topology.has_edge(int(a), int(b)) for a, b in zip(src, dst)], dtype=bool)
+
+
+def hdn_route(topology: Topology, source: int, target: int) -> list[int]:
+    """Algorithm 1 path from ``source`` to ``target`` as node indices (the family router)."""
+    layout = hdn_layout(topology)
+    return compact_path(route_paths(layout, [source], [target])[0])

@@ -1,0 +1,58 @@
+"""Cube-connected cycles CCC(n) (Preparata and Vuillemin 1981), the comparator of HDN Table 2.
+
+Each node of the n-cube becomes a cycle of n nodes; node ``(x, i)`` (cube
+address ``x``, cycle position ``i``) joins ``(x, i +- 1 mod n)`` along its
+cycle and ``(x XOR 2^i, i)`` across cube dimension ``i``.  ``n * 2^n`` nodes,
+degree 3, diameter ``2n + floor(n/2) - 2`` for ``n >= 4`` (6 for ``n = 3``;
+Fris, Havel and Liebl 1997).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import TopocastError
+from ..registry import Family, Param, register_family
+from .core import MixedRadixCodec, Topology
+
+
+def ccc_diameter_formula(n: int) -> int:
+    """Diameter of CCC(n) as usually quoted: ``2n + floor(n/2) - 2`` (exact for n >= 4)."""
+    return 2 * n + n // 2 - 2
+
+
+def _check_n(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 3 <= n <= 24:
+        raise TopocastError(f"ccc: parameter 'n' must be an integer in 3..24, got {n}")
+    return int(n)
+
+
+def _estimate(n: int) -> tuple[int, int]:
+    n = _check_n(n)
+    return n << n, 3 * (n << n)
+
+
+def cube_connected_cycles(n: int) -> Topology:
+    """Cube-connected cycles CCC(n); labels ``(x, i)``, arc labels ``+``, ``-``, ``cube``.
+
+    Raises :class:`TopocastError` unless ``3 <= n <= 24``.
+
+    >>> cube_connected_cycles(3).num_nodes
+    24
+    """
+    n = _check_n(n)
+    total = n << n
+    nodes = np.arange(total, dtype=np.int64)
+    x, i = nodes // n, nodes % n
+    src = np.concatenate([nodes, nodes, nodes])
+    dst = np.concatenate([x * n + (i + 1) % n, x * n + (i - 1) % n, (x ^ (np.int64(1) << i)) * n + i])
+    labels = np.repeat(np.array([0, 1, 2], dtype=np.int16), total)
+    return Topology.from_arcs("ccc", {"n": n}, total, src, dst, labels, ("+", "-", "cube"),
+                              codec=MixedRadixCodec((1 << n, n), ("x", "i")), vertex_transitive=True,
+                              meta={"spec": f"ccc:{n}", "diameter_formula": ccc_diameter_formula(n)})
+
+
+register_family(Family(
+    "ccc", cube_connected_cycles, (Param("n", "int", doc="cube dimension (n * 2^n nodes)", minimum=3),),
+    "cube-connected cycles CCC(n)", positional="n", aliases=("cube-connected-cycles",),
+    estimate=_estimate, example="ccc:5"))

@@ -1,0 +1,707 @@
+"""Hierarchical dual-nets HDN(B, k, S), recursive dual-nets RDN(m, k) and dual-cubes.
+
+Li, Peng and Chu, "Hierarchical Dual-Net: A Flexible Interconnection Network
+and its Routing Algorithm", IJNC 2(2), 2012 (``../shared/papers/hierarchical-dual-net.md``).
+
+Construction (section 2).  The base ``B = B_1 x ... x B_r`` is a Cartesian
+product of symmetric factors (rings ``C_n``, complete graphs ``K_n``,
+hypercubes ``Q_d``).  ``HDN(B, 0) = B``.  The level-``i`` super-node ``SN^i``
+is a sub-product of ``B`` over a subset ``F_i`` of the factors, ``s_i =
+|SN^i|``.  ``HDN(B, i)`` takes ``2 n_i`` copies (clusters) of ``HDN(B, i-1)``,
+``n_i = N_{i-1} / s_i`` per class, and joins node ``(C, U, SN, N)`` to
+``(1-C, SN, U, N)`` by a level-``i`` cross link.  ``N_i = 2 N_{i-1}^2 / s_i``
+(the recurrence; the closed form printed in the abstract and Theorem 1 is
+wrong for ``k >= 2``, see ``../shared/design/errata.md``).
+
+Labelling (our choice; the paper's Table 4 cannot hold together with its
+text, see the errata).  Every node of ``HDN(B, i)`` lies in one copy of ``B``:
+write it ``(copy, a)`` with ``a`` its base node.  Its index (serial) at level
+``i`` is ``copy * N_0 + perm_i(a)``, where ``perm_i`` lists the base
+coordinates outside ``F_i`` first (most significant) and those of ``F_i``
+last.  Then the serial splits as mixed radix ``(C, U, SN, N)`` with radices
+``(2, n_i, n_i, s_i)``: ``N`` is the position of ``a`` inside its super-node
+(the ``F_i`` coordinates), and ``SN = copy_{i-1} * (N_0 / s_i) + (a's other
+coordinates)``.  A level-``i`` super-node is therefore exactly the ``F_i``
+sub-product of one base copy: connected, of diameter ``D(SN^i)``.  The
+re-indexing between levels keeps ``(copy, a)`` and permutes the base digits.
+The node indices of the built :class:`Topology` are the level-``k`` serials.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import TopocastError
+from ..registry import Family, Param, register_family
+from .classic import complete, hypercube, ring
+from .core import MixedRadixCodec, Topology
+from .product import cartesian_product
+
+MAX_FACTORS = 16
+
+
+@dataclass(frozen=True)
+class BaseFactor:
+    """One symmetric factor of a base network: ``C_n`` ring, ``K_n`` complete graph or ``Q_d`` cube."""
+
+    kind: str  # "ring", "complete" or "hypercube"
+    param: int
+
+    @property
+    def name(self) -> str:
+        return {"ring": "C", "complete": "K", "hypercube": "Q"}[self.kind] + str(self.param)
+
+    @property
+    def size(self) -> int:
+        return 1 << self.param if self.kind == "hypercube" else self.param
+
+    @property
+    def diameter(self) -> int:
+        return {"ring": self.param // 2, "complete": 1, "hypercube": self.param}[self.kind]
+
+    @property
+    def ports(self) -> int:
+        """Ports per node (a ring of two is a double link: two ports)."""
+        return {"ring": 2, "complete": self.param - 1, "hypercube": self.param}[self.kind]
+
+    @property
+    def broadcast_steps(self) -> int:
+        """One-port broadcast time ``T(B_i)`` of the schedule we use in this factor.
+
+        Ring: both directions, ``ceil(n/2)``; complete graph: doubling,
+        ``ceil(log2 n)``; hypercube: one dimension per step, ``d``.
+        """
+        if self.kind == "ring":
+            return (self.param + 1) // 2
+        if self.kind == "complete":
+            return math.ceil(math.log2(self.param))
+        return self.param
+
+    def topology(self) -> Topology:
+        return {"ring": ring, "complete": complete, "hypercube": hypercube}[self.kind](self.param)
+
+
+def parse_factor(token: str, owner: str = "hdn") -> BaseFactor:
+    """``5`` or ``C5`` (ring), ``K4`` (complete), ``Q3`` (hypercube); ``P2`` is ``K2``."""
+    text = token.strip().upper()
+    kind_letter, digits = (text[0], text[1:]) if text[:1].isalpha() else ("C", text)
+    if not digits.isdigit():
+        raise TopocastError(f"{owner}: parameter 'base' has an unreadable factor '{token}' "
+                            "(use 5 or C5 for a ring, K4 complete, Q3 hypercube)")
+    value = int(digits)
+    if kind_letter == "P":
+        if value == 2:
+            return BaseFactor("complete", 2)
+        raise TopocastError(f"{owner}: parameter 'base' factor '{token}' is not symmetric: a path of "
+                            f"{value} nodes is not vertex-transitive (use rings C_n, complete graphs K_n "
+                            "or hypercubes Q_d)")
+    kinds = {"C": "ring", "K": "complete", "Q": "hypercube"}
+    if kind_letter not in kinds:
+        raise TopocastError(f"{owner}: parameter 'base' factor '{token}' is not a symmetric component "
+                            "(use rings C_n, complete graphs K_n or hypercubes Q_d)")
+    kind = kinds[kind_letter]
+    minimum = {"ring": 2, "complete": 2, "hypercube": 1}[kind]
+    if value < minimum:
+        raise TopocastError(f"{owner}: parameter 'base' factor '{token}' must have size >= {minimum}")
+    if kind == "hypercube" and value > 30:
+        raise TopocastError(f"{owner}: parameter 'base' factor '{token}' must have dimension <= 30")
+    return BaseFactor(kind, value)
+
+
+def parse_base(base: str | Sequence, owner: str = "hdn") -> tuple[BaseFactor, ...]:
+    """Factors of a base spec such as ``2x3x5`` (a 2 x 3 x 5 torus) or ``K4xC5`` or ``Q3``."""
+    if isinstance(base, (tuple, list)):
+        tokens = [str(t) for t in base]
+    else:
+        tokens = re.split(r"[xX*]", str(base))  # no factor name contains an 'x'
+    tokens = [t for t in tokens if t.strip()]
+    if not tokens:
+        raise TopocastError(f"{owner}: parameter 'base' needs at least one factor, e.g. base=2x3x5")
+    if len(tokens) > MAX_FACTORS:
+        raise TopocastError(f"{owner}: parameter 'base' must have <= {MAX_FACTORS} factors, got {len(tokens)}")
+    return tuple(parse_factor(t, owner) for t in tokens)
+
+
+def _subset_by_size(factors: tuple[BaseFactor, ...], size: int, level: int, owner: str) -> tuple[int, ...]:
+    """The factor subset of product ``size``: the first in lexicographic order of positions."""
+    best = None
+    for r in range(len(factors) + 1):
+        for combo in itertools.combinations(range(len(factors)), r):
+            if math.prod(factors[i].size for i in combo) == size and (best is None or combo < best):
+                best = combo
+    if best is None:
+        sizes = "x".join(str(f.size) for f in factors)
+        raise TopocastError(f"{owner}: parameter 's' entry s_{level}={size} must be a product of a subset of "
+                            f"the base factor sizes {sizes} (or 1)")
+    return best
+
+
+def _subset_by_names(factors: tuple[BaseFactor, ...], text: str, level: int, owner: str) -> tuple[int, ...]:
+    chosen: list[int] = []
+    for token in re.split(r"[xX*]", text):
+        token = token.strip()
+        if token.isdigit():
+            match = [i for i, f in enumerate(factors) if f.size == int(token) and i not in chosen]
+        else:
+            name = parse_factor(token, owner).name
+            match = [i for i, f in enumerate(factors) if f.name == name and i not in chosen]
+        if not match:
+            raise TopocastError(f"{owner}: parameter 's' entry s_{level}='{text}' names factor '{token}', "
+                                f"which the base {'x'.join(f.name for f in factors)} has no (more) of")
+        chosen.append(match[0])
+    return tuple(sorted(chosen))
+
+
+def parse_supernodes(s, factors: tuple[BaseFactor, ...], k: int | None, owner: str = "hdn"
+                     ) -> tuple[tuple[int, ...], ...]:
+    """Factor subsets ``F_1 .. F_k`` from ``6/15``, ``2x3/3x5`` or a sequence of sizes.
+
+    An entry that is a bare integer is a size (the first matching subset of
+    factors, in lexicographic order of positions); an entry with ``x`` or a
+    letter names factors.  Empty ``s`` means ``s_i = 1`` at every level.
+    """
+    if s is None or (isinstance(s, str) and not s.strip()):
+        if k is None:
+            raise TopocastError(f"{owner}: parameter 'k' is required when 's' is not given")
+        entries: list = ["1"] * k
+    elif isinstance(s, str):
+        entries = [e.strip() for e in s.split("/")]
+    else:
+        entries = [str(e) if not isinstance(e, (tuple, list)) else "x".join(map(str, e)) for e in s]
+    if k is not None and len(entries) != k:
+        raise TopocastError(f"{owner}: parameter 's' must list k={k} super-nodes (s_1/.../s_k), got {len(entries)}")
+    subsets = []
+    for level, entry in enumerate(entries, 1):
+        if not entry:
+            raise TopocastError(f"{owner}: parameter 's' has an empty entry at level {level}")
+        if entry.isdigit():
+            subsets.append(_subset_by_size(factors, int(entry), level, owner))
+        else:
+            subsets.append(_subset_by_names(factors, entry, level, owner))
+    return tuple(subsets)
+
+
+class HDNLayout:
+    """Sizes, labels and re-indexing of HDN(B, k, S); no adjacency (cheap to make).
+
+    Level-``j`` serials, for ``0 <= j <= k``, are ``copy * N_0 + perm_j(a)``
+    (``perm_0`` is the identity).  All methods take and return numpy arrays.
+    """
+
+    def __init__(self, factors: Sequence[BaseFactor], supernodes: Sequence[Sequence[int]]):
+        self.factors = tuple(factors)
+        self.supernodes = tuple(tuple(sorted(f)) for f in supernodes)
+        self.k = len(self.supernodes)
+        self.base_sizes = tuple(f.size for f in self.factors)
+        self.base_codec = MixedRadixCodec(self.base_sizes, [f"b{i}" for i in range(len(self.factors))])
+        self.N0 = math.prod(self.base_sizes)
+        self.s = tuple(math.prod(self.base_sizes[i] for i in f) for f in self.supernodes)
+        sizes = [self.N0]
+        clusters = [1]
+        for s_i in self.s:
+            clusters.append(sizes[-1] // s_i)
+            sizes.append(2 * sizes[-1] * clusters[-1])
+        self.sizes = tuple(sizes)          # N_0 .. N_k
+        self.clusters = tuple(clusters)    # n_0 (unused) .. n_k: clusters per class at level i
+
+    # -- figures ----------------------------------------------------------
+    @property
+    def num_nodes(self) -> int:
+        return self.sizes[-1]
+
+    @property
+    def base_degree(self) -> int:
+        return sum(f.ports for f in self.factors)
+
+    @property
+    def degree(self) -> int:
+        return self.base_degree + self.k
+
+    def subproduct_diameter(self, subset: Sequence[int]) -> int:
+        return sum(self.factors[i].diameter for i in subset)
+
+    def subproduct_broadcast(self, subset: Sequence[int]) -> int:
+        return sum(self.factors[i].broadcast_steps for i in subset)
+
+    @property
+    def base_diameter(self) -> int:
+        return self.subproduct_diameter(range(len(self.factors)))
+
+    def theorem_bound(self, base_value: int, supernode_values: Sequence[int]) -> int:
+        """``2^k X(B) - sum_j 2^j X(SN^{k-j}) + 2^{k+1} - 2`` (Theorems 1, 2, 3)."""
+        k = self.k
+        return (2 ** k * base_value - sum(2 ** j * supernode_values[k - 1 - j] for j in range(k))
+                + 2 ** (k + 1) - 2)
+
+    @property
+    def theorem1_diameter(self) -> int:
+        return self.theorem_bound(self.base_diameter, [self.subproduct_diameter(f) for f in self.supernodes])
+
+    @property
+    def closed_form_nodes(self) -> float:
+        """The paper's printed closed form ``(2 N_0)^(2^k) / (2 prod s_i)`` (wrong for k >= 2)."""
+        return (2 * self.N0) ** (2 ** self.k) / (2 * math.prod(self.s))
+
+    # -- base digits and per-level permutations ---------------------------
+    def base_coords(self, a) -> np.ndarray:
+        return self.base_codec.decode_array(a)
+
+    @cached_property
+    def _perms(self) -> list[np.ndarray]:
+        """``perm[j][a]`` = position of base node ``a`` in level-``j`` order."""
+        coords = self.base_coords(np.arange(self.N0))
+        perms = [np.arange(self.N0, dtype=np.int64)]
+        for subset in self.supernodes:
+            order = [i for i in range(len(self.factors)) if i not in subset] + list(subset)
+            radices = [self.base_sizes[i] for i in order]
+            perms.append(MixedRadixCodec(radices).encode_array(coords[:, order]))
+        return perms
+
+    @cached_property
+    def _inverse_perms(self) -> list[np.ndarray]:
+        out = []
+        for p in self._perms:
+            inv = np.empty_like(p)
+            inv[p] = np.arange(len(p))
+            out.append(inv)
+        return out
+
+    def perm(self, level: int) -> np.ndarray:
+        return self._perms[level]
+
+    def inverse_perm(self, level: int) -> np.ndarray:
+        return self._inverse_perms[level]
+
+    def split(self, level: int, serial) -> tuple[np.ndarray, np.ndarray]:
+        """``(copy, a)`` of level-``level`` serials."""
+        serial = np.asarray(serial, dtype=np.int64)
+        return serial // self.N0, self._inverse_perms[level][serial % self.N0]
+
+    def join(self, level: int, copy, a) -> np.ndarray:
+        return np.asarray(copy, dtype=np.int64) * self.N0 + self._perms[level][np.asarray(a, dtype=np.int64)]
+
+    def to_cluster(self, level: int, serial) -> tuple[np.ndarray, np.ndarray]:
+        """Level-``level`` serial -> (cluster ``C*n + U``, level-``level-1`` serial inside it)."""
+        serial = np.asarray(serial, dtype=np.int64)
+        inner = self.sizes[level - 1]
+        return serial // inner, self.down(level, serial % inner)
+
+    def down(self, level: int, y: np.ndarray) -> np.ndarray:
+        """In-cluster position ``y = SN*s + N`` at ``level`` -> level-``level-1`` serial."""
+        return y // self.N0 * self.N0 + self._perms[level - 1][self._inverse_perms[level][y % self.N0]]
+
+    def up(self, level: int, z: np.ndarray) -> np.ndarray:
+        """Level-``level-1`` serial -> in-cluster position at ``level``."""
+        return z // self.N0 * self.N0 + self._perms[level][self._inverse_perms[level - 1][z % self.N0]]
+
+    def from_cluster(self, level: int, cluster, serial_below) -> np.ndarray:
+        """(cluster, level-``level-1`` serial) -> level-``level`` serial."""
+        below = np.asarray(serial_below, dtype=np.int64)
+        return np.asarray(cluster, dtype=np.int64) * self.sizes[level - 1] + self.up(level, below)
+
+    # -- level labels and cross links --------------------------------------
+    def decode(self, level: int, serial) -> tuple[np.ndarray, ...]:
+        """``(C, U, SN, N)`` of level-``level`` serials (``level >= 1``)."""
+        serial = np.asarray(serial, dtype=np.int64)
+        n, s = self.clusters[level], self.s[level - 1]
+        return serial // (n * n * s), serial // (n * s) % n, serial // s % n, serial % s
+
+    def encode(self, level: int, c, u, sn, node) -> np.ndarray:
+        n, s = self.clusters[level], self.s[level - 1]
+        return ((np.asarray(c, dtype=np.int64) * n + u) * n + sn) * s + node
+
+    def cross(self, level: int, serial) -> np.ndarray:
+        """The level-``level`` cross neighbour: ``(C, U, SN, N) -> (1-C, SN, U, N)``."""
+        c, u, sn, node = self.decode(level, serial)
+        return self.encode(level, 1 - c, sn, u, node)
+
+    def level_serial(self, level: int, serial_k) -> tuple[np.ndarray, np.ndarray]:
+        """Level-``k`` serials -> (level-``level`` sub-HDN instance, serial inside it)."""
+        copy, a = self.split(self.k, serial_k)
+        copies_per = self.sizes[level] // self.N0
+        return copy // copies_per, self.join(level, copy % copies_per, a)
+
+    def from_level_serial(self, level: int, instance, serial) -> np.ndarray:
+        copy, a = self.split(level, serial)
+        return self.join(self.k, np.asarray(instance, dtype=np.int64) * (self.sizes[level] // self.N0) + copy, a)
+
+    def codec(self) -> "HDNCodec":
+        return HDNCodec(self)
+
+    def spec_s(self) -> str:
+        return "/".join(str(s) for s in self.s)
+
+
+class HDNCodec(MixedRadixCodec):
+    """Node index <-> level-``k`` label ``(C, U, SN, N)``; radices ``(2, n_k, n_k, s_k)``."""
+
+    def __init__(self, layout: HDNLayout):
+        self.layout = layout
+        super().__init__((2, layout.clusters[-1], layout.clusters[-1], layout.s[-1]), ("C", "U", "SN", "N"))
+
+
+def _neighbour_table(layout: HDNLayout, base: Topology) -> tuple[np.ndarray, np.ndarray]:
+    """Dense ``(N_k, d0 + k)`` neighbour and label tables, built level by level without Python loops per node."""
+    d0 = layout.base_degree
+    table = base.indices.reshape(layout.N0, d0).astype(np.int64)
+    labels = base.arc_labels.reshape(layout.N0, d0).astype(np.int16)
+    nlab = len(base.label_names)
+    for level in range(1, layout.k + 1):
+        inner = layout.sizes[level - 1]
+        y = np.arange(inner, dtype=np.int64)
+        z = layout.down(level, y)                 # level-(i-1) serial of in-cluster position y
+        relabelled = layout.up(level, table[z])   # neighbours, as in-cluster positions
+        lab = labels[z]
+        del table, labels
+        nclusters = 2 * layout.clusters[level]
+        offsets = np.arange(nclusters, dtype=np.int64)[:, None, None] * inner
+        width = relabelled.shape[1] + 1
+        new = np.empty((nclusters, inner, width), dtype=np.int64)
+        np.add(relabelled[None, :, :], offsets, out=new[:, :, :-1])
+        new[:, :, -1] = layout.cross(level, np.arange(nclusters * inner, dtype=np.int64)).reshape(nclusters, inner)
+        table = new.reshape(nclusters * inner, width)
+        labels = np.empty((nclusters, inner, width), dtype=np.int16)
+        labels[:, :, :-1] = lab[None]
+        labels[:, :, -1] = nlab + level - 1
+        labels = labels.reshape(nclusters * inner, width)
+    return table, labels
+
+
+def _sorted_csr(table: np.ndarray, labels: np.ndarray, nlabels: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sort each row by (neighbour, label) in place; returns (indices, arc_labels) flat."""
+    shift = max(1, int(nlabels - 1).bit_length())
+    key = table
+    key <<= shift
+    key |= labels
+    key.sort(axis=1)
+    out_labels = np.empty(key.shape, dtype=np.int16)
+    chunk = 1 << 20
+    mask = (1 << shift) - 1
+    for lo in range(0, key.shape[0], chunk):
+        out_labels[lo:lo + chunk] = key[lo:lo + chunk] & mask
+    key >>= shift
+    return key.reshape(-1), out_labels.reshape(-1)
+
+
+def _vertex_transitive(layout: HDNLayout) -> bool:
+    """Proven cases only: k = 1, or every s_i = 1 (RDN), or nested super-nodes F_k within ... within F_1.
+
+    The translations of a product of Cayley graphs, applied independently to
+    the cluster number and to the node of each class, plus the class swap, act
+    transitively on the dual-construction; with nested super-nodes they also
+    respect the super-node partition of the next level.  Other cases are
+    checked by sampled eccentricities in the reproduction, not assumed.
+    """
+    if layout.k == 1 or all(s == 1 for s in layout.s):
+        return True
+    return all(set(layout.supernodes[i]) <= set(layout.supernodes[i - 1]) for i in range(1, layout.k))
+
+
+def _base_generators(layout: HDNLayout) -> list[np.ndarray]:
+    """Automorphisms of the base as permutations of ``0..N_0-1``: per factor a shift and a reflection or swap."""
+    coords = layout.base_coords(np.arange(layout.N0))
+    gens = []
+    for i, f in enumerate(layout.factors):
+        moves = []
+        if f.kind == "hypercube":
+            moves = [lambda c, b=b: c ^ (1 << b) for b in range(f.param)]
+        else:
+            moves.append(lambda c, n=f.param: (c + 1) % n)
+            if f.kind == "ring":
+                moves.append(lambda c, n=f.param: (-c) % n)
+            elif f.param > 2:
+                moves.append(lambda c: np.where(c == 0, 1, np.where(c == 1, 0, c)))
+        for move in moves:
+            new = coords.copy()
+            new[:, i] = move(coords[:, i])
+            gens.append(layout.base_codec.encode_array(new))
+    return gens
+
+
+def _lift_generators(layout: HDNLayout, level: int, gens: list[np.ndarray]) -> list[np.ndarray]:
+    """Automorphisms of HDN(B, level) from automorphisms of its clusters.
+
+    A cluster automorphism ``g`` that maps level-``level`` super-nodes onto
+    super-nodes, ``(SN, N) -> (beta(SN), tau(N))``, lifts with a partner ``h``
+    of the same ``tau``: class-0 cluster ``U`` goes to ``beta_h(U)`` with its
+    nodes mapped by ``g``, class-1 cluster ``U'`` to ``beta_g(U')`` with its
+    nodes mapped by ``h``; cross links ``(0,U,SN,N) ~ (1,SN,U,N)`` are kept.
+    Partners used: ``(g, g)``, and ``(g, id)``, ``(id, g)`` when ``tau`` is
+    the identity.  Plus the class swap.
+    """
+    inner, n, s = layout.sizes[level - 1], layout.clusters[level], layout.s[level - 1]
+    y = np.arange(inner, dtype=np.int64)
+    identity = (y, np.arange(n, dtype=np.int64))
+    pairs = []
+    for g in gens:
+        gy = layout.up(level, g[layout.down(level, y)]).reshape(n, s)
+        blocks, pos = gy // s, gy % s
+        if not (np.all(blocks == blocks[:, :1]) and np.all(pos == pos[:1])):
+            continue  # does not respect the super-nodes of this level
+        lifted = (gy.reshape(-1), blocks[:, 0])
+        pairs.append((lifted, lifted))
+        if np.array_equal(pos[0], np.arange(s)):
+            pairs += [(lifted, identity), (identity, lifted)]
+    out = []
+    for (g_nodes, g_sn), (h_nodes, h_sn) in pairs:
+        perm = np.empty(2 * n * inner, dtype=np.int64)
+        view = perm.reshape(2, n, inner)
+        view[0] = (h_sn[:, None]) * inner + g_nodes[None, :]
+        view[1] = (n + g_sn[:, None]) * inner + h_nodes[None, :]
+        out.append(perm)
+    swap = np.arange(2 * n * inner, dtype=np.int64).reshape(2, n * inner)[::-1].reshape(-1).copy()
+    out.append(swap)
+    return out
+
+
+def automorphism_generators(layout: HDNLayout) -> list[np.ndarray]:
+    """Permutations of the node indices of HDN(B, k) that are automorphisms (lifted translations).
+
+    Built level by level by :func:`_lift_generators`; callers may check them
+    with :func:`is_automorphism`.
+    """
+    gens = _base_generators(layout)
+    for level in range(1, layout.k + 1):
+        gens = _lift_generators(layout, level, gens)
+    return gens
+
+
+def is_automorphism(topology: Topology, perm: np.ndarray) -> bool:
+    """Whether ``perm`` maps every neighbourhood onto the neighbourhood of the image (regular graphs)."""
+    d = int(topology.port_degree[0])
+    table = topology.indices.reshape(topology.num_nodes, d)
+    chunk = 1 << 18
+    for lo in range(0, topology.num_nodes, chunk):
+        rows = np.arange(lo, min(lo + chunk, topology.num_nodes))
+        mapped = np.sort(perm[table[rows]], axis=1)
+        if not np.array_equal(mapped, table[perm[rows]]):
+            return False
+    return True
+
+
+def orbit_representatives(topology: Topology, generators: list[np.ndarray]) -> np.ndarray:
+    """One node per orbit of the group the permutations generate (smallest index of each orbit)."""
+    label = np.arange(topology.num_nodes, dtype=np.int64)
+    inverses = []
+    for g in generators:
+        inv = np.empty_like(g)
+        inv[g] = np.arange(len(g))
+        inverses.append(inv)
+    while True:
+        before = label.copy()
+        for g, inv in zip(generators, inverses):
+            np.minimum(label, label[g], out=label)
+            np.minimum(label, label[inv], out=label)
+        while True:
+            jumped = label[label]
+            if np.array_equal(jumped, label):
+                break
+            label = jumped
+        if np.array_equal(before, label):
+            return np.unique(label)
+
+
+def symmetry_and_diameter(topology: Topology, samples: int = 8, seed: int = 0) -> dict:
+    """Exact diameter of an HDN with as few BFS runs as its symmetry allows.
+
+    Orbits of the group generated by :func:`automorphism_generators` (each
+    generator checked to be an automorphism first) partition the nodes; one
+    BFS per orbit gives every eccentricity, hence the exact diameter.  A
+    single orbit proves the graph vertex-transitive.  ``samples`` random
+    nodes (seeded) are BFS'd too, as the plain symmetry check: their
+    eccentricities must lie in the orbit range.
+    """
+    from .metrics import eccentricity
+
+    layout = hdn_layout(topology)
+    gens = automorphism_generators(layout)
+    bad = [i for i, g in enumerate(gens) if not is_automorphism(topology, g)]
+    if bad:
+        raise RuntimeError(f"{topology.spec}: generator {bad[0]} is not an automorphism")
+    reps = orbit_representatives(topology, gens)
+    ecc = eccentricity(topology, reps)
+    rng = np.random.default_rng(seed)
+    sampled = eccentricity(topology, rng.choice(topology.num_nodes, min(samples, topology.num_nodes), replace=False))
+    return {
+        "diameter": int(ecc.max()),
+        "radius": int(ecc.min()),
+        "orbits": int(len(reps)),
+        "vertex_transitive": bool(len(reps) == 1),
+        "bfs_runs": int(len(reps) + len(sampled)),
+        "sampled_eccentricity": (int(sampled.min()), int(sampled.max())),
+    }
+
+
+def dual_bisection(topology: Topology) -> np.ndarray:
+    """Side (0/1) of every node in the paper's partition of section 3 (Figure 9).
+
+    The clusters of each class are split into a left half (``U < n_k / 2``)
+    and a right half; side 1 is both right halves.  Balanced when ``n_k`` is
+    even; only level-``k`` cross links are cut.
+    """
+    layout = hdn_layout(topology)
+    _, u, _, _ = layout.decode(layout.k, np.arange(layout.num_nodes))
+    return (2 * u >= layout.clusters[-1]).astype(np.int8)
+
+
+def cut_size(topology: Topology, side: np.ndarray) -> int:
+    """Links whose two ends lie on different sides."""
+    return int(np.count_nonzero(side[topology.arc_sources] != side[topology.indices]) // 2)
+
+
+def _layout(base, k, s, owner: str) -> HDNLayout:
+    if k is None and isinstance(s, str) and s.strip():
+        k = len(s.split("/"))  # k defaults to the number of super-nodes listed
+    if k is None:
+        raise TopocastError(f"{owner}: parameter 'k' is required when 's' is not given (e.g. k=2)")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise TopocastError(f"{owner}: parameter 'k' must be an integer >= 1, got {k}")
+    factors = parse_base(base, owner)
+    return HDNLayout(factors, parse_supernodes(s, factors, int(k), owner))
+
+
+def _base_text(factors: Sequence[BaseFactor]) -> str:
+    return "x".join(str(f.param) if f.kind == "ring" else f.name for f in factors)
+
+
+def build_from_layout(layout: HDNLayout, family: str = "hdn", params: dict | None = None,
+                      spec: str | None = None) -> Topology:
+    """The :class:`Topology` of a layout (vectorised; 6.48 million nodes in a few seconds)."""
+    base = cartesian_product([f.topology() for f in layout.factors])
+    if not np.all(base.port_degree == layout.base_degree):
+        raise TopocastError(f"{family}: the base network is not regular")
+    table, labels = _neighbour_table(layout, base)
+    label_names = list(base.label_names) + [f"cross{i}" for i in range(1, layout.k + 1)]
+    indices, arc_labels = _sorted_csr(table, labels, len(label_names))
+    n = layout.num_nodes
+    indptr = np.arange(n + 1, dtype=np.int64) * layout.degree
+    base_txt = _base_text(layout.factors)
+    spec = spec or f"hdn:base={base_txt},k={layout.k},s={layout.spec_s()}"
+    params = params or {"base": base_txt, "k": layout.k, "s": layout.spec_s()}
+    meta = {
+        "spec": spec,
+        "base": "x".join(f.name for f in layout.factors),
+        "base_nodes": layout.N0,
+        "base_degree": layout.base_degree,
+        "supernodes": ["x".join(layout.factors[i].name for i in f) or "1" for f in layout.supernodes],
+        "supernode_sizes": list(layout.s),
+        "level_nodes": list(layout.sizes),
+        "clusters_per_class": list(layout.clusters[1:]),
+        "theorem1_diameter": layout.theorem1_diameter,
+        "paper_closed_form_nodes": layout.closed_form_nodes,
+    }
+    return Topology(family, params, indptr, indices, arc_labels, label_names, codec=layout.codec(),
+                    vertex_transitive=_vertex_transitive(layout), meta=meta)
+
+
+def hierarchical_dual_net(base: str | Sequence = "2x3x5", k: int | None = None,
+                          s: str | Sequence | None = None) -> Topology:
+    """Hierarchical dual-net HDN(B, k, S) (Li, Peng and Chu 2012, section 2).
+
+    Parameters
+    ----------
+    base : factors of the base network ``B``, e.g. ``"2x3x5"`` (the 2 x 3 x 5
+        torus of the paper), ``"K4xC5"``, ``"Q3"``.
+    k : number of dual-constructions, ``>= 1`` (default: the number of ``s`` entries).
+    s : super-nodes ``s_1/.../s_k`` by size (``"6/15"``) or by factors
+        (``"2x3/3x5"``); default all 1 (the recursive dual-net).
+
+    Returns a :class:`Topology` whose node labels are ``(C, U, SN, N)`` at level k.
+
+    Raises :class:`TopocastError` for an asymmetric factor, ``k < 1``, or an
+    ``s_i`` that is not the product of a subset of the factor sizes.
+
+    >>> hierarchical_dual_net("2x3x5", 2, "6/15").num_nodes
+    12000
+    """
+    layout = _layout(base, k, s, "hdn")
+    return build_from_layout(layout)
+
+
+def recursive_dual_net(base: str | Sequence = "Q3", k: int = 1) -> Topology:
+    """Recursive dual-net RDN(m, k): the HDN with every ``s_i = 1`` (Li, Peng and Chu 2009).
+
+    >>> recursive_dual_net("Q3", 1).num_nodes
+    128
+    """
+    layout = _layout(base, k, None, "rdn")
+    base_txt = _base_text(layout.factors)
+    return build_from_layout(layout, "rdn", {"base": base_txt, "k": layout.k},
+                             spec=f"rdn:base={base_txt},k={layout.k}")
+
+
+def dual_cube(n: int) -> Topology:
+    """Dual-cube DC(n): one dual-construction on the (n-1)-cube; 2^(2n-1) nodes, degree n, diameter 2n.
+
+    This is Table 2's Dual-Cube(n) (Li and Peng 2000): clusters are
+    (n-1)-cubes, so the node degree is n.
+
+    >>> dual_cube(3).num_nodes
+    32
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
+        raise TopocastError(f"dualcube: parameter 'n' must be an integer >= 2, got {n}")
+    layout = HDNLayout((BaseFactor("hypercube", int(n) - 1),), ((),))
+    return build_from_layout(layout, "dualcube", {"n": int(n)}, spec=f"dualcube:{int(n)}")
+
+
+def _estimate_layout(layout: HDNLayout) -> tuple[int, int]:
+    return layout.num_nodes, layout.num_nodes * layout.degree
+
+
+def hdn_routing(topology: Topology, source: int, target: int) -> list[int]:
+    """Algorithm 1 (``topocast route``); lives in :mod:`topocast.algorithms.hdn_routing`."""
+    from ..algorithms.hdn_routing import hdn_route
+
+    return hdn_route(topology, source, target)
+
+
+def hdn_layout(topology: Topology) -> HDNLayout:
+    """The layout behind a built hdn/rdn/dualcube topology."""
+    codec = topology.codec
+    if not isinstance(codec, HDNCodec):
+        raise TopocastError(f"{topology.family}: not a hierarchical dual-net")
+    return codec.layout
+
+
+register_family(Family(
+    name="hdn",
+    builder=hierarchical_dual_net,
+    params=(Param("base", "str", doc="base factors, e.g. 2x3x5 (torus), K4xC5, Q3"),
+            Param("k", "int", None, doc="levels (dual-constructions), >= 1; default: the length of s", minimum=1),
+            Param("s", "str", None, doc="super-nodes s_1/.../s_k by size (6/15) or factors (2x3/3x5); default all 1")),
+    doc="hierarchical dual-net HDN(B,k,S) (Li, Peng, Chu 2012)",
+    aliases=("hierarchical-dual-net",),
+    estimate=lambda base, k=None, s=None: _estimate_layout(_layout(base, k, s, "hdn")),
+    example="hdn:base=2x3x5,k=2,s=6/15",
+    router=hdn_routing,
+))
+register_family(Family(
+    name="rdn",
+    builder=recursive_dual_net,
+    params=(Param("base", "str", doc="base factors, e.g. Q3 or 2x3x5"),
+            Param("k", "int", doc="dual-constructions, >= 1", minimum=1)),
+    doc="recursive dual-net RDN(m,k): HDN with every s_i = 1",
+    aliases=("recursive-dual-net",),
+    estimate=lambda base, k: _estimate_layout(_layout(base, k, None, "rdn")),
+    example="rdn:base=Q3,k=2",
+    router=hdn_routing,
+))
+register_family(Family(
+    name="dualcube",
+    builder=dual_cube,
+    params=(Param("n", "int", doc="dual-cube order: 2^(2n-1) nodes, degree n", minimum=2),),
+    doc="dual-cube DC(n): dual-construction on the (n-1)-cube",
+    aliases=("dual-cube",),
+    positional="n",
+    estimate=lambda n: (2 ** (2 * n - 1), n * 2 ** (2 * n - 1)),
+    example="dualcube:4",
+    router=hdn_routing,
+))

@@ -1,0 +1,104 @@
+"""Algorithm 2 (HDN_broadcast) under the one-port model: exactly once, steps against Theorem 3."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import topocast as tc
+from topocast.algorithms.hdn_broadcast import factor_broadcast, hdn_broadcast_schedule, theorem3_bound
+from topocast.cli import main
+from topocast.sim.models import PortModel
+from topocast.sim.step import run_steps
+from topocast.topology.hdn import BaseFactor
+
+
+@pytest.mark.parametrize("factor", [BaseFactor("ring", n) for n in range(2, 9)]
+                         + [BaseFactor("complete", n) for n in range(2, 8)]
+                         + [BaseFactor("hypercube", d) for d in range(1, 5)])
+def test_factor_broadcast_one_port_exactly_once(factor):
+    step, src, dst = factor_broadcast(factor)
+    held = {0: -1}
+    for t in range(int(step.max()) + 1):
+        now = step == t
+        assert len(set(src[now])) == now.sum() and len(set(dst[now])) == now.sum()  # one port
+        for a, b in zip(src[now], dst[now]):
+            assert held.get(int(a), t) < t and int(b) not in held
+            adj = factor.topology().has_edge(int(a), int(b))
+            assert adj
+        for b in dst[now]:
+            held[int(b)] = t
+    assert sorted(held) == list(range(factor.size))
+    assert int(step.max()) + 1 == factor.broadcast_steps
+
+
+@pytest.mark.parametrize("spec, root, steps", [
+    ("hdn:base=2x3x5,k=1,s=1", 0, 14), ("hdn:base=2x3x5,k=1,s=6", 123, 11), ("hdn:base=2x3x5,k=1,s=30", 5, 7),
+    ("hdn:base=2x3x5,k=2,s=6/15", 0, 19), ("hdn:base=2x3x5,k=2,s=6/15", 11999, 19),
+    ("hdn:base=2x3x5,k=2,s=30/30", 77, 12), ("hdn:base=2x3x5,k=2,s=15/2", 4321, 19),
+    ("hdn:base=K2,k=3,s=2/1/2", 500, 17), ("dualcube:4", 3, 8), ("hdn:base=K4xC5,k=2,s=4/5", 17, 19),
+])
+def test_broadcast_exactly_once_within_theorem3(spec, root, steps):
+    result = tc.run(spec, "hdn-broadcast", root=root)
+    m = result.metrics
+    assert result.verified and m["exactly_once"] and m["complete"]
+    assert m["steps"] == steps <= m["theorem3_bound"]
+    assert m["ports"].startswith("one-port")
+    assert m["steps"] >= m["one_port_lower_bound"] >= np.ceil(np.log2(tc.build(spec).num_nodes))
+
+
+def test_theorem3_bound_values():
+    t = tc.build("hdn:base=2x3x5,k=2,s=6/15")
+    # T(B) = 1 + 2 + 3, T(SN1) = T(C2 x C3) = 3, T(SN2) = T(C3 x C5) = 5: 4*6 - (5 + 2*3) + 6
+    assert theorem3_bound(t.codec.layout) == 19
+
+
+def test_one_port_is_respected_and_checked():
+    t = tc.build("hdn:base=2x3x5,k=2,s=6/15")
+    schedule = hdn_broadcast_schedule(t, 0)
+    assert schedule.num_transfers == t.num_nodes - 1
+    trace = run_steps(t, schedule, PortModel.one_port())
+    assert trace.verification.ok and trace.senders.max() <= t.num_nodes
+    # squeezing two steps into one must break the one-port rule or the data dependency
+    bad = tc.Schedule(**{**schedule.__dict__, "step": schedule.step // 2 * 2 // 2})
+    assert not run_steps(t, bad, PortModel.one_port()).verification.ok
+
+
+def test_bad_root():
+    with pytest.raises(tc.TopocastError, match="'root'"):
+        tc.run("hdn:base=2x3x5,k=1,s=30", "hdn-broadcast", root=60)
+
+
+def test_cli_run_json(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", "hdn:base=2x3x5,k=2,s=30/30", "hdn-broadcast", "--set", "root=5", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert exit_info.value.code == 0
+    assert data["verified"] and data["exactly_once"] and data["steps"] == data["theorem3_bound"] == 12
+
+
+@st.composite
+def small_case(draw):
+    kinds = draw(st.lists(st.sampled_from(["2", "3", "4", "5", "K3", "Q2"]), min_size=1, max_size=3))
+    k = draw(st.integers(1, 2))
+    s = "/".join(draw(st.sampled_from(["1"] + ["x".join(kinds[: i + 1]) for i in range(len(kinds))]))
+                 for _ in range(k))
+    return "x".join(kinds), k, s
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_case(), st.integers(0, 10**6))
+def test_broadcast_over_many_parameters(case, root):
+    base, k, s = case
+    spec = f"hdn:base={base},k={k},s={s}"
+    fam, kw = tc.parse_spec(spec)
+    if fam.estimate(**kw)[0] > 30000:
+        return
+    t = tc.build(spec)
+    result = tc.run(t, "hdn-broadcast", root=root % t.num_nodes)
+    assert result.verified and result.metrics["exactly_once"]
+    assert result.metrics["steps"] <= theorem3_bound(t.codec.layout)

@@ -1,0 +1,64 @@
+"""``topocast reproduce hdn`` pieces: Table 1 cells, measured rows, claims, the routing example."""
+
+from __future__ import annotations
+
+from topocast import registry
+from topocast.experiments import hdn as exp
+from topocast.progress import SILENT
+from topocast.report import Compare, Report
+
+
+def test_registered():
+    assert registry.experiment("hdn").run is exp.run_hdn
+
+
+def test_table1_all_cells_match_and_closed_form_refuted():
+    report = Report("hdn", "t")
+    exp.table1(report)
+    assert report.tables[0].compared() == (72, 72)
+    claims = {c.text: c for c in report.claims}
+    assert claims["Table 1 node counts (72 entries) follow N_i = 2 N_{i-1}^2 / s_i"].confirmed
+    closed = [c for c in report.claims if c.text.startswith("Closed form")][0]
+    assert not closed.confirmed and "810,000" in closed.evidence and "1,620,000" in closed.evidence
+
+
+def test_measured_rows_diameter_broadcast_bisection():
+    measured = [exp.measure_config(s, SILENT) for s in [(30,), (30, 30), (15, 30), (6, 30)]]
+    by = {m["s"]: m for m in measured}
+    assert (by[(30,)]["diameter"], by[(30,)]["formula"]) == (5, 6)
+    assert (by[(30, 30)]["diameter"], by[(30, 30)]["formula"]) == (8, 10)
+    assert (by[(6, 30)]["diameter"], by[(6, 30)]["radius"], by[(6, 30)]["orbits"]) == (14, 13, 13)
+    assert all(m["bcast_once"] and m["bcast_steps"] <= m["theorem3"] for m in measured)
+    assert by[(30, 30)]["bisection_cut"] == 60
+    report = Report("hdn", "t")
+    exp.diameter_tables(report, measured)
+    exp.broadcast_table(report, measured)
+    exp.bisection_table(report, measured, quick=True)
+    claims = {c.text: c.confirmed for c in report.claims}
+    assert claims["Theorem 1's diameter formula is an upper bound"]
+    assert not claims["Theorem 1's diameter formula is the exact diameter"]
+    assert not claims["HDN is symmetric (all nodes look alike)"]
+    assert claims["The partition of Figure 9 cuts N/4 links"]
+    # Kernighan-Lin beats N/4 on HDN(B,2,(15,30)): 180 < 240 links
+    assert not claims["Bisection width is N/4"]
+    row = [r for r in report.tables[-1].rows if r[0] == "k=2,s=15/30"][0]
+    assert row[2] == row[3] == 240 and row[4] < 240
+
+
+def test_routing_example_row():
+    report = Report("hdn", "t")
+    exp.routing_example(report)
+    row = report.tables[0].rows[0]
+    assert isinstance(row[1], Compare) and row[1].paper == 17 and row[1].ours <= 15 == row[2]
+    assert row[4] == "yes"
+
+
+def test_quick_run_end_to_end(tmp_path):
+    report = exp.run_hdn(quick=True, out=None, progress=SILENT)
+    titles = [t.title for t in report.tables]
+    assert any(t.startswith("Table 1") for t in titles) and any(t.startswith("Table 3") for t in titles)
+    table3 = [t for t in report.tables if t.title.startswith("Table 3")][0]
+    hits, total = table3.compared()
+    assert hits == total >= 40
+    written = report.write(tmp_path)
+    assert all(p.exists() for p in written)
