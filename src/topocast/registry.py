@@ -133,6 +133,10 @@ class Family:
     #: ``router(topology, source, target) -> list of node indices`` (the family's
     #: own routing algorithm); ``topocast route`` falls back to a BFS shortest path
     router: Callable[..., list[int]] | None = None
+    #: ``orbits(topology) -> int64[N]``: an orbit label per node under automorphisms
+    #: the family knows (checked by the family); distance metrics then run one BFS
+    #: per orbit instead of one per node
+    orbits: Callable[..., Any] | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:

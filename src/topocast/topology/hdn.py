@@ -488,6 +488,20 @@ def is_automorphism(topology: Topology, perm: np.ndarray) -> bool:
 
 def orbit_representatives(topology: Topology, generators: list[np.ndarray]) -> np.ndarray:
     """One node per orbit of the group the permutations generate (smallest index of each orbit)."""
+    return np.unique(orbit_labels(topology, generators))
+
+
+def hdn_orbits(topology: Topology) -> np.ndarray:
+    """Orbit label of every node under the checked automorphisms (the family's ``orbits`` hook)."""
+    gens = automorphism_generators(hdn_layout(topology))
+    bad = [i for i, g in enumerate(gens) if not is_automorphism(topology, g)]
+    if bad:
+        raise RuntimeError(f"{topology.spec}: generator {bad[0]} is not an automorphism")
+    return orbit_labels(topology, gens)
+
+
+def orbit_labels(topology: Topology, generators: list[np.ndarray]) -> np.ndarray:
+    """Smallest node index of each node's orbit under the group the permutations generate."""
     label = np.arange(topology.num_nodes, dtype=np.int64)
     inverses = []
     for g in generators:
@@ -505,7 +519,7 @@ def orbit_representatives(topology: Topology, generators: list[np.ndarray]) -> n
                 break
             label = jumped
         if np.array_equal(before, label):
-            return np.unique(label)
+            return label
 
 
 def symmetry_and_diameter(topology: Topology, samples: int = 8, seed: int = 0) -> dict:
@@ -682,6 +696,7 @@ register_family(Family(
     estimate=lambda base, k=None, s=None: _estimate_layout(_layout(base, k, s, "hdn")),
     example="hdn:base=2x3x5,k=2,s=6/15",
     router=hdn_routing,
+    orbits=hdn_orbits,
 ))
 register_family(Family(
     name="rdn",
@@ -693,6 +708,7 @@ register_family(Family(
     estimate=lambda base, k: _estimate_layout(_layout(base, k, None, "rdn")),
     example="rdn:base=Q3,k=2",
     router=hdn_routing,
+    orbits=hdn_orbits,
 ))
 register_family(Family(
     name="dualcube",
@@ -704,4 +720,5 @@ register_family(Family(
     estimate=lambda n: (2 ** (2 * n - 1), n * 2 ** (2 * n - 1)),
     example="dualcube:4",
     router=hdn_routing,
+    orbits=hdn_orbits,
 ))

@@ -89,19 +89,34 @@ def eccentricity(topology: Topology, sources=None) -> np.ndarray:
     return ecc
 
 
+def orbits(topology: Topology) -> tuple[np.ndarray, np.ndarray]:
+    """``(representatives, sizes)`` of node orbits the builder knows of.
+
+    One orbit when the builder declares the graph vertex-transitive; the
+    family's ``orbits`` hook when it has one; otherwise every node alone.
+    """
+    n = topology.num_nodes
+    if topology.vertex_transitive:
+        return np.array([0]), np.array([n])
+    from .. import registry
+
+    family = registry._REG.families.get(topology.family)
+    if family is not None and family.orbits is not None:
+        reps, sizes = np.unique(np.asarray(family.orbits(topology)), return_counts=True)
+        return reps, sizes
+    return np.arange(n), np.ones(n, dtype=np.int64)
+
+
 def distance_distribution(topology: Topology, exact_all_sources: bool = False) -> np.ndarray:
     """``counts[d]`` = ordered node pairs at distance ``d`` (``counts[0] = N``).
 
-    Uses one source when the builder declares the graph vertex-transitive,
-    unless ``exact_all_sources``.
+    One BFS per known orbit (:func:`orbits`: one in all for a vertex-transitive
+    graph), unless ``exact_all_sources``.
     """
     n = topology.num_nodes
-    if topology.vertex_transitive and not exact_all_sources:
-        _, hist = _profile(topology, np.array([0]))
-        counts = hist[0] * n
-    else:
-        _, hist = _profile(topology, np.arange(n))
-        counts = hist.sum(axis=0)
+    reps, sizes = (np.arange(n), np.ones(n, dtype=np.int64)) if exact_all_sources else orbits(topology)
+    _, hist = _profile(topology, reps)
+    counts = (hist * sizes[:, None]).sum(axis=0)
     return np.trim_zeros(counts, "b")
 
 
