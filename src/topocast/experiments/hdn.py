@@ -454,4 +454,4 @@ def run_hdn(quick: bool = True, out: Path | None = None, progress: Progress | No
 register_experiment(Experiment(
     "hdn", run_hdn,
     "Hierarchical dual-nets: Tables 1-3, Theorems 1-3 against measured values, bisection, routing example",
-    paper="hierarchical-dual-net.md"))
+    paper="Li, Peng, Chu: Hierarchical Dual-Net, a Flexible Interconnection Network and its Routing Algorithm"))
