@@ -8,27 +8,10 @@ import topocast as tc
 from topocast.algorithms.butterfly_rls import (check_rls, destination_tag_states, intermediate, involution,
                                                 rls_plan, rls_routes, rls_states, rotation)
 from topocast.errors import TopocastError
-from topocast.sim.circuit import is_latin_square, shift_route, trace, trace_many
+from topocast.sim.circuit import is_latin_square, path_counts, shift_route, trace, trace_many
 from topocast.topology.butterfly_butterfly import butterfly_butterfly_network, butterfly_digit
 
 dary = st.tuples(st.integers(1, 4), st.integers(2, 4)).filter(lambda t: t[1] ** t[0] <= 256)
-
-
-def path_counts(net):
-    """paths[i, j]: input-to-output paths through the switch stages, any setting."""
-    n = net.num_inputs
-    counts = np.zeros((n, int(net.in_off[1])), dtype=np.int64)
-    counts[np.arange(n), net.net_in] = 1
-    for s in range(net.num_stages):
-        ins, outs = int(net.ins[s]), int(net.outs[s])
-        out_counts = np.repeat(counts.reshape(n, -1, ins).sum(axis=2), outs, axis=1)
-        if s == net.num_stages - 1:
-            result = np.zeros((n, net.num_outputs), dtype=np.int64)
-            result[:, net.net_out] = out_counts
-            return result
-        nxt = np.zeros((n, int(net.in_off[s + 2] - net.in_off[s + 1])), dtype=np.int64)
-        nxt[:, net.next_in[net.out_off[s]:net.out_off[s + 1]] - net.in_off[s + 1]] = out_counts
-        counts = nxt
 
 
 @settings(max_examples=25, deadline=None)

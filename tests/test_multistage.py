@@ -9,30 +9,12 @@ import topocast as tc
 from topocast.algorithms.min_alltoall import check_min_square, min_latin_routes, random_base
 from topocast.errors import TopocastError
 from topocast.sim.circuit import shift_route, trace
+from topocast.sim.circuit import path_counts
 from topocast.topology.fattree import gft
 from topocast.topology.multistage import (benes_network, clos_network, folded_clos_is_fat_tree,
                                           multistage_network)
 
 dary = st.tuples(st.integers(1, 4), st.integers(2, 4)).filter(lambda t: t[1] ** t[0] <= 256)
-
-
-def path_counts(net):
-    """paths[i, j]: input-to-output paths through the layered switch graph (any switch setting)."""
-    n = net.num_inputs
-    counts = np.zeros((n, int(net.in_off[1])), dtype=np.int64)
-    counts[np.arange(n), net.net_in] = 1
-    for s in range(net.num_stages):
-        ins, outs = int(net.ins[s]), int(net.outs[s])
-        per_switch = counts.reshape(n, -1, ins).sum(axis=2)
-        out_counts = np.repeat(per_switch, outs, axis=1)
-        if s == net.num_stages - 1:
-            result = np.zeros((n, net.num_outputs), dtype=np.int64)
-            result[:, net.net_out] = out_counts
-            return result
-        nxt = np.zeros((n, int(net.in_off[s + 2] - net.in_off[s + 1])), dtype=np.int64)
-        targets = net.next_in[net.out_off[s]:net.out_off[s + 1]] - net.in_off[s + 1]
-        nxt[:, targets] = out_counts
-        counts = nxt
 
 
 @settings(max_examples=30, deadline=None)

@@ -206,33 +206,29 @@ def _load() -> None:
             importlib.import_module(info.name)
 
 
+def _add(table: dict, aliases: dict, item, what: str):
+    for key in (item.name, *getattr(item, "aliases", ())):
+        if key in table or key in aliases:
+            raise RuntimeError(f"{what} name '{key}' registered twice")
+    table[item.name] = item
+    for alias in getattr(item, "aliases", ()):
+        aliases[alias] = item.name
+    return item
+
+
 def register_family(family: Family) -> Family:
     """Add a family; its name and aliases must be new."""
-    for key in (family.name, *family.aliases):
-        if key in _REG.families or key in _REG.aliases:
-            raise RuntimeError(f"family name '{key}' registered twice")
-    _REG.families[family.name] = family
-    for alias in family.aliases:
-        _REG.aliases[alias] = family.name
-    return family
+    return _add(_REG.families, _REG.aliases, family, "family")
 
 
 def register_algorithm(algorithm: Algorithm) -> Algorithm:
     """Add an algorithm; its name and aliases must be new."""
-    for key in (algorithm.name, *algorithm.aliases):
-        if key in _REG.algorithms or key in _REG.algorithm_aliases:
-            raise RuntimeError(f"algorithm name '{key}' registered twice")
-    _REG.algorithms[algorithm.name] = algorithm
-    for alias in algorithm.aliases:
-        _REG.algorithm_aliases[alias] = algorithm.name
-    return algorithm
+    return _add(_REG.algorithms, _REG.algorithm_aliases, algorithm, "algorithm")
 
 
 def register_experiment(experiment: Experiment) -> Experiment:
-    if experiment.name in _REG.experiments:
-        raise RuntimeError(f"experiment '{experiment.name}' registered twice")
-    _REG.experiments[experiment.name] = experiment
-    return experiment
+    """Add a paper reproduction; its name must be new."""
+    return _add(_REG.experiments, {}, experiment, "experiment")
 
 
 def _lookup(table: dict, aliases: dict, name: str, what: str):

@@ -298,3 +298,23 @@ def delivery_counts(n: int, sources: np.ndarray, targets: np.ndarray) -> np.ndar
     ok = targets >= 0
     flat = np.asarray(sources)[ok] * n + np.asarray(targets)[ok]
     return np.bincount(flat, minlength=n * n).reshape(n, n)
+
+
+def path_counts(net):
+    """``paths[i, j]``: input-to-output paths through the layered switch graph, whatever the switch
+    settings (a banyan network has exactly one between every pair)."""
+    n = net.num_inputs
+    counts = np.zeros((n, int(net.in_off[1])), dtype=np.int64)
+    counts[np.arange(n), net.net_in] = 1
+    for s in range(net.num_stages):
+        ins, outs = int(net.ins[s]), int(net.outs[s])
+        per_switch = counts.reshape(n, -1, ins).sum(axis=2)
+        out_counts = np.repeat(per_switch, outs, axis=1)
+        if s == net.num_stages - 1:
+            result = np.zeros((n, net.num_outputs), dtype=np.int64)
+            result[:, net.net_out] = out_counts
+            return result
+        nxt = np.zeros((n, int(net.in_off[s + 2] - net.in_off[s + 1])), dtype=np.int64)
+        targets = net.next_in[net.out_off[s]:net.out_off[s + 1]] - net.in_off[s + 1]
+        nxt[:, targets] = out_counts
+        counts = nxt

@@ -30,6 +30,7 @@ import numpy as np
 
 from ...errors import TopocastError
 from ...topology.core import Topology
+from ...topology.csr import first_arc
 
 ECUBE, HIGH, LOW = 0, 1, 2
 ROUTING_NAMES = {ECUBE: "e-cube", HIGH: "high-channel", LOW: "low-channel"}
@@ -76,21 +77,6 @@ def arc_keys(topology: Topology) -> np.ndarray:
 
 
 @nb.njit(cache=True)
-def _arc(keys, n, u, v):
-    key = u * n + v
-    lo, hi = 0, len(keys)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if keys[mid] < key:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < len(keys) and keys[lo] == key:
-        return lo
-    return -1
-
-
-@nb.njit(cache=True)
 def _next_hop(kind, x, d, strides, radices, label, indptr, indices):
     """One hop from ``x`` towards ``d`` under routing ``kind`` (``x != d``); -1 if none."""
     if kind == ECUBE:
@@ -118,7 +104,7 @@ def _next_hop(kind, x, d, strides, radices, label, indptr, indices):
 
 @nb.njit(cache=True)
 def _expand(kinds, starts, dest_ptr, dests, dest_slot, strides, radices, label, indptr, indices,
-            keys, n, count_only, path_ptr, path_node, path_arc, path_slot):
+            n, count_only, path_ptr, path_node, path_arc, path_slot):
     """Walk every worm; fill (or, with ``count_only``, measure) its path.
 
     Returns -1 on success, else the index of the first worm whose destination
@@ -146,7 +132,7 @@ def _expand(kinds, starts, dest_ptr, dests, dest_slot, strides, radices, label, 
                     return w
                 if not count_only:
                     path_node[pos] = y
-                    path_arc[pos] = _arc(keys, n, x, y)
+                    path_arc[pos] = first_arc(indptr, indices, x, y)
                     path_slot[pos] = -1
                 pos += 1
                 x = y
@@ -180,12 +166,11 @@ def expand_paths(topology: Topology, kinds, starts, dest_ptr, dests, dest_slot):
     dest_ptr = np.asarray(dest_ptr, dtype=np.int64)
     dests = np.asarray(dests, dtype=np.int64)
     dest_slot = np.asarray(dest_slot, dtype=np.int64)
-    keys = arc_keys(topology)
     n = topology.num_nodes
     path_ptr = np.zeros(len(kinds) + 1, dtype=np.int64)
     empty = np.zeros(0, dtype=np.int64)
     bad = _expand(kinds, starts, dest_ptr, dests, dest_slot, strides, radices, label,
-                  topology.indptr, topology.indices, keys, n, True, path_ptr, empty, empty, empty)
+                  topology.indptr, topology.indices, n, True, path_ptr, empty, empty, empty)
     if bad >= 0:
         raise TopocastError(_bad_worm(bad, kinds, starts, dest_ptr, dests))
     total = int(path_ptr[-1])
@@ -193,7 +178,7 @@ def expand_paths(topology: Topology, kinds, starts, dest_ptr, dests, dest_slot):
     path_arc = np.empty(total, dtype=np.int64)
     path_slot = np.empty(total, dtype=np.int64)
     _expand(kinds, starts, dest_ptr, dests, dest_slot, strides, radices, label,
-            topology.indptr, topology.indices, keys, n, False, path_ptr, path_node, path_arc, path_slot)
+            topology.indptr, topology.indices, n, False, path_ptr, path_node, path_arc, path_slot)
     return path_ptr, path_node, path_arc, path_slot
 
 
