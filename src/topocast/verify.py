@@ -72,6 +72,15 @@ def receive(holds, required, all_required, node, first, count):
     return redundant, new_required
 
 
+@nb.njit(cache=True, parallel=True)
+def _zeros(rows, words):
+    """A zeroed bit matrix, filled by all threads (first touch of a large block is the slow part)."""
+    out = np.empty((rows, words), dtype=np.uint64)
+    for r in nb.prange(rows):
+        out[r, :] = 0
+    return out
+
+
 @nb.njit(cache=True)
 def _set_bits(matrix, rows, messages):
     for i in range(len(rows)):
@@ -121,7 +130,7 @@ class HoldState:
                 f"over the limit of {human_bytes(max_bytes)}"
             )
         self.schedule = schedule
-        self.holds = np.zeros((n, words), dtype=np.uint64)
+        self.holds = _zeros(n, words)
         origin = schedule.origin
         _set_bits(self.holds, origin, np.arange(m, dtype=np.int64))
         self.all_required = isinstance(schedule.targets, str)
@@ -132,7 +141,7 @@ class HoldState:
         else:
             ptr, ids = schedule.target_csr()
             msg = np.repeat(np.arange(m, dtype=np.int64), np.diff(ptr))
-            self.required = np.zeros((n, words), dtype=np.uint64)
+            self.required = _zeros(n, words)
             _set_bits(self.required, ids, msg)
             self.need = np.bincount(ids, minlength=n).astype(np.int64)
             self.have = np.zeros(n, dtype=np.int64)

@@ -27,16 +27,19 @@ OK, NO_LINK, LINK_BUSY, PORT_SEND, PORT_RECV, NOT_HELD, HALF_DUPLEX = range(7)
 
 
 @nb.njit(cache=True)
-def _find_arc(indptr, indices, arc_use, rev, u, v, half):
-    """First parallel arc u -> v free this step (and its reverse, if half-duplex)."""
+def _find_arc(indptr, indices, arc_step, rev, u, v, half, step):
+    """First parallel arc u -> v free this step (and its reverse, if half-duplex).
+
+    ``arc_step[e] == step`` marks an arc already carrying a transfer this step.
+    """
     e = first_arc(indptr, indices, u, v)
     if e < 0:
         return -1, NO_LINK
     code = LINK_BUSY
     hi = indptr[u + 1]
     while e < hi and indices[e] == v:
-        if arc_use[e] == 0:
-            if not half or arc_use[rev[e]] == 0:
+        if arc_step[e] != step:
+            if not half or arc_step[rev[e]] != step:
                 return e, OK
             code = HALF_DUPLEX
         e += 1
@@ -94,7 +97,7 @@ def _run(indptr, indices, rev, order, step_ptr, group_ptr, step_groups, src, dst
     for v in range(n):
         if have[v] >= need[v]:
             completion[v] = 0
-    arc_use = np.zeros(len(indices), np.int64)
+    arc_step = np.full(len(indices), -1, np.int64)
     arc_load = np.zeros(len(indices), np.int64)
     arc_of = np.empty(len(order), np.int64)
     missing = np.empty(len(order), np.int64)
@@ -107,56 +110,54 @@ def _run(indptr, indices, rev, order, step_ptr, group_ptr, step_groups, src, dst
     redundant = 0
     for s in range(nsteps):
         lo, hi = step_ptr[s], step_ptr[s + 1]
-        # phase 1: links and ports (in order), then data held before the step (in parallel)
+        # phase 1: links, ports and per-step counts (in order), then data held before the step (in parallel)
         for i in range(lo, hi):
             t = order[i]
             u, v = src[t], dst[t]
-            e, code = _find_arc(indptr, indices, arc_use, rev, u, v, half)
+            e, code = _find_arc(indptr, indices, arc_step, rev, u, v, half, s)
             if e < 0:
                 return t, code, -1, senders, receivers, active, max_link, moved, completion, receipts, redundant
-            arc_use[e] += 1
+            arc_step[e] = s
             arc_of[i] = e
+            arc_load[e] = 0
+            # per-node counters restart the first time a node appears in a step
+            if sent_at[u] != s:
+                sent_at[u] = s
+                sends[u] = 0
+                senders[s] += 1
+            if recv_at[v] != s:
+                recv_at[v] = s
+                recvs[v] = 0
+                receivers[s] += 1
             sends[u] += 1
             recvs[v] += 1
             if ports > 0:
-                if sends[u] > ports or (half and sends[u] + recvs[u] > ports):
+                recv_u = recvs[u] if recv_at[u] == s else 0
+                send_v = sends[v] if sent_at[v] == s else 0
+                if sends[u] > ports or (half and sends[u] + recv_u > ports):
                     return t, PORT_SEND, -1, senders, receivers, active, max_link, moved, completion, receipts, redundant
-                if recvs[v] > ports or (half and sends[v] + recvs[v] > ports):
+                if recvs[v] > ports or (half and send_v + recvs[v] > ports):
                     return t, PORT_RECV, -1, senders, receivers, active, max_link, moved, completion, receipts, redundant
             for r in range(range_ptr[t], range_ptr[t + 1]):
                 arc_load[e] += count[r]
                 moved[s] += count[r]
+            if arc_load[e] > max_link[s]:
+                max_link[s] = arc_load[e]
+            if active_at[u] != s:
+                active_at[u] = s
+                active[s] += 1
+            if active_at[v] != s:
+                active_at[v] = s
+                active[s] += 1
         _check_held(holds, order, lo, hi, src, range_ptr, first, count, missing)
         for i in range(lo, hi):
             if missing[i] >= 0:
                 return order[i], NOT_HELD, missing[i], senders, receivers, active, max_link, moved, completion, receipts, redundant
-        # phase 2: deliveries, then per-step statistics
+        # phase 2: deliveries
         got, dup = _deliver(holds, required, all_required, order, group_ptr, step_groups[s], step_groups[s + 1],
                             dst, range_ptr, first, count, have, need, completion, s + 1)
         receipts += got
         redundant += dup
-        for i in range(lo, hi):
-            t = order[i]
-            u, v = src[t], dst[t]
-            e = arc_of[i]
-            if arc_load[e] > max_link[s]:
-                max_link[s] = arc_load[e]
-            if sent_at[u] != s:
-                sent_at[u] = s
-                senders[s] += 1
-            if recv_at[v] != s:
-                recv_at[v] = s
-                receivers[s] += 1
-            for w in (u, v):
-                if active_at[w] != s:
-                    active_at[w] = s
-                    active[s] += 1
-        for i in range(lo, hi):
-            t = order[i]
-            arc_use[arc_of[i]] = 0
-            arc_load[arc_of[i]] = 0
-            sends[src[t]] = 0
-            recvs[dst[t]] = 0
     return -1, OK, -1, senders, receivers, active, max_link, moved, completion, receipts, redundant
 
 
@@ -196,6 +197,39 @@ _MESSAGES = {
 }
 
 
+@nb.njit(cache=True)
+def _receivers_repeat(order, step, dst, n):
+    """True if some node receives more than one transfer in one step."""
+    seen = np.full(n, -1, np.int64)
+    for t in order:
+        if seen[dst[t]] == step[t]:
+            return True
+        seen[dst[t]] = step[t]
+    return False
+
+
+def _delivery_groups(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
+    """Transfers ordered by step, and within a step grouped by receiver.
+
+    Deliveries to one receiver form a group that one thread applies; groups
+    run in parallel. When no node receives twice in a step (one-port
+    schedules, most all-port ones) every transfer is its own group and no
+    sort by receiver is needed.
+    """
+    step, dst, count = schedule.step, schedule.dst, schedule.num_transfers
+    if count == 0 or np.all(step[1:] >= step[:-1]):
+        order = np.arange(count, dtype=np.int64)
+    else:
+        order = np.argsort(step, kind="stable").astype(np.int64)
+    if not _receivers_repeat(order, step, dst, schedule.num_nodes):
+        return order, np.arange(count + 1, dtype=np.int64)
+    order = np.lexsort((np.arange(count), dst, step)).astype(np.int64)
+    ordered_step, ordered_dst = step[order], dst[order]
+    starts = np.ones(count, dtype=bool)
+    starts[1:] = (ordered_dst[1:] != ordered_dst[:-1]) | (ordered_step[1:] != ordered_step[:-1])
+    return order, np.append(np.flatnonzero(starts), count).astype(np.int64)
+
+
 def run_steps(topology: Topology, schedule: Schedule, ports: PortModel = PortModel(),
               max_bytes: float | None = None) -> StepTrace:
     """Run ``schedule`` in synchronous steps on ``topology`` and verify it."""
@@ -203,14 +237,8 @@ def run_steps(topology: Topology, schedule: Schedule, ports: PortModel = PortMod
         raise ValueError("the step engine needs a step per transfer")
     state = HoldState(schedule, max_bytes)
     nsteps = schedule.num_steps
-    # by step, and within a step by receiver (deliveries to one receiver form a group)
-    order = np.lexsort((np.arange(schedule.num_transfers), schedule.dst, schedule.step)).astype(np.int64)
-    ordered_step = schedule.step[order]
-    step_ptr = np.searchsorted(ordered_step, np.arange(nsteps + 1)).astype(np.int64)
-    ordered_dst = schedule.dst[order]
-    starts = np.ones(len(order), dtype=bool)
-    starts[1:] = (ordered_dst[1:] != ordered_dst[:-1]) | (ordered_step[1:] != ordered_step[:-1])
-    group_ptr = np.append(np.flatnonzero(starts), len(order)).astype(np.int64)
+    order, group_ptr = _delivery_groups(schedule)
+    step_ptr = np.searchsorted(schedule.step[order], np.arange(nsteps + 1)).astype(np.int64)
     step_groups = np.searchsorted(group_ptr, step_ptr).astype(np.int64)
     rev = topology.reverse_arc if ports.duplex == "half" else np.zeros(1, np.int64)
     (bad, code, missing, senders, receivers, active, max_link, moved, completion,
