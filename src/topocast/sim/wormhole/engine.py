@@ -127,6 +127,18 @@ class WormTrace:
     wait_cycle: list = field(default_factory=list)
 
 
+@nb.njit(cache=True, inline="always")
+def _enqueue(j, v, q_head, q_tail, job_next, node_work):
+    """Append job ``j`` to node ``v``'s FIFO; True if the node was idle until now."""
+    if q_tail[v] < 0:
+        q_head[v] = j
+    else:
+        job_next[q_tail[v]] = j
+    q_tail[v] = j
+    node_work[v] += 1
+    return node_work[v] == 1
+
+
 @nb.njit(cache=True)
 def _simulate(cycles, flits, startup, inj_channels, ej_channels, batch, inter_ej, watchdog, stop_idle,
               num_nodes, num_arcs,
@@ -169,15 +181,8 @@ def _simulate(cycles, flits, startup, inj_channels, ej_channels, batch, inter_ej
         while rp < n_timed and job_release[timed_order[rp]] <= t:
             j = timed_order[rp]
             rp += 1
-            v = job_node[j]
-            if q_tail[v] < 0:
-                q_head[v] = j
-            else:
-                job_next[q_tail[v]] = j
-            q_tail[v] = j
-            if node_work[v] == 0:
+            if _enqueue(j, job_node[j], q_head, q_tail, job_next, node_work):
                 busy_nodes += 1
-            node_work[v] += 1
         # 2. processors and injection
         if busy_nodes > 0:
             for v in range(num_nodes):
@@ -285,15 +290,8 @@ def _simulate(cycles, flits, startup, inj_channels, ej_channels, batch, inter_ej
                         slot_count[s] += 1
                         jn = slot_job[s]
                         if jn >= 0:
-                            v = job_node[jn]
-                            if q_tail[v] < 0:
-                                q_head[v] = jn
-                            else:
-                                job_next[q_tail[v]] = jn
-                            q_tail[v] = jn
-                            if node_work[v] == 0:
+                            if _enqueue(jn, job_node[jn], q_head, q_tail, job_next, node_work):
                                 busy_nodes += 1
-                            node_work[v] += 1
                 if q == h:
                     finished = True
             if finished:
