@@ -27,7 +27,7 @@ import numpy as np
 
 import topocast as tc
 from topocast.algorithms.hdn_routing import hops_are_links, path_hops, route_lengths, route_paths
-from topocast.topology.hdn import symmetry_and_diameter
+from topocast.topology.hdn_symmetry import symmetry_and_diameter
 from topocast.topology.metrics import bfs_distances
 
 

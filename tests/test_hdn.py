@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 import topocast as tc
 from topocast.cli import main
 from topocast.experiments.hdn import PAPER_TABLE1_K1, PAPER_TABLE1_K2, SIZES
-from topocast.topology.hdn import (BaseFactor, HDNLayout, automorphism_generators, cut_size, dual_bisection,
-                                   dual_cube, hierarchical_dual_net, is_automorphism, orbit_representatives,
-                                   parse_base, parse_supernodes, recursive_dual_net, symmetry_and_diameter)
+from topocast.topology.hdn import (BaseFactor, HDNLayout, dual_cube, hierarchical_dual_net, parse_base,
+                                   parse_supernodes, recursive_dual_net)
+from topocast.topology.hdn_symmetry import (automorphism_generators, cut_size, dual_bisection, is_automorphism,
+                                            orbit_representatives, symmetry_and_diameter)
 from topocast.topology.metrics import bfs_distances, eccentricity
 
 

@@ -33,8 +33,8 @@ from ..registry import Experiment, register_experiment
 from ..report import Claim, Compare, Report, Table
 from ..spec import build
 from ..topology.ccc import ccc_diameter_formula
-from ..topology.hdn import (HDNLayout, cut_size, dual_bisection, parse_base, parse_supernodes,
-                            symmetry_and_diameter)
+from ..topology.hdn import HDNLayout, parse_base, parse_supernodes
+from ..topology.hdn_symmetry import cut_size, dual_bisection, symmetry_and_diameter
 from ..topology.metrics import bfs_distances, diameter
 
 SIZES = (1, 2, 3, 5, 6, 10, 15, 30)
