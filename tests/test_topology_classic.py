@@ -138,3 +138,18 @@ def test_bad_specs_name_the_parameter(spec, message):
 def test_memory_guard_refuses_large_builds():
     with pytest.raises(tc.TopocastError, match="max-memory"):
         tc.build("hypercube:30", max_memory=2**30)
+
+
+@settings(max_examples=6, deadline=None)
+@given(dims=st.lists(st.integers(2, 14), min_size=2, max_size=3).filter(lambda d: np.prod(d) <= 700))
+def test_larger_meshes_and_tori_match_networkx_degree_and_diameter(dims):
+    for periodic, build in ((False, mesh), (True, torus)):
+        t = build(*dims)
+        g = nx.grid_graph(dim=list(reversed(dims)), periodic=periodic)
+        if periodic:  # networkx keeps a single edge for a size-2 ring; we keep two ports
+            expected_ports = sorted(2 * len(dims) for _ in g.nodes())
+        else:
+            expected_ports = sorted(d for _, d in g.degree())
+        assert sorted(t.port_degree.tolist()) == expected_ports
+        assert sorted(t.distinct_degree.tolist()) == sorted(d for _, d in g.degree())
+        assert diameter(t) == nx.diameter(g)
