@@ -145,3 +145,11 @@ def test_one_port_event_engine_serialises_a_node():
     cost = CostModel(1.0, 0.0, 0.0)
     assert run_events(t, b.build(), cost, PortModel.all_port()).makespan == 1.0
     assert run_events(t, b.build(), cost, PortModel.one_port()).makespan == 2.0
+
+
+def test_the_first_offending_transfer_is_named_whatever_the_rule():
+    t = tc.build("ring:5")
+    b = broadcast_builder(5)
+    b.add(src=[2, 0, 0], dst=[3, 1, 4], first=0, step=0)  # 2 lacks the message; 0 then exceeds one port
+    bad = run_steps(t, b.build(), PortModel.one_port()).verification.first_violation
+    assert bad.startswith("transfer 0 ") and "does not hold" in bad

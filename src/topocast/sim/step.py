@@ -27,12 +27,10 @@ OK, NO_LINK, LINK_BUSY, PORT_SEND, PORT_RECV, NOT_HELD, HALF_DUPLEX = range(7)
 
 
 @nb.njit(cache=True)
-def _find_arc(indptr, indices, arc_step, rev, u, v, half, step):
-    """First parallel arc u -> v free this step (and its reverse, if half-duplex).
-
-    ``arc_step[e] == step`` marks an arc already carrying a transfer this step.
-    """
-    e = first_arc(indptr, indices, u, v)
+def _claim_arc(indptr, indices, arc_step, rev, e, u, v, half, step):
+    """From the first arc ``e`` of ``u -> v``, the first parallel arc free this step
+    (and whose reverse is free, if half-duplex); ``arc_step[a] == step`` marks a
+    busy arc."""
     if e < 0:
         return -1, NO_LINK
     code = LINK_BUSY
@@ -47,10 +45,12 @@ def _find_arc(indptr, indices, arc_step, rev, u, v, half, step):
 
 
 @nb.njit(cache=True, parallel=True)
-def _check_held(holds, order, lo, hi, src, range_ptr, first, count, missing_out):
-    """Read-only: first message each transfer's sender lacks (-1 if none), in parallel."""
+def _inspect(holds, order, lo, hi, src, dst, indptr, indices, range_ptr, first, count, missing_out, arc_out):
+    """Read-only and in parallel: each transfer's first arc and the first message
+    its sender lacks before the step (-1 if none)."""
     for i in nb.prange(lo, hi):
         t = order[i]
+        arc_out[i] = first_arc(indptr, indices, src[t], dst[t])
         missing_out[i] = -1
         for r in range(range_ptr[t], range_ptr[t + 1]):
             m = sender_lacks(holds, src[t], first[r], count[r])
@@ -110,11 +110,13 @@ def _run(indptr, indices, rev, order, step_ptr, group_ptr, step_groups, src, dst
     redundant = 0
     for s in range(nsteps):
         lo, hi = step_ptr[s], step_ptr[s + 1]
-        # phase 1: links, ports and per-step counts (in order), then data held before the step (in parallel)
+        # phase 1: arcs and data held before the step (parallel), then links, ports,
+        # data and per-step counts in order, so the first offending transfer is named
+        _inspect(holds, order, lo, hi, src, dst, indptr, indices, range_ptr, first, count, missing, arc_of)
         for i in range(lo, hi):
             t = order[i]
             u, v = src[t], dst[t]
-            e, code = _find_arc(indptr, indices, arc_step, rev, u, v, half, s)
+            e, code = _claim_arc(indptr, indices, arc_step, rev, arc_of[i], u, v, half, s)
             if e < 0:
                 return t, code, -1, senders, receivers, active, max_link, moved, completion, receipts, redundant
             arc_step[e] = s
@@ -138,6 +140,8 @@ def _run(indptr, indices, rev, order, step_ptr, group_ptr, step_groups, src, dst
                     return t, PORT_SEND, -1, senders, receivers, active, max_link, moved, completion, receipts, redundant
                 if recvs[v] > ports or (half and send_v + recvs[v] > ports):
                     return t, PORT_RECV, -1, senders, receivers, active, max_link, moved, completion, receipts, redundant
+            if missing[i] >= 0:
+                return t, NOT_HELD, missing[i], senders, receivers, active, max_link, moved, completion, receipts, redundant
             for r in range(range_ptr[t], range_ptr[t + 1]):
                 arc_load[e] += count[r]
                 moved[s] += count[r]
@@ -149,10 +153,6 @@ def _run(indptr, indices, rev, order, step_ptr, group_ptr, step_groups, src, dst
             if active_at[v] != s:
                 active_at[v] = s
                 active[s] += 1
-        _check_held(holds, order, lo, hi, src, range_ptr, first, count, missing)
-        for i in range(lo, hi):
-            if missing[i] >= 0:
-                return order[i], NOT_HELD, missing[i], senders, receivers, active, max_link, moved, completion, receipts, redundant
         # phase 2: deliveries
         got, dup = _deliver(holds, required, all_required, order, group_ptr, step_groups[s], step_groups[s + 1],
                             dst, range_ptr, first, count, have, need, completion, s + 1)
