@@ -70,6 +70,17 @@ def test_route_size_checked():
         trace(two_stage(), np.zeros(3, dtype=np.int16))
 
 
+def test_route_port_out_of_range_is_refused():
+    """Output 2 of a 2-output switch would silently be output 0 of the next switch."""
+    net = two_stage()
+    route = np.zeros(net.route_size, dtype=np.int16)
+    route[1] = 2
+    with pytest.raises(TopocastError, match=r"stage 0 has switches with 2 outputs \(0..1\), got output 2"):
+        trace(net, route)
+    with pytest.raises(TopocastError, match="got output 2"):
+        trace_many(net, np.stack([np.zeros(net.route_size, dtype=np.int16), route]))
+
+
 def test_state_tables():
     assert shift_route(3, 3, [1]).tolist() == [[1, 2, 0]]
     assert shift_route(2, 4, [3]).tolist() == [[3, 0]]

@@ -1,5 +1,7 @@
 """Clos networks: non-blocking conditions, routing by edge colouring, the blocking example."""
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -11,14 +13,70 @@ from topocast.sim.circuit import trace
 from topocast.topology.multistage import clos_network, clos_properties
 
 
+@settings(deadline=None)
 @given(st.integers(1, 8), st.integers(1, 16), st.integers(1, 8))
 def test_nonblocking_conditions(n, m, r):
     props = clos_properties(n, m, r)
-    assert props["strictly_nonblocking"] == (m >= 2 * n - 1)
+    assert props["strictly_nonblocking"] == (m >= 2 * n - 1 or (r == 1 and m >= n))
     assert props["rearrangeable"] == (m >= n)
     t = tc.build(f"clos:n={n},m={m},r={r}")
     assert t.meta["switches_per_stage"] == [r, m, r]
     assert t.meta["switch_sizes"] == [f"{n}x{m}", f"{r}x{r}", f"{m}x{n}"]
+
+
+def brute_force_nonblocking(n, m, r):
+    """(strict, rearrangeable) of C(n, m, r) by enumerating every state of circuits.
+
+    A state gives each input nothing or (output, middle switch) with no link
+    between an outer switch and a middle switch used twice.  Strict: in every
+    state every idle input reaches every idle output on some middle switch
+    free at both ends.  Rearrangeable: every full permutation has a state.
+    """
+    terminals = n * r
+    busy_in = [[False] * m for _ in range(r)]
+    busy_out = [[False] * m for _ in range(r)]
+    used_out = [False] * terminals
+    strict, full = True, set()
+    chosen = []
+
+    def visit(i):
+        nonlocal strict
+        if i == terminals:
+            idle_in = [a for a in range(terminals) if chosen[a] is None]
+            idle_out = [o for o in range(terminals) if not used_out[o]]
+            for a in idle_in:
+                for o in idle_out:
+                    if not any(not busy_in[a // n][b] and not busy_out[o // n][b] for b in range(m)):
+                        strict = False
+            if not idle_in:
+                full.add(tuple(c[0] for c in chosen))
+            return
+        chosen.append(None)
+        visit(i + 1)
+        chosen.pop()
+        for o in range(terminals):
+            if used_out[o]:
+                continue
+            for b in range(m):
+                if busy_in[i // n][b] or busy_out[o // n][b]:
+                    continue
+                busy_in[i // n][b] = busy_out[o // n][b] = used_out[o] = True
+                chosen.append((o, b))
+                visit(i + 1)
+                chosen.pop()
+                busy_in[i // n][b] = busy_out[o // n][b] = used_out[o] = False
+
+    visit(0)
+    return strict, len(full) == math.factorial(terminals)
+
+
+@pytest.mark.parametrize("n, m, r", [(1, 1, 3), (2, 1, 2), (2, 2, 2), (2, 3, 2), (2, 1, 1), (2, 2, 1),
+                                     (3, 2, 1), (3, 3, 1), (3, 4, 1), (1, 2, 2), (3, 3, 2)])
+def test_nonblocking_conditions_brute_force(n, m, r):
+    strict, rearrangeable = brute_force_nonblocking(n, m, r)
+    props = clos_properties(n, m, r)
+    assert (props["strictly_nonblocking"], props["rearrangeable"]) == (strict, rearrangeable)
+    assert tc.build(f"clos:n={n},m={m},r={r}").meta["strictly_nonblocking"] == strict
 
 
 @settings(max_examples=40, deadline=None)

@@ -147,6 +147,18 @@ def test_algorithm1_as_printed_is_a_latin_square_but_not_all_rotations():
     assert is_latin_square(perms)
 
 
+def test_algorithm2_as_printed():
+    """4.2.3's states for k = 3 (pass 2, level 1: Algorithm 2 gives 0 3, the text prints 3 3); traced over both
+    passes, Algorithm 2 delivers every message once but not always as the rotation."""
+    shape = GFTShape(2, 4, 2)
+    assert [s.tolist() for s in ft.thesis_algorithm2_states(shape, 3, 1)] == [[1], [2, 1], [1, 1, 1, 0]]
+    assert [s.tolist() for s in ft.thesis_algorithm2_states(shape, 3, 2)] == [[1], [0, 3], [0, 0, 0, 0]]
+    check = ft.trace_thesis_algorithm(shape, lambda k, p: ft.thesis_algorithm2_states(shape, k, p))
+    assert check.ok and check.passes == 2
+    rotations = [k for k in range(32) if np.array_equal(check.perms[k], (np.arange(32) - k) % 32)]
+    assert len(rotations) == 24 and 3 in rotations
+
+
 def test_figure_5_5():
     shape = GFTShape(2, 2, 2)
     base = [np.array([0, 1, 1, 0]), np.zeros(4, int), np.zeros(4, int)]

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import topocast as tc
-from topocast.algorithms.min_alltoall import check_min_square, min_latin_routes, random_base
+from topocast.algorithms.min_alltoall import check_min_square, min_latin_routes, partition_check, random_base
 from topocast.errors import TopocastError
 from topocast.sim.circuit import shift_route, trace
 from topocast.sim.circuit import path_counts
@@ -81,6 +81,34 @@ def test_min_algorithms_registered():
     assert r.verified and r.metrics["permutations"] == 25
     with pytest.raises(TopocastError, match="'d' must be 2"):
         tc.run("butterfly:n=2,d=3", "min-xor")
+
+
+def test_min_refuses_what_does_not_fit():
+    with pytest.raises(TopocastError, match="max-memory: algorithm all-to-all-personalized-min-xor on 65536"):
+        tc.run("butterfly:n=16", "min-xor")
+    with pytest.raises(TopocastError, match="max-memory"):
+        tc.run("omega:n=6,d=3", "d-shift", max_memory=1e5)
+
+
+def test_chunked_check_equals_one_batch():
+    net = multistage_network("omega", n=5, d=2)
+    base = random_base(net, np.random.default_rng(11))
+    small, whole = check_min_square(net, base, chunk=3), check_min_square(net, base, chunk=64)
+    assert np.array_equal(small["perms"], whole["perms"]) and small["latin_square"] and small["conflicts"] == 0
+
+
+@pytest.mark.parametrize("family, n, d", [("butterfly", 3, 2), ("omega", 3, 2), ("baseline", 3, 2),
+                                          ("omega", 2, 3)])
+def test_massini_partition_exhaustive(family, n, d):
+    """3.2.4.1: the configurations of a small MIN (each base with its first row straight) split into
+    Latin squares holding every admissible permutation exactly once: N^(N/2 - 1) = 512 squares on 8 lines."""
+    net = multistage_network(family, n=n, d=d)
+    found = partition_check(net)
+    lines, rows = d ** n, d ** (n - 1)
+    assert found["configurations"] == d ** (rows * n) == found["distinct_permutations"]
+    assert found["squares"] == found["latin_squares"] == d ** ((rows - 1) * n)
+    if d == 2:
+        assert found["squares"] == lines ** (lines // 2 - 1)
 
 
 def test_graph_view_counts():

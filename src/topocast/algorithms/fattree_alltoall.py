@@ -20,8 +20,9 @@ c_(x-1)``.  Going down, the top chooses destination digit ``c'_h``, down level
   ``floor(k / w^x) mod m`` "plus one for some switches of each group".  The
   thesis gives the +1 to the *first* ``k mod w^x`` switches of each group;
   which switches get the carry is in fact set by the digit-reversed local
-  index, and the two agree only for some ``k`` (:func:`thesis_algorithm1_states`
-  and the reproduction report count them).
+  index, and the two agree only for some ``k`` (:func:`thesis_algorithm1_states`,
+  :func:`thesis_algorithm2_states` for slimmed trees, traced by
+  :func:`trace_thesis_algorithm`; the reproduction report counts them).
 * **Slimmed trees** (m > w, section 4.2): an up switch ``m x w`` forwards one
   group of ``w`` of its ``m`` inputs per pass (window offset ``w g``), so a
   pass is a choice ``g_x`` per middle level and a rotation needs
@@ -247,10 +248,45 @@ def thesis_algorithm1_states(shape: GFTShape, k: int) -> list[np.ndarray]:
     return out
 
 
-def routes_from_thesis_states(shape: GFTShape, states: list[np.ndarray]) -> np.ndarray:
-    """One straight-up configuration from thesis-numbered per-level states (plain tree, one pass)."""
+def thesis_algorithm2_states(shape: GFTShape, k: int, p: int) -> list[np.ndarray]:
+    """Algorithm 2 (4.2.3) as printed for rotation ``k`` in pass ``p = 1 .. ceil(m/w)`` (thesis numbering).
+
+    Level 0: ``k mod w``.  Middle levels: Algorithm 1's states plus ``w (p - 1)``,
+    mod ``m``.  Top: the passes before ``(k mod c w^h) // w^h + 1`` get the
+    incremented state everywhere, that pass on its first ``(k mod c w^h) mod w^h``
+    switches, later passes the base state, with ``c = ceil(m/w)``.  The base is
+    ``floor(k / (c w^h)) mod m`` as in the worked example (the listing's
+    ``floor(k / w^h)`` is the same digit only while ``k < c w^h``).
+    """
+    h, m, w = shape.h, shape.m, shape.w
+    c = groups_per_level(shape)
+    out = [np.full(1, k % w)]
+    for x in range(1, h):
+        local = np.arange(w ** x)
+        high = (k // w ** x) % m
+        out.append((np.where(local < k % w ** x, high + 1, high) + w * (p - 1)) % m)
+    rest = k % (c * w ** h)
+    high = (k // (c * w ** h)) % m
+    local = np.arange(w ** h)
+    full = rest // w ** h
+    if p <= full:
+        top = np.full(w ** h, (high + 1) % m)
+    elif p == full + 1:
+        top = np.where(local < rest % w ** h, (high + 1) % m, high)
+    else:
+        top = np.full(w ** h, high)
+    out.append(top)
+    return out
+
+
+def routes_from_thesis_states(shape: GFTShape, states: list[np.ndarray], g: tuple[int, ...] = ()) -> np.ndarray:
+    """One straight-up configuration of pass ``g`` from thesis-numbered per-level states.
+
+    Thesis state ``i`` sends input ``u`` to ``u - i`` (4.2.1); on a slimmed
+    tree that reading of its ``w <= i < m`` states holds for ``m = 2w``.
+    """
     routes = np.empty((1, shape.network.route_size), dtype=ROUTE_DTYPE)
-    g = (0,) * (shape.h - 1)
+    g = tuple(g) or (0,) * (shape.h - 1)
     _up_routes(shape, routes, g)
     ours = [(-np.asarray(s)) % (shape.w if x == 0 else shape.m) for x, s in enumerate(states)]
     for x, st in enumerate(ours):
@@ -302,6 +338,30 @@ def route_square(shape: GFTShape, make_routes, rows: np.ndarray, chunk: int = 25
     square = len(rows) == n and is_latin_square(merged)
     return SchemeCheck(merged, conflicts, dropped, int(np.count_nonzero(times == 0)),
                        int(np.count_nonzero(times > 1)), len(passes(shape)), circuits, square)
+
+
+def trace_thesis_algorithm(shape: GFTShape, states_of) -> SchemeCheck:
+    """Trace the thesis's own states ``states_of(k, p)`` for every rotation ``k`` and pass ``p = 1 ..``.
+
+    Rows are merged over the passes; the check says whether they form a Latin
+    square, and ``perms`` can be compared with the rotations ``i -> i - k``.
+    """
+    n, c = shape.processors, groups_per_level(shape)
+    if shape.h != 2 and c > 1:
+        raise TopocastError("algorithm 2: the thesis's passes are defined for h = 2")
+    merged = np.full((n, n), -1, dtype=np.int64)
+    times = np.zeros((n, n), dtype=np.int64)
+    conflicts = dropped = circuits = 0
+    for p in range(1, c + 1):
+        g = (p - 1,) * (shape.h - 1)
+        routes = np.concatenate([routes_from_thesis_states(shape, states_of(k, p), g)[None] for k in range(n)])
+        perms, conf, drop = trace_many(shape.network, routes)
+        hit = perms >= 0
+        np.copyto(merged, perms, where=hit)
+        times += hit
+        conflicts, dropped, circuits = conflicts + int(conf.sum()), dropped + int(drop.sum()), circuits + int(hit.sum())
+    return SchemeCheck(merged, conflicts, dropped, int(np.count_nonzero(times == 0)), int(np.count_nonzero(times > 1)),
+                       c, circuits, is_latin_square(merged))
 
 
 def exchange_time(shape: GFTShape, passes_per_row: int, message_bytes: float, setup: float,

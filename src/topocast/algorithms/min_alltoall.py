@@ -30,7 +30,7 @@ from ..result import RunResult
 from ..sim.circuit import MultistageNetwork, ROUTE_DTYPE, is_latin_square, shift_route, trace_many
 from ..topology.core import Topology
 from ..topology.multistage import network_of
-from .fattree_alltoall import COST_PARAMS, exchange_lower_bound
+from .fattree_alltoall import COST_PARAMS, check_square_memory, exchange_lower_bound
 
 MIN_LATIN_FAMILIES = ("butterfly", "omega", "baseline")
 
@@ -57,12 +57,46 @@ def min_latin_routes(net: MultistageNetwork, xs, base: np.ndarray | None = None)
     return routes
 
 
-def check_min_square(net: MultistageNetwork, base: np.ndarray | None = None) -> dict:
-    """Route all ``N`` configurations and report the Latin-square check."""
+def check_min_square(net: MultistageNetwork, base: np.ndarray | None = None, chunk: int = 256) -> dict:
+    """Route all ``N`` configurations (``chunk`` at a time) and report the Latin-square check."""
     n = net.num_inputs
-    perms, conflicts, dropped = trace_many(net, min_latin_routes(net, np.arange(n), base))
-    return {"perms": perms, "latin_square": is_latin_square(perms), "conflicts": int(conflicts.sum()),
-            "dropped": int(dropped.sum()), "undelivered": int(np.count_nonzero(perms < 0))}
+    perms = np.empty((n, n), dtype=np.int64)
+    conflicts = dropped = 0
+    for lo in range(0, n, chunk):
+        xs = np.arange(lo, min(n, lo + chunk))
+        got, conf, drop = trace_many(net, min_latin_routes(net, xs, base))
+        perms[lo:lo + len(xs)] = got
+        conflicts += int(conf.sum())
+        dropped += int(drop.sum())
+    return {"perms": perms, "latin_square": is_latin_square(perms), "conflicts": conflicts,
+            "dropped": dropped, "undelivered": int(np.count_nonzero(perms < 0))}
+
+
+def partition_check(net: MultistageNetwork, max_configurations: int = 1 << 16) -> dict:
+    """Every configuration of a small MIN, grouped into the Latin squares of its bases (Massini 2003).
+
+    The bases are the matrices with the first row straight (``d^((N/d - 1) n)``
+    of them); each base and its ``N`` translates ``M_x`` is one square, so the
+    ``d^((N/d) n)`` configurations fall into ``N^(N/d - 1)`` squares for ``d = 2``
+    (thesis 3.2.4.1).  Returns the counts: squares, how many are Latin squares
+    without a conflict, and how many distinct permutations they hold.
+    """
+    d, stages, rows = int(net.ins[0]), net.num_stages, int(net.switches[0])
+    n = net.num_inputs
+    free = (rows - 1) * stages
+    if d ** (free + stages) > max_configurations:
+        raise TopocastError(f"partition: {d}^{free + stages} configurations, more than {max_configurations}")
+    routes = []
+    for code in range(d ** free):
+        base = np.zeros((rows, stages), dtype=np.int64)
+        base[1:] = (code // d ** np.arange(free) % d).reshape(rows - 1, stages)
+        routes.append(min_latin_routes(net, np.arange(n), base))
+    perms, conflicts, dropped = trace_many(net, np.concatenate(routes))
+    squares = perms.reshape(d ** free, n, n)
+    good = sum(is_latin_square(sq) and not conflicts[i * n:(i + 1) * n].any() and not dropped[i * n:(i + 1) * n].any()
+               for i, sq in enumerate(squares))
+    return {"squares": len(squares), "latin_squares": int(good), "configurations": len(perms),
+            "distinct_permutations": len({p.tobytes() for p in perms})}
 
 
 def _run(name: str, need_binary: bool):
@@ -72,6 +106,7 @@ def _run(name: str, need_binary: bool):
         if need_binary and d != 2:
             raise TopocastError(f"algorithm {name}: parameter 'd' must be 2 (2 x 2 switches), got d={d}")
         net = network_of(topology)
+        check_square_memory(net.num_inputs, max_memory, f"algorithm {name}")
         matrix = random_base(net, np.random.default_rng(seed)) if base == "random" else None
         check = check_min_square(net, matrix)
         n = net.num_inputs

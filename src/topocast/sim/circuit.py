@@ -240,8 +240,16 @@ class CircuitTrace:
 
 
 def _check_route(network: MultistageNetwork, route: np.ndarray) -> None:
+    """Refuse a configuration of the wrong length or naming a switch output that does not exist
+    (the tracer would otherwise follow the wire of a neighbouring switch)."""
     if route.shape[-1] != network.route_size:
         raise TopocastError(f"route: must have {network.route_size} entries, got {route.shape[-1]}")
+    for s in range(network.num_stages):
+        block = route[..., network.stage_slice(s)]
+        if block.size and int(block.max()) >= int(network.outs[s]):
+            name = network.stage_names[s] if network.stage_names else f"stage {s}"
+            raise TopocastError(f"route: {name} has switches with {int(network.outs[s])} outputs "
+                                f"(0..{int(network.outs[s]) - 1}), got output {int(block.max())}")
 
 
 def trace(network: MultistageNetwork, route: np.ndarray) -> CircuitTrace:

@@ -23,8 +23,9 @@ Clos C(n, m, r) (Clos 1953): ``r`` input switches ``n x m``, ``m`` middle
 switches ``r x r``, ``r`` output switches ``m x n``; output ``b`` of input
 switch ``a`` goes to input ``a`` of middle switch ``b``, output ``c`` of middle
 switch ``b`` to input ``b`` of output switch ``c``.  Strictly non-blocking iff
-``m >= 2n - 1``, rearrangeable iff ``m >= n``.  With ``n2 > 0`` every middle
-switch is itself a C(n2, m2, r / n2) (a 5-stage Clos; Benes on 8 lines is
+``m >= 2n - 1`` (for ``r >= 2``; with ``r = 1`` ``m >= n`` is enough),
+rearrangeable iff ``m >= n``.  With ``n2 > 0`` every middle switch is itself
+a C(n2, m2, r / n2) (a 5-stage Clos; Benes on 8 lines is
 ``clos:n=2,m=2,r=4,n2=2``).
 """
 
@@ -191,6 +192,16 @@ def clos_network(n: int, m: int, r: int, n2: int = 0, m2: int | None = None) -> 
         meta={"n": n, "m": m, "r": r, "n2": n2, "m2": m2, "r2": r2})
 
 
+def _strict(n: int, m: int, r: int) -> bool:
+    """C(n, m, r) is strictly non-blocking: ``m >= 2n - 1`` (Clos 1953) when ``r >= 2``.
+
+    With a single input and output switch (``r = 1``) every circuit holds one
+    middle switch on both sides, so an idle pair sees at most ``n - 1`` busy
+    middles and ``m >= n`` suffices (checked by brute force in the tests).
+    """
+    return m >= 2 * n - 1 or (r == 1 and m >= n)
+
+
 def clos_properties(n: int, m: int, r: int, n2: int = 0, m2: int | None = None) -> dict:
     """Strict and rearrangeable non-blocking from the parameters (Clos 1953; Benes 1962).
 
@@ -198,7 +209,7 @@ def clos_properties(n: int, m: int, r: int, n2: int = 0, m2: int | None = None) 
     inner Clos (sufficient conditions).
     """
     n, m, r, n2, m2 = check_clos(n, m, r, n2, m2)
-    strict = m >= 2 * n - 1 and (not n2 or m2 >= 2 * n2 - 1)
+    strict = _strict(n, m, r) and (not n2 or _strict(n2, m2, r // n2))
     rearrangeable = m >= n and (not n2 or m2 >= n2)
     return {"strictly_nonblocking": bool(strict), "rearrangeable": bool(rearrangeable or strict),
             "blocking": not (strict or rearrangeable)}
