@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import topocast as tc
+from topocast.errors import TopocastError
 from topocast.algorithms.ej_all_to_all import literal_coverage, simulate_single_source
 from topocast.topology.eisenstein_jacobi import PHASE_SECTORS, SECTORS, ej_ring
 
@@ -48,3 +49,35 @@ def test_paper_phases_and_literal_coverage():
     ring = ej_ring(3, 4)
     assert literal_coverage(ring, 1) == 36  # one dimension: the paper's algorithm covers everything
     assert literal_coverage(ring, 2) == 504  # two: only 504 of 1368 without cross-phase forwarding
+
+
+def test_too_large_for_the_full_run_falls_back_to_symmetry_and_says_so():
+    # EJ_{3+4rho}^(3) (the issue's network): 2.6e9 receipts would need ~95 GiB as a full schedule
+    r = tc.run("ej:a=3,b=4,n=3", "all-to-all-three-phase")
+    assert r.engine == "frontier" and r.verified and r.metrics["exactly_once"] and r.metrics["complete"]
+    assert r.notes[0].startswith("step engine not run") and "translation symmetry" in r.notes[1]
+    assert r.metrics["receipts"] == 50653 * 50652 and r.metrics["steps"] == 27
+    assert r.metrics["total_senders"] == sum(r.per_step["senders"])
+    # a small network under a tiny memory limit: the same figures as the full step run
+    full = tc.run("ej:a=2,b=3,n=2", "all-to-all-three-phase")
+    small = tc.run("ej:a=2,b=3,n=2", "all-to-all-three-phase", max_memory=2**20)
+    assert full.engine == "step" and small.engine == "frontier"
+    assert small.per_step["max_link_messages"] == full.per_step["max_link_messages"]
+    with pytest.raises(TopocastError, match="use --engine frontier"):
+        tc.run("ej:a=2,b=3,n=2", "all-to-all-three-phase", engine="event", max_memory=2**20)
+
+
+@pytest.mark.parametrize("a, b, n", [(3, 4, 2), (2, 3, 3), (1, 3, 2)])
+def test_literal_reading_reaches_only_single_phase_offsets_by_simulation(a, b, n):
+    """Algorithm 3 taken literally: each phase starts afresh from the source and recurses with the same phase."""
+    from topocast.algorithms.ej_all_to_all import all_to_all_phases
+    from topocast.algorithms.ej_frontier import phase_table, run_frontier
+
+    ring = ej_ring(a, b)
+    reached = 0
+    for phase in all_to_all_phases(ring, n):
+        phase.restart = False
+        alone = run_frontier(ring, n, [phase], phase_table(ring, False))
+        assert alone.redundant.sum() == 0
+        reached += alone.held_total - 1
+    assert reached == literal_coverage(ring, n) < ring.norm ** n - 1

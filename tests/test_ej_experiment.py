@@ -16,5 +16,5 @@ def test_reproduce_ej_quick(tmp_path):
     formula6 = next(c for c in report.claims if c.text.startswith("Formula (6)"))
     assert formula6.confirmed is False and "1369" in formula6.evidence
     table3 = next(t for t in report.tables if t.title.startswith("Table 3"))
-    assert [row[5] for row in table3.rows][:4] == ["frontier run, exactly once"] * 4
+    assert [row[5] for row in table3.rows][:4] == ["frontier run, both exactly once"] * 4
     assert all(isinstance(cell, Compare) for cell in table3.rows[0][1:5])

@@ -163,3 +163,109 @@ def test_bad_input_on_the_cli_is_one_line_and_exit_2():
     proc = subprocess.run([sys.executable, "-m", "topocast.cli", "info", "ej:a=5,b=4"], capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == ["topocast: error: ej: parameter 'a' must be <= b, got a=5, b=4"]
+
+
+def brute_force_residues(a, b):
+    """Residues of Z[rho] mod alpha found by divisibility alone (no lattice basis): one point per class."""
+    norm = a * a + a * b + b * b
+    reps = []
+    span = 2 * (a + b) + 2
+    for x in range(-span, span + 1):
+        for y in range(-span, span + 1):
+            if not any(divisible(a, b, x - p, y - q) for p, q in reps):
+                reps.append((x, y))
+                if len(reps) == norm:
+                    return reps
+    raise AssertionError("window too small")
+
+
+@settings(max_examples=25, deadline=None)
+@given(alphas(max_b=6))
+def test_whole_graph_equals_the_definition_built_by_brute_force(alpha):
+    a, b = alpha
+    reps = brute_force_residues(a, b)
+    norm = len(reps)
+    topo = eisenstein_jacobi(a, b)
+    assert topo.num_nodes == norm
+    # our node of each brute-force class
+    ours = [topo.index((x, y)) for x, y in reps]
+    assert sorted(ours) == list(range(norm))
+    # arcs (source class, target class, direction) from the definition A ~ A +- 1, +- rho, +- rho^2
+    expected = sorted((ours[i], ours[next(j for j, (p, q) in enumerate(reps) if divisible(a, b, x + ux - p, y + uy - q))], k)
+                      for i, (x, y) in enumerate(reps) for k, (ux, uy) in enumerate(UNITS))
+    got = sorted(zip(topo.arc_sources.tolist(), topo.indices.tolist(), topo.arc_labels.tolist()))
+    assert got == expected
+
+
+@pytest.mark.parametrize("a, b", [(1, 2), (2, 2), (0, 3), (1, 3)])
+def test_product_equals_networkx_cartesian_product_and_distances_add(a, b):
+    one = eisenstein_jacobi(a, b).to_networkx()
+    two = eisenstein_jacobi(a, b, 2)
+    norm = one.number_of_nodes()
+    prod = nx.cartesian_product(nx.Graph(one), nx.Graph(one))
+    mapped = nx.relabel_nodes(prod, {(u, v): u * norm + v for u, v in prod.nodes})
+    ours = nx.Graph(two.to_networkx())
+    assert set(map(frozenset, ours.edges)) == set(map(frozenset, mapped.edges))
+    # distance in EJ^(2) = formula (1) summed over the two dimensions
+    ring = ej_ring(a, b)
+    for source in (0, norm + 2, two.num_nodes - 1):
+        s_hi, s_lo = divmod(source, norm)
+        nodes = np.arange(two.num_nodes)
+        formula = (ring.distance_formula(np.full(len(nodes), s_hi), nodes // norm)
+                   + ring.distance_formula(np.full(len(nodes), s_lo), nodes % norm))
+        assert np.array_equal(formula, bfs_distances(two, source))
+
+
+def test_sector_of_every_node_follows_section_2_1():
+    from topocast.topology.eisenstein_jacobi import node_sectors
+
+    # b = a + 1: A = x rho^(j-1) + y rho^j with x >= 0, y >= 1 (the unique minimal representative)
+    ring = ej_ring(3, 4)
+    rho_pow = [complex(*UNITS[k] @ np.array([[1, 0], [0.5, 3 ** 0.5 / 2]])) for k in range(6)]
+    for node in range(1, ring.norm):
+        x, y = ring.rep[node]
+        point = complex(x + 0.5 * y, 3 ** 0.5 / 2 * y)
+        hits = [j for j in range(1, 7) for xx in range(0, 4) for yy in range(1, 4)
+                if abs(xx * rho_pow[(j - 1) % 6] + yy * rho_pow[j % 6] - point) < 1e-9]
+        assert hits == [ring.sector[node]]
+    topo = eisenstein_jacobi(3, 4, 2)
+    assert node_sectors(topo, 0) == (0, 0)
+    assert node_sectors(topo, topo.index((0, 1, 1, 0))) == (1, 6)  # (rho, 1)
+    assert node_sectors(topo, topo.index((-1, 0, 0, -1))) == (3, 4)  # (-1, -rho)
+    with pytest.raises(TopocastError):
+        node_sectors(tc.build("ring:5"), 0)
+
+
+def _cli(capsys, *args):
+    from topocast.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(args))
+    captured = capsys.readouterr()
+    return exit_info.value.code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("ej:a=5,b=4,n=2", "ej: parameter 'a' must be <= b, got a=5, b=4"),
+    ("ej:a=2,b=-3", "ej: parameters 'a' and 'b' must be >= 0, got a=2, b=-3"),
+    ("ej:a=0,b=1,n=3", "ej: the norm a^2 + ab + b^2 must be >= 2, got a=0, b=1 (norm 1)"),
+    ("ej:a=3,b=4,n=0", "ej: parameter 'n' must be >= 1, got n=0"),
+    ("ej:a=3,b=4.5", "ej: parameter 'b' must be an integer, got '4.5'"),
+])
+@pytest.mark.parametrize("command", [("info",), ("run", "one-to-all-improved"), ("run", "all-to-all-three-phase")])
+def test_every_command_gives_one_line_and_exit_2(capsys, spec, message, command):
+    code, out, err = _cli(capsys, command[0], spec, *command[1:], "--json")
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [f"topocast: error: {message}"]
+
+
+def test_cli_run_json_has_the_tables_columns_and_totals(capsys):
+    import json
+
+    code, out, _ = _cli(capsys, "run", "ej:a=1,b=3,n=2", "one-to-all-iterative", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["verified"] and data["exactly_once"]
+    for key in ("senders", "receivers", "free", "active"):
+        assert len(data[key]) == data["steps"] == 2 * ej_ring(1, 3).diameter
+    assert data["total_senders"] == sum(data["senders"]) and data["total_receivers"] == 13 ** 2 - 1
+    assert [f + x for f, x in zip(data["free"], data["active"])] == [169] * data["steps"]

@@ -24,7 +24,12 @@ b = a + 1, as in the paper).  Every node runs the same pattern shifted by its
 own label (EJ^(n) is a Cayley graph of Z[rho]/alpha to the n), so the
 ``frontier`` engine simulates the message of node 0 and obtains every link's
 load from the transfers per (dimension, direction) label; the ``step`` engine
-runs the full schedule of all N messages.
+runs the full schedule of all N messages.  The full schedule holds N(N-1)
+message receipts (about :data:`FULL_BYTES_PER_RECEIPT` bytes each while it is
+built and verified): when that is over the memory limit (EJ_{3+4rho}^(3):
+2.6e9 receipts, about 95 GiB), the default ``step`` engine runs the symmetric
+single-source simulation instead and says so in the result's notes; the
+``event`` engine, which needs every message, refuses with a one-line error.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import TopocastError
+from ..memory import default_limit, human_bytes
 from ..progress import SILENT, Progress
 from ..registry import Algorithm, register_algorithm
 from ..result import RunResult, execute
@@ -43,6 +50,10 @@ from ..topology.eisenstein_jacobi import PHASE_SECTORS, EJRing, check_alpha, ej_
 from .base import RUN_PARAMS, port_model
 from .ej_broadcast import HALF_DUPLEX_ALL_PORT, PAPER, ring_of
 from .ej_frontier import SECTOR, FrontierResult, Phase, phase_table, run_frontier
+
+#: bytes per message receipt of the full all-to-all run: the schedule's ranges while they are
+#: built and concatenated, plus the step engine's hold matrix (measured 33 B on EJ_{2+3rho}^(3))
+FULL_BYTES_PER_RECEIPT = 40
 
 SYMMETRY_NOTE = ("frontier engine: simulates the message of node 0 and uses the translation symmetry of "
                  "EJ^(n) (every node runs the same pattern shifted by its label); link loads are transfers "
@@ -124,10 +135,25 @@ def all_to_all_schedule(topology: Topology, message_bytes: float = 1024.0) -> Sc
     return builder.build()
 
 
+def full_run_bytes(nodes: int) -> int:
+    """Estimated peak memory of the full (all N messages) step or event run."""
+    return FULL_BYTES_PER_RECEIPT * nodes * (nodes - 1)
+
+
 def run(topology: Topology, *, engine: str, seed: int = 0, max_memory: float | None = None,
         message_bytes: float, startup: float, per_byte: float, per_hop: float,
         ports: str = "default", duplex: str = "default") -> RunResult:
     ring, n = ring_of(topology)
+    notes = [SYMMETRY_NOTE]
+    need, limit = full_run_bytes(topology.num_nodes), default_limit() if max_memory is None else max_memory
+    if engine != "frontier" and need > limit:
+        why = (f"the full simulation of all {topology.num_nodes} messages needs about {human_bytes(need)}, "
+               f"over the limit of {human_bytes(limit)}")
+        if engine != "step":
+            raise TopocastError(f"all-to-all-three-phase: {why}; use --engine frontier "
+                                "(node 0's message and the translation symmetry)")
+        engine = "frontier"
+        notes.insert(0, f"step engine not run: {why}; the frontier engine ran instead")
     if engine == "frontier":
         single = simulate_single_source(ring.a, ring.b, n)
         sym = symmetric_figures(single, n)
@@ -141,12 +167,15 @@ def run(topology: Topology, *, engine: str, seed: int = 0, max_memory: float | N
         violation = single.first_violation or (
             None if sym["half_duplex_ok"] else f"a link is used both ways in steps {sym['half_duplex_violation_steps']}")
         metrics = {"ports": HALF_DUPLEX_ALL_PORT.name, "steps": single.steps, "messages": nodes,
+                   "total_senders": int(np.sum(per_step["senders"])),
+                   "total_receivers": int(np.sum(per_step["receivers"])),
+                   "complete": single.held_total == nodes,
                    "exactly_once": single.exactly_once, "half_duplex_ok": sym["half_duplex_ok"],
                    "receipts": int(single.transfers.sum()) * nodes,
                    "max_link_messages": int(sym["max_link_messages"].max()),
                    "phases": sorted(set(single.phase_of_step))}
         return RunResult(topology.spec, "all-to-all-three-phase", "frontier", "allgather", ok, violation,
-                         metrics, per_step, notes=[SYMMETRY_NOTE], trace=single)
+                         metrics, per_step, notes=notes, trace=single)
     schedule = all_to_all_schedule(topology, message_bytes)
     model = port_model(ports, duplex, HALF_DUPLEX_ALL_PORT)
     return execute(topology, schedule, "all-to-all-three-phase", engine, ports=model,
@@ -160,4 +189,4 @@ register_algorithm(Algorithm(
     families=("ej",), params=RUN_PARAMS, aliases=("ALL-TO-ALL", "ej-all-to-all"),
     engines=("step", "event", "frontier"), paper=PAPER))
 
-__all__ = ["all_to_all_schedule", "literal_coverage", "simulate_single_source", "symmetric_figures"]
+__all__ = ["all_to_all_schedule", "full_run_bytes", "literal_coverage", "simulate_single_source", "symmetric_figures"]

@@ -17,7 +17,8 @@ Eisenstein-Jacobi Networks" (2018), section 2.
 * Sector j (j = 1..6) of section 2.1 is the cone ``k rho^j + l rho^(j-1)``,
   ``k >= 1, l >= 0``: major direction rho^j, minor direction rho^(j-1), the
   pairs (+rho,+1), (+rho^2,+rho), (-1,+rho^2), (-rho,-1), (-rho^2,-rho),
-  (+1,-rho^2) of the errata.  Its points have weight k + l.
+  (+1,-rho^2) of the errata.  Its points have weight k + l.  ``EJRing.sector``
+  holds every residue's sector, :func:`node_sectors` those of a node of EJ^(n).
 * The *sector tree* (section 3, generalised): every residue gets one
   canonical representative ``k rho^j + l rho^(j-1)`` of minimal weight, chosen
   level by level: the candidates at weight w are the lattice children of the
@@ -341,6 +342,19 @@ class EJCodec(Codec):
 
     def format(self, index: int) -> str:
         return "(" + ", ".join(self.ring.label(c) for c in self.coordinates(index)) + ")"
+
+
+def node_sectors(topology: Topology, node: int) -> tuple[int, ...]:
+    """Sector (1..6, section 2.1; 0 for the coordinate 0) of each coordinate of ``node``, highest dimension first.
+
+    >>> node_sectors(eisenstein_jacobi(3, 4, 2), eisenstein_jacobi(3, 4, 2).index((1, 1, 0, 0)))
+    (1, 0)
+    """
+    if topology.family != "ej":
+        raise TopocastError(f"node_sectors: needs an 'ej' topology, not '{topology.family}'")
+    topology.label(node)  # range check with the usual message
+    codec = topology.codec
+    return tuple(int(codec.ring.sector[c]) for c in codec.coordinates(node))
 
 
 def ej_1d(a: int, b: int) -> Topology:
