@@ -95,7 +95,7 @@ def test_qualified_groups_worked_example():
     nodes = list(range(len(coords)))
     groups, figures = qualified_groups(source, coords, nodes, threshold=0.5)
     primary = [f["members"] for f in figures]
-    # equation (1): box 0..9 in both dimensions, mid 5; rows split 6/3, columns 6/3: tie -> dimension 0
+    # equation (1): box 0..9 in both dimensions, mid 5; rows split 7/2, columns 7/2: tie, equal widths -> dimension 0
     assert sorted(map(sorted, primary)) == [[0, 1, 2, 3, 4, 5], [6], [7], [8]]
     weights = brute_force_weights(source, coords, primary)
     assert [f["weight"] for f in figures] == weights
@@ -216,6 +216,11 @@ def test_sweep_is_independent_of_workers():
     (["mesh:4x4", "multicast-qg", "--set", "destinations=16"], "destinations"),
     (["mesh:4x4", "multicast-dp", "--set", "load=0"], "load"),
     (["mesh:4x4", "multicast-cp", "--set", "load=-0.1"], "load"),
+    (["mesh:4x4", "multicast-qg", "--set", "load=inf"], "load"),
+    (["mesh:4x4", "unicast-ecube", "--set", "load=nan"], "load"),
+    (["mesh:4x4", "multicast-qg", "--set", "spread=12"], "spread"),
+    (["mesh:4x4", "multicast-qg", "--set", "routing=tree"], "routing"),
+    (["mesh:4x4", "multicast-qg", "--set", "intermediate_ejection=maybe"], "intermediate_ejection"),
     (["mesh:1x4", "multicast-mp"], "dims"),
     (["mesh:4x4", "multicast-xx"], "unknown algorithm"),
     (["torus:4x4", "multicast-dp"], "mesh"),
@@ -253,3 +258,33 @@ def test_multicast_worms_lists_start_destinations_and_path():
             assert w["start_cycle"] >= 33 and min(w["delivered"]) > w["start_cycle"]
     with pytest.raises(tc.TopocastError, match="algorithm"):
         multicast_worms(topology, "zz", 14, dests)
+
+
+@pytest.mark.parametrize("shape", ["9", "3x4x3", "2x3x2x3"])
+def test_exactly_once_on_one_and_higher_dimensional_meshes(shape):
+    """The planners and routing functions are defined for any number of dimensions: check them there."""
+    from topocast.algorithms import mesh_multicast, mesh_multicast_qg
+
+    topology = tc.build(f"mesh:{shape}")
+    n = topology.num_nodes
+    rng = np.random.default_rng(11)
+    factories = [mesh_multicast.dual_path_planner, mesh_multicast.multi_path_planner,
+                 mesh_multicast.column_path_planner, mesh_multicast_qg.qg_planner,
+                 lambda t, prep: mesh_multicast_qg.qg_planner(t, prep, routing="hamiltonian")]
+    for factory in factories:
+        planner = factory(topology, prep=4)
+        for _ in range(15):
+            source = int(rng.integers(n))
+            others = np.array([v for v in range(n) if v != source])
+            dests = sorted(rng.permutation(others)[:int(rng.integers(1, n))].tolist())
+            trace, book = one_multicast(topology, planner(source, np.array(dests)), source, dests)
+            assert trace.deadlock is None and trace.slot_count.tolist() == [1] * len(dests)
+            assert book["steps"][0] <= 2
+
+
+@pytest.mark.parametrize("name", ALGORITHMS)
+def test_overloaded_3d_mesh_stays_deadlock_free(name):
+    """Far past saturation on a 3-D mesh: saturated, yet no knot of worms and no copy twice."""
+    r = tc.run("mesh:3x4x3", name, destinations=6, load=0.2, cycles=4000, seed=2, watchdog=400)
+    assert r.metrics["saturated"] and r.metrics["deadlock"] is None and r.verified
+    assert r.metrics["redundant"] == 0

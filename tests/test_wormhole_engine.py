@@ -214,8 +214,65 @@ def test_watchdog_reports_the_cycle_of_channels():
     assert trace.slot_count.tolist() == [0, 0, 0, 0]
 
 
+def explicit_traffic(topology, paths, release):
+    """One job per path, released at ``release[i]``; the last node of each path is its destination."""
+    keys = arc_keys(topology)
+    n = topology.num_nodes
+    node = np.array([v for path in paths for v in path], dtype=np.int64)
+    arc = np.array([-1 if k == 0 else int(np.searchsorted(keys, path[k - 1] * n + path[k]))
+                    for path in paths for k in range(len(path))], dtype=np.int64)
+    slot = np.array([i if k == len(path) - 1 else -1 for i, path in enumerate(paths) for k in range(len(path))],
+                    dtype=np.int64)
+    ptr = np.zeros(len(paths) + 1, dtype=np.int64)
+    np.cumsum([len(path) for path in paths], out=ptr[1:])
+    m = len(paths)
+    return WormTraffic(
+        job_node=np.array([path[0] for path in paths], dtype=np.int64), job_release=np.asarray(release, np.int64),
+        job_prep=np.zeros(m, dtype=np.int64), job_worm_ptr=np.arange(m + 1, dtype=np.int64), path_ptr=ptr,
+        path_node=node, path_arc=arc, path_slot=slot, slot_node=np.array([path[-1] for path in paths], np.int64),
+        slot_job=np.full(m, -1, dtype=np.int64))
+
+
+def test_watchdog_finds_a_knot_while_other_traffic_keeps_moving():
+    """A 4-worm knot in one corner of a 4 x 4 mesh, a stream of worms elsewhere: the knot is reported
+    long before the stream ends (a global no-progress watchdog would wait for the stream)."""
+    topology = tc.build("mesh:4x4")
+    ring = [0, 1, 5, 4]
+    knot = [[ring[i], ring[(i + 1) % 4], ring[(i + 2) % 4]] for i in range(4)]
+    stream = [[12, 13, 14, 15]] * 100
+    traffic = explicit_traffic(topology, knot + stream, [0] * 4 + [10 * i for i in range(100)])
+    config = WormholeConfig(startup=0, flits=8, watchdog=50)
+    trace = simulate(16, topology.num_arcs, traffic, config, 100_000)
+    assert trace.deadlock is not None and trace.deadlocked_worms == 4
+    assert sorted(trace.wait_cycle) == sorted([(0, 1), (1, 5), (5, 4), (4, 0)])
+    assert trace.cycles <= 2 * 50 + 1
+    stream_done = trace.slot_count[4:]
+    assert 0 < stream_done.sum() < 100           # the stream was still flowing when the knot was reported
+
+
+def test_consumption_channel_deadlock_is_reported_and_avoidable():
+    """One ejection channel per node and multidestination worms holding it at intermediate destinations:
+    consumption-channel deadlock; absorbing intermediate copies into a buffer removes it."""
+    kw = dict(destinations=5, load=0.2, cycles=3000, seed=3, watchdog=300, ejection_channels=1)
+    held = tc.run("mesh:5x5", "multicast-dp", **kw)
+    assert not held.verified and "deadlock" in held.first_violation and "eject@" in held.first_violation
+    buffered = tc.run("mesh:5x5", "multicast-dp", intermediate_ejection=False, **kw)
+    assert buffered.verified and buffered.metrics["deadlock"] is None and buffered.metrics["redundant"] == 0
+
+
 def test_config_rejects_bad_values():
     with pytest.raises(tc.TopocastError, match="flits"):
         WormholeConfig(flits=0)
     with pytest.raises(tc.TopocastError, match="injection_channels"):
         WormholeConfig(injection_channels=0)
+
+
+def test_a_plan_must_serve_every_destination_once():
+    from topocast.errors import VerificationError
+
+    topology = tc.build("mesh:4x4")
+    builder = TrafficBuilder(topology)
+    with pytest.raises(VerificationError, match=r"\[15\] not served"):
+        builder.add(0, 0, [5, 15], [(0, -1, 0, [(ECUBE, [5])])], 4)
+    with pytest.raises(VerificationError, match="served twice"):
+        builder.add(0, 0, [5, 15], [(0, -1, 0, [(ECUBE, [5, 15])]), (5, 5, 0, [(ECUBE, [15])])], 4)

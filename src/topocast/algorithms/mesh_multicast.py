@@ -30,6 +30,7 @@ dual-path and multi-path need one start-up, column-path ``ceil(worms / 4)``.
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -111,6 +112,9 @@ WORKLOAD_PARAMS: tuple[Param, ...] = (
     Param("flits", "int", 32, "message length in flits", minimum=1),
     Param("injection_channels", "int", 4, "injection channels per node", minimum=1),
     Param("ejection_channels", "int", 4, "ejection channels per node (0: unlimited)", minimum=0),
+    Param("intermediate_ejection", "bool", True, "a worm holds an ejection channel at every destination on "
+          "its path until its tail passes (false: only at its last destination; copies on the way go to a "
+          "message buffer, which rules out consumption-channel deadlock)"),
     Param("worms_per_startup", "int", None, "worms launched by one start-up (default: injection channels)", minimum=1),
     Param("watchdog", "int", 2000, "cycles without any worm moving before a run is declared deadlocked", minimum=1),
 )
@@ -120,13 +124,15 @@ def wormhole_config(params: dict) -> WormholeConfig:
     return WormholeConfig(startup=params["startup"], flits=params["flits"],
                           injection_channels=params["injection_channels"],
                           ejection_channels=params["ejection_channels"],
+                          intermediate_ejection=params["intermediate_ejection"],
                           worms_per_startup=params["worms_per_startup"], watchdog=params["watchdog"])
 
 
 def check_load(name: str, topology: Topology, load: float, destinations: int, spread: int) -> None:
     mesh_dims(topology)
-    if not load > 0:
-        raise TopocastError(f"{name}: parameter 'load' must be > 0 flits per node per cycle, got {load}")
+    if not (load > 0 and math.isfinite(load)):
+        raise TopocastError(f"{name}: parameter 'load' must be a finite number > 0 flits per node per cycle, "
+                            f"got {load}")
     if destinations > topology.num_nodes - 1:
         raise TopocastError(f"{name}: parameter 'destinations' must be <= nodes - 1 = {topology.num_nodes - 1}, "
                             f"got {destinations}")

@@ -269,13 +269,14 @@ def _plot(fig: int, spec: str, dests: int, points, quick: bool, out: Path) -> Pa
         if sat:
             sat_marks.append((sat[0], line.get_color()))
     top = top * 1.1 if top else 1.0
-    for x, color in sat_marks:
-        ax.plot([x], [top], "x", color=color, markersize=8, clip_on=False)
+    for i, (x, color) in enumerate(sat_marks):
+        # series that saturate at the same load would hide each other's mark: stack them downwards
+        ax.plot([x], [top * (1 - 0.035 * i)], "x", color=color, markersize=8, clip_on=False)
     ax.set_ylim(0, top * 1.02)
     ax.set_xlabel("offered traffic (flits/node/cycle)")
     ax.set_ylabel("mean multicast latency (cycles)")
     ax.set_title(f"Fig. {fig}: {spec.split(':')[1]} mesh, {dests} destinations"
-                 + (" (quick)" if quick else "") + "\nx on top: first saturated load")
+                 + (" (quick)" if quick else "") + "\nx near the top: first saturated load of that series")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     return save_figure(figure, out / f"multicast_fig{fig}.png")

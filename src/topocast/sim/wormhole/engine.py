@@ -27,8 +27,25 @@ Model (Al-Dubai et al. 2003, section 4; Lin and Ni 1991):
   ``prep + startup + h + L`` cycles (``h`` hops, ``L`` flits).
 * Arbitration: each cycle the worms in flight move in order of injection
   (oldest first); a channel released in cycle ``t`` is free from ``t + 1``.
-* Deadlock watchdog: if worms are in flight and none has moved for
-  ``watchdog`` cycles the run stops and reports the wait-for cycle.
+* Deadlock watchdog, global and partial: every ``watchdog`` cycles, if some
+  worm in flight has not moved for ``watchdog`` cycles, the engine looks for
+  a *knot*: a set of blocked worms each waiting for a channel owned by a
+  worm of the set, or for an ejection channel of a node whose holders are
+  all in the set.  Such worms can never move again (a sound test: busy
+  traffic elsewhere does not hide it).  A knot, or no worm moving at all for
+  ``watchdog`` cycles, stops the run and the trace names the channels of
+  one wait-for cycle (``u->v`` for a link, ``eject@x`` for the ejection
+  channels of node ``x``).
+* Consumption channels: with ``intermediate_ejection`` (default) a worm
+  holds an ejection channel at every destination its header has reached
+  until its tail passes, and a node's ``ejection_channels`` can run out
+  while their holders wait downstream: consumption-channel deadlock
+  (Boppana, Chalasani and Raghavendra 1998) is possible whatever the
+  routing, and the watchdog reports it.  With ``intermediate_ejection=False``
+  a destination that is not the worm's last absorbs its copy into a
+  message buffer without taking an ejection channel (ejection channels are
+  then only waited for at a worm's last destination, which cannot close a
+  cycle) and deadlock-free routing keeps the whole run deadlock-free.
 """
 
 from __future__ import annotations
@@ -125,6 +142,7 @@ class WormTrace:
     deadlock: str | None = None
     deadlock_cycle: int = -1
     wait_cycle: list = field(default_factory=list)
+    deadlocked_worms: int = 0
 
 
 @nb.njit(cache=True, inline="always")
@@ -140,11 +158,106 @@ def _enqueue(j, v, q_head, q_tail, job_next, node_work):
 
 
 @nb.njit(cache=True)
+def _find_knot(t, active, n_active, worm_inject, worm_pos, flits, ej_channels, inter_ej,
+               path_ptr, path_node, path_arc, path_slot, owner, ej_free, num_nodes, dead):
+    """Mark in ``dead`` the worms of a knot (blocked for good); return how many.
+
+    A worm is *live* if it is not blocked, waits for a channel owned by a
+    live worm, or waits for ejection channels of a node one of whose holders
+    is live; the rest, by construction, wait only on each other.
+    """
+    live = np.zeros(n_active, np.bool_)
+    wait_arc = np.full(n_active, -1, np.int64)      # arc waited for, or -1
+    wait_ej = np.full(n_active, -1, np.int64)       # node whose ejection channels are waited for
+    slot_of = np.full(len(dead), -1, np.int64)      # worm -> index in active
+    for i in range(n_active):
+        slot_of[active[i]] = i
+    # holders of ejection channels, as (node, active index) pairs
+    hold_node = np.empty(0, np.int64)
+    hold_idx = np.empty(0, np.int64)
+    if ej_channels > 0:
+        count = 0
+        for pass_ in range(2):
+            if pass_ == 1:
+                hold_node = np.empty(count, np.int64)
+                hold_idx = np.empty(count, np.int64)
+                count = 0
+            for i in range(n_active):
+                w = active[i]
+                base = path_ptr[w]
+                h = path_ptr[w + 1] - base - 1
+                p = worm_pos[w]
+                lo = p - flits + 1
+                if lo < 1:
+                    lo = 1
+                hi = p if p < h else h
+                for q in range(lo, hi + 1):
+                    if path_slot[base + q] >= 0 and (inter_ej or q == h):
+                        if pass_ == 1:
+                            hold_node[count] = path_node[base + q]
+                            hold_idx[count] = i
+                        count += 1
+        order = np.argsort(hold_node, kind="mergesort")
+        hold_node = hold_node[order]
+        hold_idx = hold_idx[order]
+    node_ptr = np.zeros(num_nodes + 1, np.int64)
+    for k in range(len(hold_node)):
+        node_ptr[hold_node[k] + 1] += 1
+    for v in range(num_nodes):
+        node_ptr[v + 1] += node_ptr[v]
+    for i in range(n_active):
+        w = active[i]
+        if worm_inject[w] == t:
+            live[i] = True
+            continue
+        base = path_ptr[w]
+        h = path_ptr[w + 1] - base - 1
+        p = worm_pos[w]
+        if p >= h:
+            live[i] = True
+            continue
+        a = path_arc[base + p + 1]
+        if owner[a] >= 0:
+            wait_arc[i] = a
+            continue
+        x = path_node[base + p + 1]
+        s = path_slot[base + p + 1]
+        if ej_channels > 0 and s >= 0 and (inter_ej or p + 1 == h) and ej_free[x] == 0:
+            wait_ej[i] = x
+            continue
+        live[i] = True
+    changed = True
+    while changed:
+        changed = False
+        for i in range(n_active):
+            if live[i]:
+                continue
+            if wait_arc[i] >= 0:
+                j = slot_of[owner[wait_arc[i]]]
+                if j < 0 or live[j]:
+                    live[i] = True
+                    changed = True
+            else:
+                x = wait_ej[i]
+                for k in range(node_ptr[x], node_ptr[x + 1]):
+                    if live[hold_idx[k]]:
+                        live[i] = True
+                        changed = True
+                        break
+    found = 0
+    for i in range(n_active):
+        if not live[i]:
+            dead[active[i]] = True
+            found += 1
+    return found
+
+
+@nb.njit(cache=True)
 def _simulate(cycles, flits, startup, inj_channels, ej_channels, batch, inter_ej, watchdog, stop_idle,
               num_nodes, num_arcs,
               job_node, job_release, job_prep, job_worm_ptr, timed_order,
               path_ptr, path_node, path_arc, path_slot, slot_job,
-              slot_time, slot_count, worm_inject, worm_done, job_start, owner, worm_pos, stats):
+              slot_time, slot_count, worm_inject, worm_done, job_start, owner, worm_pos, dead, stats):
     n_jobs = len(job_node)
     n_worms = len(path_ptr) - 1
     # processor queues (linked lists of jobs) and injection queues (of worms)
@@ -174,6 +287,8 @@ def _simulate(cycles, flits, startup, inj_channels, ej_channels, batch, inter_ej
     status = 0
     t = 0
     node_work = np.zeros(num_nodes, np.int64)  # queued jobs + running job + queued worms
+    moved_at = np.zeros(n_worms, np.int64)     # cycle of the worm's last move (or injection)
+    last_check = 0
     while t < cycles:
         if stop_idle and rp >= n_timed and n_active == 0 and busy_nodes == 0:
             break
@@ -228,6 +343,7 @@ def _simulate(cycles, flits, startup, inj_channels, ej_channels, batch, inter_ej
                     inj_free[v] -= 1
                     worm_pos[w] = 0
                     worm_inject[w] = t
+                    moved_at[w] = t
                     active[n_active] = w
                     n_active += 1
                     node_work[v] -= 1
@@ -266,6 +382,7 @@ def _simulate(cycles, flits, startup, inj_channels, ej_channels, batch, inter_ej
                 owner[a] = w
             p += 1
             worm_pos[w] = p
+            moved_at[w] = t
             moved_any = True
             advances += 1
             tail = p - (flits - 1)
@@ -306,8 +423,30 @@ def _simulate(cycles, flits, startup, inj_channels, ej_channels, batch, inter_ej
         elif t - last_move >= watchdog:
             status = 1
             stats[S_STALL_CYCLE] = last_move
+            _find_knot(t, active, n_active, worm_inject, worm_pos, flits, ej_channels, inter_ej,
+                       path_ptr, path_node, path_arc, path_slot, owner, ej_free, num_nodes, dead)
             t += 1
             break
+        if t - last_check >= watchdog:
+            # a knot of worms can be stuck while traffic elsewhere keeps moving
+            last_check = t
+            stalled = False
+            for idx in range(n_active):
+                if t - moved_at[active[idx]] >= watchdog:
+                    stalled = True
+                    break
+            if stalled and _find_knot(t, active, n_active, worm_inject, worm_pos, flits, ej_channels,
+                                      inter_ej, path_ptr, path_node, path_arc, path_slot, owner, ej_free,
+                                      num_nodes, dead) > 0:
+                status = 1
+                stall = t
+                for idx in range(n_active):
+                    w = active[idx]
+                    if dead[w] and moved_at[w] < stall:
+                        stall = moved_at[w]
+                stats[S_STALL_CYCLE] = stall
+                t += 1
+                break
         t += 1
     stats[S_CYCLES] = t
     stats[S_FLIT_MOVES] = flit_moves
@@ -333,37 +472,53 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Wormho
     job_start = np.full(nj, -1, np.int64)
     owner = np.full(num_arcs, -1, np.int64)
     worm_pos = np.full(nw, -1, np.int64)
+    dead = np.zeros(nw, np.bool_)
     stats = np.zeros(NUM_STATS, np.int64)
     _simulate(int(cycles), config.flits, config.startup, config.injection_channels, config.ejection_channels,
               config.batch, config.intermediate_ejection, config.watchdog, stop_when_idle,
               int(num_nodes), int(num_arcs),
               traffic.job_node, traffic.job_release, traffic.job_prep, traffic.job_worm_ptr, timed_order,
               traffic.path_ptr, traffic.path_node, traffic.path_arc, traffic.path_slot, traffic.slot_job,
-              slot_time, slot_count, worm_inject, worm_done, job_start, owner, worm_pos, stats)
+              slot_time, slot_count, worm_inject, worm_done, job_start, owner, worm_pos, dead, stats)
     trace = WormTrace(slot_time, slot_count, worm_inject, worm_done, job_start, int(stats[S_CYCLES]),
                       int(stats[S_FLIT_MOVES]), int(stats[S_ADVANCES]), int(stats[S_MAX_ACTIVE]))
     if stats[S_STATUS] == DEADLOCK:
         trace.deadlock_cycle = int(stats[S_STALL_CYCLE])
-        trace.wait_cycle = wait_for_cycle(traffic, worm_pos, worm_inject, worm_done, owner)
-        arcs = " ; ".join(f"{u}->{v}" for u, v in trace.wait_cycle) or "ejection channels"
-        trace.deadlock = (f"deadlock: no worm moved from cycle {trace.deadlock_cycle} for "
-                          f"{config.watchdog} cycles; channels in the wait-for cycle: {arcs}")
+        trace.wait_cycle = wait_for_cycle(traffic, worm_pos, owner, dead, config)
+        trace.deadlocked_worms = int(dead.sum())
+        arcs = " ; ".join(f"{u}->{v}" if u >= 0 else f"eject@{v}" for u, v in trace.wait_cycle) \
+            or "none found"
+        trace.deadlock = (f"deadlock: {trace.deadlocked_worms} worms blocked for good at cycle {trace.cycles - 1} "
+                          f"(the longest-stuck since cycle {trace.deadlock_cycle}; watchdog {config.watchdog} "
+                          f"cycles); channels in the wait-for cycle: {arcs}")
     return trace
 
 
-def wait_for_cycle(traffic: WormTraffic, worm_pos, worm_inject, worm_done, owner) -> list[tuple[int, int]]:
-    """The channels ``(u, v)`` of one cycle of worms each waiting for a channel the next holds."""
-    in_flight = np.flatnonzero((worm_inject >= 0) & (worm_done < 0))
-    waits: dict[int, tuple[int, int, int]] = {}
-    for w in in_flight.tolist():
+def wait_for_cycle(traffic: WormTraffic, worm_pos, owner, dead, config: WormholeConfig) -> list[tuple[int, int]]:
+    """One cycle of the wait-for graph among the knotted worms ``dead``.
+
+    Each entry is ``(u, v)`` for the link ``u -> v`` a worm waits for, or
+    ``(-1, x)`` for the ejection channels of node ``x``.
+    """
+    L = config.flits
+    holders: dict[int, list[int]] = {}
+    for w in np.flatnonzero(dead).tolist():
         base = int(traffic.path_ptr[w])
         h = int(traffic.path_ptr[w + 1]) - base - 1
         p = int(worm_pos[w])
-        if p < h:
-            a = int(traffic.path_arc[base + p + 1])
-            holder = int(owner[a])
-            if holder >= 0:
-                waits[w] = (holder, int(traffic.path_node[base + p]), int(traffic.path_node[base + p + 1]))
+        for q in range(max(1, p - L + 1), min(p, h) + 1):
+            if traffic.path_slot[base + q] >= 0 and (config.intermediate_ejection or q == h):
+                holders.setdefault(int(traffic.path_node[base + q]), []).append(w)
+    waits: dict[int, tuple[int, int, int]] = {}
+    for w in np.flatnonzero(dead).tolist():
+        base = int(traffic.path_ptr[w])
+        p = int(worm_pos[w])
+        a = int(traffic.path_arc[base + p + 1])
+        u, v = int(traffic.path_node[base + p]), int(traffic.path_node[base + p + 1])
+        if owner[a] >= 0:
+            waits[w] = (int(owner[a]), u, v)
+        elif holders.get(v):
+            waits[w] = (holders[v][0], -1, v)
     for start in waits:
         seen: dict[int, int] = {}
         order = []

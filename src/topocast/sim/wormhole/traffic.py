@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ...errors import TopocastError
+from ...errors import TopocastError, VerificationError
 from ...topology.core import Topology
 from .engine import WormTraffic
 from .routing import expand_paths
@@ -50,6 +50,11 @@ class TrafficBuilder:
     def add(self, source: int, generated: int, destinations: Sequence[int], plan: Plan, batch: int) -> None:
         """Add one multicast generated at cycle ``generated`` with its plan.
 
+        The plan must list every destination exactly once among its worms'
+        destinations (raises :class:`VerificationError` otherwise), so that
+        exactly-once delivery is checked statically even for multicasts a
+        saturated run never finishes; the engine then checks it dynamically.
+
         ``batch`` (worms per start-up) only feeds the counts: a job with ``w``
         worms takes ``ceil(w / batch)`` sequential start-ups, and a relay's
         chain adds to the chain of the job that served it.  ``startups`` of a
@@ -62,6 +67,13 @@ class TrafficBuilder:
             slot_of[int(d)] = slot0 + i
             self.slot_node.append(int(d))
             self.slot_job.append(-1)
+        # the plan must name every destination exactly once, as a worm's destination
+        planned = [int(d) for _, _, _, job_worms in plan for _, seq in job_worms for d in seq]
+        if len(planned) != len(slot_of) or set(planned) != set(slot_of):
+            missing = sorted(set(slot_of) - set(planned))
+            extra = sorted(d for d in set(planned) if planned.count(d) > 1 or d not in slot_of)
+            raise VerificationError(f"plan of the multicast from node {source}: destinations {missing[:5]} "
+                                    f"not served, {extra[:5]} served twice or not destinations")
         depth_at = {int(source): 0}
         step_at = {int(source): 0}
         worms = 0
