@@ -24,22 +24,27 @@ def test_prime_power():
     assert [prime_power(q) for q in (2, 8, 9, 12, 49, 1)] == [(2, 1), (2, 3), (3, 2), None, (7, 2), None]
 
 
-@pytest.mark.parametrize("q", [4, 8, 9, 16, 25, 27])
+@pytest.mark.parametrize("q", [4, 8, 9, 16, 25, 27, 81])
 def test_prime_power_field_matches_galois(q):
     import galois
 
     field = finite_field(q)
     gf = galois.GF(q)
     x = gf(np.arange(q))
-    assert np.array_equal(field.sub, np.asarray(x[:, None] - x[None, :], dtype=np.int64))
+    e = np.arange(q)
+    assert np.array_equal(field.subtract(e[:, None], e[None, :]), np.asarray(x[:, None] - x[None, :], dtype=np.int64))
+    assert np.array_equal(field.add(e[:, None], e[None, :]), np.asarray(x[:, None] + x[None, :], dtype=np.int64))
     assert sorted(field.power.tolist()) == list(range(1, q))  # xi is primitive
+    assert np.array_equal(field.power, np.asarray(gf.primitive_element ** np.arange(q - 1), dtype=np.int64))
 
 
 @pytest.mark.parametrize("q", [3, 5, 7, 11, 13, 29])
 def test_prime_field_primitive_root(q):
     field = finite_field(q)
     assert sorted(field.power.tolist()) == list(range(1, q))
-    assert np.array_equal(field.sub, (np.arange(q)[:, None] - np.arange(q)[None, :]) % q)
+    e = np.arange(q)
+    assert np.array_equal(field.subtract(e[:, None], e[None, :]), (e[:, None] - e[None, :]) % q)
+    assert all(pow(field.xi, (q - 1) // f, q) != 1 for f in range(2, q) if (q - 1) % f == 0)
 
 
 def test_paper_field_q5():
@@ -73,7 +78,8 @@ def test_theorem_1_and_2(q):
 def brute_force_galaxy(n, q):
     """Definition 1 and Theorem 2 written out with plain loops."""
     sets = generator_sets(q)
-    sub, X, H = sets.field.sub, set(sets.X.tolist()), sets.H
+    X, H = set(sets.X.tolist()), sets.H
+    sub = sets.field.subtract(np.arange(q)[:, None], np.arange(q)[None, :])
     graph = nx.Graph()
     graph.add_nodes_from(range(n * q))
     for c in range(n):

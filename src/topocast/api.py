@@ -18,6 +18,10 @@ def info(spec: str | Topology, distances: bool = True, max_memory: float | None 
     return summary(topology, distances=distances)
 
 
+def _defaults(family: registry.Family) -> dict[str, Any]:
+    return {p.name: p.default for p in family.params if not p.required}
+
+
 def resolve_params(alg: registry.Algorithm, given: dict[str, Any], from_text: bool = False) -> dict[str, Any]:
     """Check ``given`` against the algorithm's schema and fill defaults."""
     out: dict[str, Any] = {}
@@ -40,15 +44,23 @@ def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: i
     >>> tc.run("hypercube:3", "allgather-recursive-doubling").metrics["steps"]
     3
     """
-    from .spec import build
+    from .spec import build, parse_spec
+    from .topology.core import UnbuiltTopology
 
     alg = registry.algorithm(algorithm)
-    topology = spec if isinstance(spec, Topology) else build(spec, max_memory=max_memory)
-    if alg.families and topology.family not in alg.families:
-        raise TopocastError(
-            f"algorithm {alg.name}: runs on {', '.join(alg.families)}, not on family '{topology.family}'")
     engine = engine or alg.engines[0]
     if engine not in alg.engines:
         raise TopocastError(f"engine: algorithm {alg.name} runs on {', '.join(alg.engines)}, not '{engine}'")
+    if isinstance(spec, Topology):
+        topology = spec
+    elif engine in alg.unbuilt_engines:
+        fam, kwargs = parse_spec(spec)
+        nodes = fam.estimate(**kwargs)[0] if fam.estimate else None
+        topology = UnbuiltTopology(fam.name, {**_defaults(fam), **kwargs}, nodes)
+    else:
+        topology = build(spec, max_memory=max_memory)
+    if alg.families and topology.family not in alg.families:
+        raise TopocastError(
+            f"algorithm {alg.name}: runs on {', '.join(alg.families)}, not on family '{topology.family}'")
     kwargs = resolve_params(alg, params, from_text=params_from_text)
     return alg.run(topology, engine=engine, seed=seed, max_memory=max_memory, **kwargs)

@@ -163,6 +163,9 @@ class Algorithm:
     aliases: tuple[str, ...] = ()
     engines: tuple[str, ...] = ("step",)
     paper: str = ""
+    #: engines that run from the spec alone (e.g. EJ's ``frontier`` on billions of
+    #: nodes): ``run`` then receives an :class:`~topocast.topology.core.UnbuiltTopology`
+    unbuilt_engines: tuple[str, ...] = ()
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -148,7 +148,7 @@ def _register(name: str, algorithm: str, aliases: tuple[str, ...], doc: str) -> 
 
     register_algorithm(Algorithm(name=name, run=run, collective="broadcast", doc=doc, families=("ej",),
                                  params=RUN_PARAMS, aliases=aliases, engines=("step", "event", "frontier"),
-                                 paper=PAPER))
+                                 unbuilt_engines=("frontier",), paper=PAPER))
 
 
 _register("one-to-all-improved", "improved", ("ej-improved-one-to-all", "ONE-TO-ALL"),

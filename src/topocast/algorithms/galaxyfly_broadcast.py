@@ -45,9 +45,8 @@ from ..schedule import Schedule
 from ..sim.models import CostModel, PortModel
 from ..topology.core import Topology
 from ..topology.galaxyfly import SupernodeView, supernode_view
-from .galaxyfly_plan import (Plan, all_packets, gather_inside, own_packets, router_packet_collection,
-                             router_packet_distribution, spc_tree, supernode_packet_collection,
-                             supernode_packet_distribution)
+from .galaxyfly_plan import (Plan, gather_inside, router_packet_collection, router_packet_distribution,
+                             spc_tree, supernode_packet_collection, supernode_packet_distribution)
 
 PAPER = "Zhuang, Chang, Li, Song, Lin: All-to-All Broadcast Algorithm in Galaxyfly Networks, Mathematics 2023"
 
@@ -77,47 +76,53 @@ def _view(topology: Topology, root: int, owner: str, name: str = "root") -> Supe
     return view
 
 
+def _all_blocks(view: SupernodeView) -> np.ndarray:
+    return np.ones(view.num_supernodes, dtype=bool)
+
+
 def supernode_first_schedule(topology: Topology, packet_size: float = PACKET_BYTES, root: int = 0) -> Schedule:
     """SFATA (Algorithm 3) as a dependency schedule: SPC(U, A) then SPD(U, A)."""
     view = _view(topology, root, "supernode-first-allgather")
-    plan = Plan(topology.num_nodes)
+    plan = Plan(view)
     tree = spc_tree(view, root)
-    gather_inside(plan, view, [root])
-    supernode_packet_collection(plan, view, root, router_first=False, tree=tree)
-    supernode_packet_distribution(plan, view, root, all_packets(view), tree=tree)
+    gather_inside(plan, [root])
+    supernode_packet_collection(plan, root, router_first=False, tree=tree)
+    supernode_packet_distribution(plan, root, _all_blocks(view), tree=tree)
     return plan.schedule(packet_size, meta={"root": root, "algorithm": "SFATA"})
 
 
 def router_first_schedule(topology: Topology, packet_size: float = PACKET_BYTES, root: int = 0) -> Schedule:
     """RFATA (Algorithm 4) as a dependency schedule."""
     view = _view(topology, root, "router-first-allgather")
-    plan = Plan(topology.num_nodes)
+    plan = Plan(view)
     tree = spc_tree(view, root)
-    gather_inside(plan, view, range(view.num_supernodes))
-    supernode_packet_collection(plan, view, root, router_first=True, tree=tree)
-    supernode_packet_distribution(plan, view, root, all_packets(view), tree=tree)
+    gather_inside(plan, np.arange(view.num_supernodes))
+    supernode_packet_collection(plan, root, router_first=True, tree=tree)
+    supernode_packet_distribution(plan, root, _all_blocks(view), tree=tree)
     return plan.schedule(packet_size, meta={"root": root, "algorithm": "RFATA"})
 
 
-def _targets(n: int, groups: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """CSR targets: every packet needs its own router, plus the listed (packets, routers) pairs."""
-    need = [[m] for m in range(n)]
-    for pkts, routers in groups:
-        for m in pkts:
-            need[int(m)] = sorted(set(need[int(m)]) | {int(r) for r in routers})
+def _targets(n: int, packets_of: np.ndarray, routers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CSR targets: every packet needs its own router; the packets ``packets_of`` also need ``routers``."""
+    extra = np.zeros(n, dtype=bool)
+    extra[packets_of] = True
+    routers = np.unique(np.asarray(routers, dtype=np.int64))
+    msg = np.concatenate([np.arange(n), np.repeat(np.flatnonzero(extra), len(routers))])
+    ids = np.concatenate([np.arange(n), np.tile(routers, int(extra.sum()))])
+    pairs = np.unique(np.stack([msg, ids], axis=1), axis=0)
     ptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum([len(x) for x in need], out=ptr[1:])
-    return ptr, np.concatenate([np.asarray(x, dtype=np.int64) for x in need])
+    np.cumsum(np.bincount(pairs[:, 0], minlength=n), out=ptr[1:])
+    return ptr, pairs[:, 1].astype(np.int64)
 
 
 def rpc_schedule(topology: Topology, packet_size: float = PACKET_BYTES, supernode: int = 0,
                  router: int = 0) -> Schedule:
     """RPC (Algorithm 1): the packets of ``supernode`` collected into its local router ``router``."""
     view, target = _local(topology, supernode, router, "router-packet-collection")
-    plan = Plan(topology.num_nodes)
-    router_packet_collection(plan, view.routers(supernode), target)
+    plan = Plan(view)
+    router_packet_collection(plan, [supernode], router, [(0, 0)])
     pkts = np.arange(supernode * view.a, (supernode + 1) * view.a)
-    return plan.schedule(packet_size, "custom", _targets(topology.num_nodes, [(pkts, [target])]),
+    return plan.schedule(packet_size, "custom", _targets(topology.num_nodes, pkts, [target]),
                          meta={"algorithm": "RPC"})
 
 
@@ -125,31 +130,35 @@ def rpd_schedule(topology: Topology, packet_size: float = PACKET_BYTES, supernod
                  router: int = 0) -> Schedule:
     """RPD: the packet of local router ``router`` distributed to every router of ``supernode``."""
     view, source = _local(topology, supernode, router, "router-packet-distribution")
-    plan = Plan(topology.num_nodes)
-    router_packet_distribution(plan, view.routers(supernode), source, ((source, source + 1),))
-    return plan.schedule(packet_size, "custom",
-                         _targets(topology.num_nodes, [([source], view.routers(supernode))]),
+    plan = Plan(view)
+    offer_local = np.zeros((1, view.a), dtype=bool)
+    offer_local[0, router] = True
+    router_packet_distribution(plan, [supernode], router, np.zeros((1, view.num_supernodes), dtype=bool),
+                               offer_local, [(0, 0)])
+    return plan.schedule(packet_size, "custom", _targets(topology.num_nodes, [source], view.routers(supernode)),
                          meta={"algorithm": "RPD"})
 
 
 def spc_schedule(topology: Topology, packet_size: float = PACKET_BYTES, root: int = 0) -> Schedule:
     """SPC(U, A) (Algorithm 2): every other supernode's packets reach every router of ``root``."""
     view = _view(topology, root, "supernode-packet-collection")
-    plan = Plan(topology.num_nodes)
-    supernode_packet_collection(plan, view, root)
+    plan = Plan(view)
+    supernode_packet_collection(plan, root)
     others = np.setdiff1d(np.arange(topology.num_nodes), np.asarray(view.routers(root)))
-    return plan.schedule(packet_size, "custom", _targets(topology.num_nodes, [(others, view.routers(root))]),
+    return plan.schedule(packet_size, "custom", _targets(topology.num_nodes, others, view.routers(root)),
                          meta={"algorithm": "SPC", "root": root})
 
 
 def spd_schedule(topology: Topology, packet_size: float = PACKET_BYTES, root: int = 0) -> Schedule:
     """SPD(U, A): the packets of ``root``'s routers reach every router (RPC + RPD inside ``root`` first)."""
     view = _view(topology, root, "supernode-packet-distribution")
-    plan = Plan(topology.num_nodes)
-    gather_inside(plan, view, [root])
-    supernode_packet_distribution(plan, view, root, own_packets(view, root))
+    plan = Plan(view)
+    gather_inside(plan, [root])
+    own = np.zeros(view.num_supernodes, dtype=bool)
+    own[root] = True
+    supernode_packet_distribution(plan, root, own)
     return plan.schedule(packet_size, "custom",
-                         _targets(topology.num_nodes, [(np.asarray(view.routers(root)), range(topology.num_nodes))]),
+                         _targets(topology.num_nodes, np.asarray(view.routers(root)), np.arange(topology.num_nodes)),
                          meta={"algorithm": "SPD", "root": root})
 
 

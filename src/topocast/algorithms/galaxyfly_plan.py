@@ -2,11 +2,10 @@
 
 Every router starts with one packet; packet ``r`` is router ``r``'s.  A
 :class:`Plan` records transfers one hop at a time and, for each router, which
-transfer delivered which packets to it, so that every transfer waits exactly
+transfer delivered each packet to it, so that every transfer waits exactly
 for the transfers that brought the packets it carries ("each transfer waits
 only for the data it carries") and carries only what its receiver lacks
-(no packet is ever planned twice into a router).  Packet sets are sorted
-tuples of half-open ranges ``(lo, hi)``.
+(no packet is ever planned twice into a router).
 
 * :func:`halving_tree` is the recursion of Algorithm 1 (RPC): ``B = A \\ {m}``
   is split into ``B1`` (the first ``ceil(|B|/2)`` routers in index order) and
@@ -23,125 +22,34 @@ tuples of half-open ranges ``(lo, hi)``.
   :func:`supernode_packet_distribution` (SPD) move packets up and down that
   tree; at every supernode the packets pass through the routers holding the
   global links of the tree.
+
+Vectorised planning.  Each operation runs on many supernodes at once (one
+numpy batch per level of the halving tree, or per depth of the SPC tree), and
+the state is two bit matrices: the whole blocks of other supernodes a router
+holds (packets cross a global link only as whole supernode blocks) and which
+packets of its own supernode it holds.  A batch is only accepted when its
+transfers commute (no packet written twice, no packet read by one transfer
+and written by another), so it plans exactly what one transfer at a time
+would.  Every transfer carries a key (phase, position of its supernode in
+the algorithm's loop, operation, edge); the schedule numbers transfers in key
+order, which is the order of the paper's loops.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 
-from ..schedule import Schedule, ScheduleBuilder
+from ..schedule import Schedule
 from ..topology.galaxyfly import SupernodeView
 
-Packets = tuple  # tuple[tuple[int, int], ...]: sorted, disjoint, non-adjacent ranges
-EMPTY: Packets = ()
+#: key columns: phase, position of the supernode in the phase's loop, operation, edge
+KEY_WIDTH = 4
 
 
-def packets(*ranges: tuple[int, int]) -> Packets:
-    """Normalise ranges ``(lo, hi)`` into a packet set."""
-    out: list[list[int]] = []
-    for lo, hi in sorted(r for r in ranges if r[1] > r[0]):
-        if out and lo <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], hi)
-        else:
-            out.append([lo, hi])
-    return tuple((lo, hi) for lo, hi in out)
-
-
-def union(*sets: Packets) -> Packets:
-    return packets(*(r for s in sets for r in s))
-
-
-def minus(a: Packets, b: Packets) -> Packets:
-    """Packets of ``a`` not in ``b``."""
-    out = []
-    j = 0
-    for lo, hi in a:
-        while j < len(b) and b[j][1] <= lo:
-            j += 1
-        k = j
-        cur = lo
-        while k < len(b) and b[k][0] < hi:
-            if b[k][0] > cur:
-                out.append((cur, b[k][0]))
-            cur = max(cur, b[k][1])
-            k += 1
-        if cur < hi:
-            out.append((cur, hi))
-    return tuple(out)
-
-
-def overlaps(a: Packets, b: Packets) -> bool:
-    i = j = 0
-    while i < len(a) and j < len(b):
-        if a[i][1] <= b[j][0]:
-            i += 1
-        elif b[j][1] <= a[i][0]:
-            j += 1
-        else:
-            return True
-    return False
-
-
-def size(a: Packets) -> int:
-    return sum(hi - lo for lo, hi in a)
-
-
-class Plan:
-    """Transfers of a dependency schedule, with who holds what and who brought it."""
-
-    def __init__(self, num_routers: int):
-        self.num_routers = num_routers
-        self.src: list[int] = []
-        self.dst: list[int] = []
-        self.carried: list[Packets] = []
-        self.after: list[list[int]] = []
-        # per router: list of (packet set, delivering transfer id or -1 for its own packet)
-        self.deliveries: list[list[tuple[Packets, int]]] = [[(((r, r + 1),), -1)] for r in range(num_routers)]
-        self._held: list[Packets] = [((r, r + 1),) for r in range(num_routers)]
-
-    def held(self, router: int) -> Packets:
-        """Packets ``router`` holds once every transfer planned so far has arrived."""
-        return self._held[router]
-
-    def send(self, u: int, v: int, carried: Packets) -> int | None:
-        """Plan ``u -> v`` carrying ``carried`` (skipped when empty); returns its id."""
-        if not carried:
-            return None
-        tid = len(self.src)
-        deps = [t for got, t in self.deliveries[u] if t >= 0 and overlaps(got, carried)]
-        self.src.append(u)
-        self.dst.append(v)
-        self.carried.append(carried)
-        self.after.append(deps)
-        self.deliveries[v].append((carried, tid))
-        self._held[v] = union(self._held[v], carried)
-        return tid
-
-    def send_lacking(self, u: int, v: int, offered: Packets) -> int | None:
-        """Send ``v`` the packets of ``offered`` it does not already hold."""
-        return self.send(u, v, minus(offered, self.held(v)))
-
-    def schedule(self, packet_bytes: float, collective: str = "allgather", targets="all",
-                 meta: dict | None = None) -> Schedule:
-        n = self.num_routers
-        builder = ScheduleBuilder(n, origin=np.arange(n), collective=collective, targets=targets,
-                                  message_bytes=packet_bytes, meta=meta)
-        nranges = np.fromiter((len(c) for c in self.carried), dtype=np.int64, count=len(self.carried))
-        flat = [r for c in self.carried for r in c]
-        first = np.fromiter((lo for lo, _ in flat), dtype=np.int64, count=len(flat))
-        count = np.fromiter((hi - lo for lo, hi in flat), dtype=np.int64, count=len(flat))
-        builder.add_ranges(np.asarray(self.src, dtype=np.int64), np.asarray(self.dst, dtype=np.int64),
-                           nranges, first, count, after=self.after)
-        return builder.build()
-
-
-@lru_cache(maxsize=256)
-def _halving_edges(size: int, root: int) -> tuple[tuple[int, int], ...]:
-    return tuple(_halving(list(range(size)), root))
-
+# -- Algorithm 1: the halving tree -------------------------------------------------------------
 
 def _halving(members: list[int], root: int) -> list[tuple[int, int]]:
     rest = [r for r in members if r != root]
@@ -155,6 +63,11 @@ def _halving(members: list[int], root: int) -> list[tuple[int, int]]:
     return edges
 
 
+@lru_cache(maxsize=256)
+def _halving_edges(size: int, root: int) -> tuple[tuple[int, int], ...]:
+    return tuple(_halving(list(range(size)), root))
+
+
 def halving_tree(members: Sequence[int], root: int) -> list[tuple[int, int]]:
     """Edges ``(child, parent)`` of Algorithm 1 on ``members`` (in that order), children first.
 
@@ -166,16 +79,239 @@ def halving_tree(members: Sequence[int], root: int) -> list[tuple[int, int]]:
     return [(members[c], members[p]) for c, p in local]
 
 
-def router_packet_collection(plan: Plan, routers: Sequence[int], root: int) -> None:
-    """RPC(A, m) (Algorithm 1): everything the routers hold ends at ``root``."""
-    for child, parent in halving_tree(routers, root):
-        plan.send(child, parent, minus(plan.held(child), plan.held(parent)))
+@lru_cache(maxsize=64)
+def _template(a: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The halving tree of ``a`` routers on positions: ``(child, parent, height, depth)`` per edge.
+
+    Positions ``0..a-2`` are the routers other than the root in index order
+    (the tree's shape does not depend on which router is the root) and
+    ``a-1`` stands for the root; edges are in Algorithm 1's order (children
+    first).  ``height`` orders RPC's batches, ``depth`` RPD's.
+    """
+    rest = a - 1
+    edges = _halving_edges(a, rest)  # root = the last router: positions are the router indices
+    child = np.array([c for c, _ in edges], dtype=np.int64)
+    parent = np.array([p for _, p in edges], dtype=np.int64)
+    height = np.zeros(a, dtype=np.int64)
+    for c, p in edges:  # children come before their parents
+        height[p] = max(height[p], height[c] + 1)
+    depth = np.zeros(a, dtype=np.int64)
+    for c, p in reversed(edges):
+        depth[c] = depth[p] + 1
+    return child, parent, height[child], depth[child]
 
 
-def router_packet_distribution(plan: Plan, routers: Sequence[int], root: int, offered: Packets) -> None:
-    """RPD(A, m): the packets ``offered`` (held by ``root``) reach every router, each once."""
-    for child, parent in reversed(halving_tree(routers, root)):
-        plan.send_lacking(parent, child, offered)
+def _positions_to_routers(positions: np.ndarray, local_root: np.ndarray, a: int) -> np.ndarray:
+    """Local router index of template ``positions`` (rows: one tree per local root)."""
+    local_root = local_root[:, None]
+    return np.where(positions == a - 1, local_root, positions + (positions >= local_root))
+
+
+# -- the planner --------------------------------------------------------------------------------
+
+class Plan:
+    """Transfers of a dependency schedule, with who holds what and who brought it.
+
+    ``blocks[r, j]``: router ``r`` holds every packet of supernode ``j`` (for
+    ``j`` other than its own); ``local[r, k]``: it holds the packet of router
+    ``k`` of its own supernode.  ``by_block`` and ``by_local`` (same shapes)
+    name the transfer that delivered it (-1: its own packet, or not held).
+    """
+
+    def __init__(self, view: SupernodeView):
+        self.view = view
+        a, count = view.a, view.num_supernodes
+        n = a * count
+        self.num_routers = n
+        self.blocks = np.zeros((n, count), dtype=bool)
+        self.local = np.zeros((n, a), dtype=bool)
+        self.local[np.arange(n), np.arange(n) % a] = True
+        self.by_block = np.full((n, count), -1, dtype=np.int64)
+        self.by_local = np.full((n, a), -1, dtype=np.int64)
+        self.size = 0
+        self._src: list[np.ndarray] = []
+        self._dst: list[np.ndarray] = []
+        self._key: list[np.ndarray] = []
+        self._units: list[np.ndarray] = []   # rows (transfer, lo, hi): packets carried
+        self._deps: list[np.ndarray] = []    # rows (transfer, transfer it waits for)
+
+    def send(self, u, v, offer_blocks, offer_local, key) -> np.ndarray:
+        """Plan ``u[i] -> v[i]`` carrying what ``v[i]`` lacks of the offered packets.
+
+        ``offer_blocks`` (rows of supernode flags) offers whole blocks;
+        ``offer_local`` (rows of ``a`` flags) offers packets of the receiver's
+        own supernode (used inside a supernode).  Transfers with nothing to
+        carry are skipped.  Returns the kept rows.
+        """
+        a = self.view.a
+        u, v = np.asarray(u, dtype=np.int64), np.asarray(v, dtype=np.int64)
+        su, sv = u // a, v // a
+        rows = np.arange(len(u))
+        offer_blocks = np.array(offer_blocks, dtype=bool, copy=True)
+        offer_local = np.array(offer_local, dtype=bool, copy=True)
+        offer_local[offer_blocks[rows, sv]] = True  # the receiver's own block counts packet by packet
+        offer_blocks[rows, sv] = False
+        carry_blocks = offer_blocks & ~self.blocks[v]
+        carry_local = offer_local & ~self.local[v]
+        keep = np.flatnonzero(carry_blocks.any(axis=1) | carry_local.any(axis=1))
+        u, v, su, sv = u[keep], v[keep], su[keep], sv[keep]
+        carry_blocks, carry_local = carry_blocks[keep], carry_local[keep]
+        tid = self.size + np.arange(len(keep), dtype=np.int64)
+        bi, bj = np.nonzero(carry_blocks)
+        li, lk = np.nonzero(carry_local)
+        # what each transfer reads at its sender, as (row, column of by_block) and (row, column of by_local);
+        # the sender keeps its own supernode's block packet by packet
+        own = bj == su[bi]
+        inside = su[li] == sv[li]
+        own_rows = np.repeat(bi[own], a)
+        own_cols = np.tile(np.arange(a), int(own.sum()))
+        read_block = (np.concatenate([bi[~own], li[~inside]]), np.concatenate([bj[~own], sv[li[~inside]]]))
+        read_local = (np.concatenate([own_rows, li[inside]]), np.concatenate([own_cols, lk[inside]]))
+        if len(np.unique(v)) < len(v) or np.intersect1d(u, v).size:
+            self._check_commute(u, v, (bi, bj), (li, lk), read_block, read_local)
+        deps = np.concatenate([_distinct_pairs(tid[read_block[0]], self.by_block[u[read_block[0]], read_block[1]]),
+                               _distinct_pairs(tid[read_local[0]], self.by_local[u[read_local[0]], read_local[1]])])
+        # record, then update what the receivers hold
+        self.blocks[v[bi], bj] = True
+        self.by_block[v[bi], bj] = tid[bi]
+        self.local[v[li], lk] = True
+        self.by_local[v[li], lk] = tid[li]
+        block_runs, local_runs = _runs(carry_blocks), _runs(carry_local)
+        units = np.concatenate([
+            np.stack([tid[block_runs[0]], block_runs[1] * a, block_runs[2] * a], axis=1),
+            np.stack([tid[local_runs[0]], sv[local_runs[0]] * a + local_runs[1],
+                      sv[local_runs[0]] * a + local_runs[2]], axis=1)])
+        self._src.append(u)
+        self._dst.append(v)
+        self._key.append(np.asarray(key, dtype=np.int64).reshape(-1, KEY_WIDTH)[keep])
+        self._units.append(units)
+        self._deps.append(deps[deps[:, 1] >= 0])
+        self.size += len(keep)
+        return keep
+
+    def _check_commute(self, u, v, write_block, write_local, read_block, read_local) -> None:
+        """Refuse a batch unless its transfers commute: no packet written twice into one router,
+        none read at a router where another transfer of the batch writes it."""
+        width = self.view.num_supernodes + self.view.a
+        offset = self.view.num_supernodes
+
+        def cells(routers, block, local):
+            return np.concatenate([routers[block[0]] * width + block[1],
+                                   routers[local[0]] * width + offset + local[1]])
+
+        written = cells(v, write_block, write_local)
+        read = cells(u, read_block, read_local)
+        if len(np.unique(written)) != len(written) or np.intersect1d(read, written).size:
+            raise AssertionError("galaxyfly plan: a batch whose transfers do not commute")
+
+    def held_rows(self, routers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """What ``routers`` hold: (block flags, own-supernode packet flags)."""
+        return self.blocks[routers], self.local[routers]
+
+    def schedule(self, packet_bytes: float, collective: str = "allgather", targets="all",
+                 meta: dict | None = None) -> Schedule:
+        """The planned transfers as a dependency :class:`Schedule`, numbered in key order."""
+        n, total = self.num_routers, self.size
+        cat = (lambda parts, width: np.concatenate(parts) if parts
+               else np.zeros((0, width) if width else 0, np.int64))
+        keys = cat(self._key, KEY_WIDTH)
+        order = np.lexsort(keys.T[::-1])            # old id of the transfer at each new position
+        renumber = np.empty(total, dtype=np.int64)
+        renumber[order] = np.arange(total)
+        units = cat(self._units, 3)
+        units[:, 0] = renumber[units[:, 0]]
+        units = units[np.lexsort((units[:, 1], units[:, 0]))] if len(units) else units
+        # merge touching packet ranges of one transfer
+        starts = np.ones(len(units), dtype=bool)
+        starts[1:] = (units[1:, 0] != units[:-1, 0]) | (units[1:, 1] != units[:-1, 2])
+        first = units[starts, 1]
+        ends = np.flatnonzero(np.append(starts[1:], True)) if len(units) else np.zeros(0, np.int64)
+        count = units[ends, 2] - first
+        range_ptr = np.zeros(total + 1, dtype=np.int64)
+        np.cumsum(np.bincount(units[starts, 0], minlength=total), out=range_ptr[1:])
+        deps = renumber[cat(self._deps, 2)]
+        pairs = np.sort(deps[:, 0] << 32 | deps[:, 1])  # ids < 2^31: one sort orders and dedupes
+        pairs = pairs[np.append(True, pairs[1:] != pairs[:-1])] if len(pairs) else pairs
+        deps = np.stack([pairs >> 32, pairs & 0xFFFFFFFF], axis=1)
+        after_ptr = np.zeros(total + 1, dtype=np.int64)
+        np.cumsum(np.bincount(deps[:, 0], minlength=total), out=after_ptr[1:])
+        return Schedule(
+            num_nodes=n, origin=np.arange(n, dtype=np.int64),
+            src=cat(self._src, 0)[order], dst=cat(self._dst, 0)[order],
+            range_ptr=range_ptr, range_first=first, range_count=count, collective=collective,
+            targets=targets, after_ptr=after_ptr, after_ids=deps[:, 1].copy(),
+            message_bytes=float(packet_bytes), meta=dict(meta or {}))
+
+
+def _distinct_pairs(transfer: np.ndarray, dep: np.ndarray) -> np.ndarray:
+    """Rows ``(transfer, dep)`` without repeats of the previous row (reads come row by row)."""
+    new = np.ones(len(transfer), dtype=bool)
+    new[1:] = (transfer[1:] != transfer[:-1]) | (dep[1:] != dep[:-1])
+    return np.stack([transfer[new], dep[new]], axis=1)
+
+
+def _runs(flags: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Maximal runs of True in each row of ``flags``: (row, first column, column after the last)."""
+    padded = np.zeros((flags.shape[0], flags.shape[1] + 2), dtype=np.int8)
+    padded[:, 1:-1] = flags
+    step = np.diff(padded, axis=1)
+    rows, begin = np.nonzero(step == 1)
+    _, end = np.nonzero(step == -1)
+    return rows, begin, end
+
+
+# -- operations, each on many supernodes at once ------------------------------------------------
+
+def _keys(prefix: np.ndarray, op: int, edge: np.ndarray) -> np.ndarray:
+    """Key rows ``(phase, position, op, edge)`` for every (operation, edge) pair."""
+    prefix = np.asarray(prefix, dtype=np.int64).reshape(-1, 2)
+    k = np.empty((len(prefix), len(edge), KEY_WIDTH), dtype=np.int64)
+    k[:, :, 0:2] = prefix[:, None, :]
+    k[:, :, 2] = op
+    k[:, :, 3] = edge[None, :]
+    return k.reshape(-1, KEY_WIDTH)
+
+
+def router_packet_collection(plan: Plan, supernodes, local_roots, key_prefix, op: int = 0) -> None:
+    """RPC(A, m) (Algorithm 1) in every supernode of ``supernodes`` at once.
+
+    Everything the routers of supernode ``supernodes[i]`` hold ends at its
+    router ``local_roots[i]``.  ``key_prefix[i]`` is ``(phase, position)``.
+    """
+    a = plan.view.a
+    supernodes = np.atleast_1d(np.asarray(supernodes, dtype=np.int64))
+    local_roots = np.broadcast_to(np.asarray(local_roots, dtype=np.int64), supernodes.shape)
+    child, parent, height, _ = _template(a)
+    base = (supernodes * a)[:, None]
+    for level in np.unique(height):
+        edges = np.flatnonzero(height == level)
+        u = (base + _positions_to_routers(child[edges][None, :], local_roots, a)).ravel()
+        v = (base + _positions_to_routers(parent[edges][None, :], local_roots, a)).ravel()
+        offer_blocks, offer_local = plan.held_rows(u)
+        plan.send(u, v, offer_blocks, offer_local, _keys(key_prefix, op, edges))
+
+
+def router_packet_distribution(plan: Plan, supernodes, local_roots, offer_blocks, offer_local,
+                               key_prefix, op: int = 1) -> None:
+    """RPD(A, m) in every supernode of ``supernodes`` at once: each router gets what it lacks of the offer.
+
+    The offer of operation ``i`` is the rows ``offer_blocks[i]`` (whole
+    supernode blocks) and ``offer_local[i]`` (packets of that supernode),
+    held by its router ``local_roots[i]``.
+    """
+    a = plan.view.a
+    supernodes = np.atleast_1d(np.asarray(supernodes, dtype=np.int64))
+    local_roots = np.broadcast_to(np.asarray(local_roots, dtype=np.int64), supernodes.shape)
+    child, parent, _, depth = _template(a)
+    base = (supernodes * a)[:, None]
+    order = np.arange(len(child))[::-1]  # RPD walks Algorithm 1's edges backwards
+    for level in np.unique(depth):
+        edges = order[depth[order] == level]
+        u = (base + _positions_to_routers(parent[edges][None, :], local_roots, a)).ravel()
+        v = (base + _positions_to_routers(child[edges][None, :], local_roots, a)).ravel()
+        rows = np.repeat(np.arange(len(supernodes)), len(edges))
+        plan.send(u, v, np.asarray(offer_blocks)[rows], np.asarray(offer_local)[rows],
+                  _keys(key_prefix, op, len(child) - 1 - edges))
 
 
 def spc_tree(view: SupernodeView, root: int) -> tuple[np.ndarray, list[int]]:
@@ -198,18 +334,53 @@ def spc_tree(view: SupernodeView, root: int) -> tuple[np.ndarray, list[int]]:
     return parent, order
 
 
-def subtree_packets(view: SupernodeView, parent: np.ndarray, order: list[int]) -> list[Packets]:
-    """Packets of each supernode's subtree in the SPC tree."""
-    a = view.a
-    sub: list[Packets] = [((s * a, (s + 1) * a),) for s in range(view.num_supernodes)]
-    for s in reversed(order[1:]):
-        p = int(parent[s])
-        sub[p] = union(sub[p], sub[s])
+def subtree_blocks(view: SupernodeView, parent: np.ndarray, order: list[int]) -> np.ndarray:
+    """``sub[s, j]``: supernode ``j`` lies in the subtree of ``s`` in the SPC tree."""
+    count = view.num_supernodes
+    sub = np.eye(count, dtype=bool)
+    depth = _depths(parent, order)
+    for level in range(int(depth.max(initial=0)), 0, -1):  # deepest first, one batch per depth
+        kids = np.flatnonzero(depth == level)
+        np.logical_or.at(sub, parent[kids], sub[kids])
     return sub
 
 
-def supernode_packet_collection(plan: Plan, view: SupernodeView, root: int, router_first: bool = False,
-                                tree: tuple[np.ndarray, list[int]] | None = None) -> None:
+def _depths(parent: np.ndarray, order: list[int]) -> np.ndarray:
+    depth = np.zeros(len(parent), dtype=np.int64)
+    for s in order[1:]:
+        depth[s] = depth[parent[s]] + 1
+    return depth
+
+
+def _link_routers(view: SupernodeView, s: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Global index of the router of ``s[i]`` linked to supernode ``t[i]`` (vectorised ``router_to``)."""
+    count = view.num_supernodes
+    owner = np.repeat(np.arange(count, dtype=np.int64), np.diff(view.nbr_ptr))
+    keys = owner * count + view.neighbours
+    pos = np.searchsorted(keys, s * count + t)
+    if np.any(pos >= len(keys)) or np.any(keys[np.minimum(pos, len(keys) - 1)] != s * count + t):
+        raise ValueError("supernodes are not adjacent")
+    return s * view.a + view.attach[pos]
+
+
+def _own_block(view: SupernodeView, supernodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Offer rows of the whole block of each supernode."""
+    blocks = np.zeros((len(supernodes), view.num_supernodes), dtype=bool)
+    blocks[np.arange(len(supernodes)), supernodes] = True
+    return blocks, np.zeros((len(supernodes), view.a), dtype=bool)
+
+
+def gather_inside(plan: Plan, supernodes, phase: int = 0, local_root: int = 0) -> None:
+    """RPC then RPD inside each supernode: every router gets its supernode's packets."""
+    view = plan.view
+    supernodes = np.atleast_1d(np.asarray(supernodes, dtype=np.int64))
+    prefix = np.stack([np.full(len(supernodes), phase), np.arange(len(supernodes))], axis=1)
+    router_packet_collection(plan, supernodes, local_root, prefix, op=0)
+    router_packet_distribution(plan, supernodes, local_root, *_own_block(view, supernodes), prefix, op=1)
+
+
+def supernode_packet_collection(plan: Plan, root: int, router_first: bool = False,
+                                tree: tuple[np.ndarray, list[int]] | None = None, phase: int = 1) -> None:
     """SPC(U, A): every other supernode's packets reach every router of ``root``.
 
     Supernode-first (Algorithm 2, used by SFATA): a supernode collects what it
@@ -218,46 +389,51 @@ def supernode_packet_collection(plan: Plan, view: SupernodeView, root: int, rout
     at a supernode are first spread to all its routers with RPD, and the
     router linked to the parent forwards them (it then holds them already).
     At the root the packets of each branch are spread with RPD(A, m).
+    Supernodes are taken deepest first (reversed breadth-first order), all
+    supernodes of one depth in one batch.
     """
+    view, a = plan.view, plan.view.a
     parent, order = tree or spc_tree(view, root)
-    sub = subtree_packets(view, parent, order)
-    for s in reversed(order[1:]):
-        p = int(parent[s])
-        exit_router = view.router_to(s, p)
-        entry = view.router_to(p, s)
+    sub = subtree_blocks(view, parent, order)
+    depth = _depths(parent, order)
+    position = np.empty(view.num_supernodes, dtype=np.int64)
+    position[np.asarray(order[1:][::-1], dtype=np.int64)] = np.arange(len(order) - 1)
+    for level in range(int(depth.max(initial=0)), 0, -1):
+        s = np.flatnonzero(depth == level)
+        s = s[np.argsort(position[s])]
+        p = parent[s]
+        exit_router, entry = _link_routers(view, s, p), _link_routers(view, p, s)
+        prefix = np.stack([np.full(len(s), phase), position[s]], axis=1)
         if not router_first:
-            router_packet_collection(plan, view.routers(s), exit_router)
-        plan.send_lacking(exit_router, entry, sub[s])
-        if router_first or p == root:
-            router_packet_distribution(plan, view.routers(p), entry, sub[s])
+            router_packet_collection(plan, s, exit_router % a, prefix, op=0)
+        none = np.zeros((len(s), a), dtype=bool)
+        plan.send(exit_router, entry, sub[s], none, _keys(prefix, 1, np.zeros(1, np.int64)))
+        spread = np.ones(len(s), dtype=bool) if router_first else p == root
+        router_packet_distribution(plan, p[spread], entry[spread] % a, sub[s][spread], none[spread],
+                                   prefix[spread], op=2)
 
 
-def supernode_packet_distribution(plan: Plan, view: SupernodeView, root: int, offered: Packets,
-                                  tree: tuple[np.ndarray, list[int]] | None = None) -> None:
-    """SPD(U, A): the packets ``offered`` (held by every router of ``root``) reach every router.
+def supernode_packet_distribution(plan: Plan, root: int, offer_blocks: np.ndarray,
+                                  tree: tuple[np.ndarray, list[int]] | None = None, phase: int = 2) -> None:
+    """SPD(U, A): the blocks ``offer_blocks`` (held by every router of ``root``) reach every router.
 
-    The inverse of SPC: down the same tree, the router of the parent linked
-    to a child supernode sends it what it lacks, and RPD spreads it inside.
+    The inverse of SPC: down the same tree (breadth-first order, one batch
+    per depth), the router of the parent linked to a child supernode sends it
+    what it lacks, and RPD spreads that inside.
     """
+    view, a = plan.view, plan.view.a
     parent, order = tree or spc_tree(view, root)
-    for s in order[1:]:
-        p = int(parent[s])
-        entry = view.router_to(s, p)
-        plan.send_lacking(view.router_to(p, s), entry, offered)
-        router_packet_distribution(plan, view.routers(s), entry, offered)
-
-
-def own_packets(view: SupernodeView, s: int) -> Packets:
-    return ((s * view.a, (s + 1) * view.a),)
-
-
-def all_packets(view: SupernodeView) -> Packets:
-    return ((0, view.num_supernodes * view.a),)
-
-
-def gather_inside(plan: Plan, view: SupernodeView, supernodes: Iterable[int], local_root: int = 0) -> None:
-    """RPC then RPD inside each supernode: every router gets its supernode's packets."""
-    for s in supernodes:
-        root = s * view.a + local_root
-        router_packet_collection(plan, view.routers(s), root)
-        router_packet_distribution(plan, view.routers(s), root, own_packets(view, s))
+    depth = _depths(parent, order)
+    position = np.empty(view.num_supernodes, dtype=np.int64)
+    position[np.asarray(order[1:], dtype=np.int64)] = np.arange(len(order) - 1)
+    offer = np.broadcast_to(np.asarray(offer_blocks, dtype=bool), (view.num_supernodes,))
+    for level in range(1, int(depth.max(initial=0)) + 1):
+        s = np.flatnonzero(depth == level)
+        s = s[np.argsort(position[s])]
+        p = parent[s]
+        entry = _link_routers(view, s, p)
+        prefix = np.stack([np.full(len(s), phase), position[s]], axis=1)
+        rows = np.broadcast_to(offer, (len(s), view.num_supernodes))
+        none = np.zeros((len(s), a), dtype=bool)
+        plan.send(_link_routers(view, p, s), entry, rows, none, _keys(prefix, 0, np.zeros(1, np.int64)))
+        router_packet_distribution(plan, s, entry % a, rows, none, prefix, op=1)

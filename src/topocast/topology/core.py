@@ -279,6 +279,29 @@ class Topology:
         return f"Topology({self.spec!r}, nodes={self.num_nodes}, links={self.num_edges})"
 
 
+class UnbuiltTopology:
+    """A topology named by its spec but not built: family, parameters, size.
+
+    Algorithms whose engine needs no adjacency (a per-step rule over node
+    coordinates) receive this instead of a :class:`Topology`, so a network of
+    billions of nodes can run without its CSR arrays.
+    """
+
+    def __init__(self, family: str, params: Mapping[str, Any], num_nodes: int | None = None):
+        self.family = family
+        self.params = MappingProxyType(dict(params))
+        self.num_nodes = num_nodes
+        self.meta: Mapping[str, Any] = MappingProxyType({})
+
+    @property
+    def spec(self) -> str:
+        body = ",".join(f"{k}={_fmt(v)}" for k, v in self.params.items())
+        return f"{self.family}:{body}"
+
+    def __repr__(self) -> str:
+        return f"UnbuiltTopology({self.spec!r}, nodes={self.num_nodes})"
+
+
 class _NameCodec(Codec):
     def __init__(self, names: Iterable):
         self.names = list(names)

@@ -45,6 +45,9 @@ from .core import MixedRadixCodec, Topology
 from .product import cartesian_product
 
 MAX_FACTORS = 16
+#: HDN(B, k) has at least 2^(2^k) nodes (N_i >= N_{i-1}^2 with N_0 >= 2), so k = 6 is
+#: already past 10^19 nodes; the cap keeps the size arithmetic of the memory guard finite
+MAX_LEVELS = 16
 
 
 @dataclass(frozen=True)
@@ -88,30 +91,34 @@ class BaseFactor:
         return {"ring": ring, "complete": complete, "hypercube": hypercube}[self.kind](self.param)
 
 
-def parse_factor(token: str, owner: str = "hdn") -> BaseFactor:
-    """``5`` or ``C5`` (ring), ``K4`` (complete), ``Q3`` (hypercube); ``P2`` is ``K2``."""
+def parse_factor(token: str, owner: str = "hdn", param: str = "base") -> BaseFactor:
+    """``5`` or ``C5`` (ring), ``K4`` (complete), ``Q3`` (hypercube); ``P2`` is ``K2``.
+
+    ``param`` names the spec parameter the token came from, for error messages.
+    """
     text = token.strip().upper()
     kind_letter, digits = (text[0], text[1:]) if text[:1].isalpha() else ("C", text)
     if not digits.isdigit():
-        raise TopocastError(f"{owner}: parameter 'base' has an unreadable factor '{token}' "
-                            "(use 5 or C5 for a ring, K4 complete, Q3 hypercube)")
+        raise TopocastError(f"{owner}: parameter '{param}' has an unreadable factor '{token}' "
+                            "(use 5 or C5 for a ring, K4 complete, Q3 hypercube"
+                            + (", d0 for the first base factor)" if param == "s" else ")"))
     value = int(digits)
     if kind_letter == "P":
         if value == 2:
             return BaseFactor("complete", 2)
-        raise TopocastError(f"{owner}: parameter 'base' factor '{token}' is not symmetric: a path of "
+        raise TopocastError(f"{owner}: parameter '{param}' factor '{token}' is not symmetric: a path of "
                             f"{value} nodes is not vertex-transitive (use rings C_n, complete graphs K_n "
                             "or hypercubes Q_d)")
     kinds = {"C": "ring", "K": "complete", "Q": "hypercube"}
     if kind_letter not in kinds:
-        raise TopocastError(f"{owner}: parameter 'base' factor '{token}' is not a symmetric component "
+        raise TopocastError(f"{owner}: parameter '{param}' factor '{token}' is not a symmetric component "
                             "(use rings C_n, complete graphs K_n or hypercubes Q_d)")
     kind = kinds[kind_letter]
     minimum = {"ring": 2, "complete": 2, "hypercube": 1}[kind]
     if value < minimum:
-        raise TopocastError(f"{owner}: parameter 'base' factor '{token}' must have size >= {minimum}")
+        raise TopocastError(f"{owner}: parameter '{param}' factor '{token}' must have size >= {minimum}")
     if kind == "hypercube" and value > 30:
-        raise TopocastError(f"{owner}: parameter 'base' factor '{token}' must have dimension <= 30")
+        raise TopocastError(f"{owner}: parameter '{param}' factor '{token}' must have dimension <= 30")
     return BaseFactor(kind, value)
 
 
@@ -144,13 +151,21 @@ def _subset_by_size(factors: tuple[BaseFactor, ...], size: int, level: int, owne
 
 
 def _subset_by_names(factors: tuple[BaseFactor, ...], text: str, level: int, owner: str) -> tuple[int, ...]:
+    """Factors named in ``text``: ``C5``/``5`` (the first such factor not yet taken) or ``d2`` (position 2)."""
     chosen: list[int] = []
     for token in re.split(r"[xX*]", text):
         token = token.strip()
-        if token.isdigit():
+        position = re.fullmatch(r"[dD](\d+)", token)
+        if position:
+            i = int(position.group(1))
+            if i >= len(factors):
+                raise TopocastError(f"{owner}: parameter 's' entry s_{level}='{text}' names position '{token}', "
+                                    f"but the base has factors d0..d{len(factors) - 1}")
+            match = [i] if i not in chosen else []
+        elif token.isdigit():
             match = [i for i, f in enumerate(factors) if f.size == int(token) and i not in chosen]
         else:
-            name = parse_factor(token, owner).name
+            name = parse_factor(token, owner, "s").name
             match = [i for i, f in enumerate(factors) if f.name == name and i not in chosen]
         if not match:
             raise TopocastError(f"{owner}: parameter 's' entry s_{level}='{text}' names factor '{token}', "
@@ -165,7 +180,9 @@ def parse_supernodes(s, factors: tuple[BaseFactor, ...], k: int | None, owner: s
 
     An entry that is a bare integer is a size (the first matching subset of
     factors, in lexicographic order of positions); an entry with ``x`` or a
-    letter names factors.  Empty ``s`` means ``s_i = 1`` at every level.
+    letter names factors (``C5``, ``K4``, or ``d2`` for the factor at
+    position 2, which tells repeated factors apart).  Empty ``s`` means
+    ``s_i = 1`` at every level.
     """
     if s is None or (isinstance(s, str) and not s.strip()):
         if k is None:
@@ -336,7 +353,22 @@ class HDNLayout:
         return HDNCodec(self)
 
     def spec_s(self) -> str:
-        return "/".join(str(s) for s in self.s)
+        """Canonical ``s`` text that parses back to the same factor subsets.
+
+        A size where the size alone picks this subset, else factor names where
+        they do, else positions (``d0xd2``).
+        """
+        entries = []
+        for level, (subset, size) in enumerate(zip(self.supernodes, self.s), 1):
+            if _subset_by_size(self.factors, size, level, "hdn") == subset:
+                entries.append(str(size))
+                continue
+            names = "x".join(self.factors[i].name for i in subset)
+            if _subset_by_names(self.factors, names, level, "hdn") == subset:
+                entries.append(names)
+            else:
+                entries.append("x".join(f"d{i}" for i in subset))
+        return "/".join(entries)
 
 
 class HDNCodec(MixedRadixCodec):
@@ -411,6 +443,9 @@ def _layout(base, k, s, owner: str) -> HDNLayout:
         raise TopocastError(f"{owner}: parameter 'k' is required when 's' is not given (e.g. k=2)")
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise TopocastError(f"{owner}: parameter 'k' must be an integer >= 1, got {k}")
+    if k > MAX_LEVELS:
+        raise TopocastError(f"{owner}: parameter 'k' must be <= {MAX_LEVELS} (HDN(B,k) has at least "
+                            f"2^(2^k) nodes), got {k}")
     factors = parse_base(base, owner)
     return HDNLayout(factors, parse_supernodes(s, factors, int(k), owner))
 
@@ -500,7 +535,14 @@ def dual_cube(n: int) -> Topology:
     return build_from_layout(layout, "dualcube", {"n": int(n)}, spec=f"dualcube:{int(n)}")
 
 
+#: beyond this the memory guard's figures would overflow a float; no such network is buildable
+ASTRONOMICAL = 10 ** 30
+
+
 def _estimate_layout(layout: HDNLayout) -> tuple[int, int]:
+    if layout.num_nodes > ASTRONOMICAL:
+        raise TopocastError(f"max-memory: HDN(B,{layout.k},S) on base {'x'.join(f.name for f in layout.factors)} "
+                            f"has about 10^{int(math.log10(layout.num_nodes))} nodes; nothing that size can be built")
     return layout.num_nodes, layout.num_nodes * layout.degree
 
 
@@ -530,7 +572,7 @@ register_family(Family(
     builder=hierarchical_dual_net,
     params=(Param("base", "str", doc="base factors, e.g. 2x3x5 (torus), K4xC5, Q3"),
             Param("k", "int", None, doc="levels (dual-constructions), >= 1; default: the length of s", minimum=1),
-            Param("s", "str", None, doc="super-nodes s_1/.../s_k by size (6/15) or factors (2x3/3x5); default all 1")),
+            Param("s", "str", None, doc="super-nodes s_1/.../s_k by size (6/15) or factors (2x3/3x5, or positions d0xd1); default all 1")),
     doc="hierarchical dual-net HDN(B,k,S) (Li, Peng, Chu 2012)",
     aliases=("hierarchical-dual-net",),
     estimate=lambda base, k=None, s=None: _estimate_layout(_layout(base, k, s, "hdn")),
@@ -557,7 +599,7 @@ register_family(Family(
     doc="dual-cube DC(n): dual-construction on the (n-1)-cube",
     aliases=("dual-cube",),
     positional="n",
-    estimate=lambda n: (2 ** (2 * n - 1), n * 2 ** (2 * n - 1)),
+    estimate=lambda n: _estimate_layout(HDNLayout((BaseFactor("hypercube", max(1, n - 1)),), ((),))),
     example="dualcube:4",
     router=hdn_routing,
     orbits=_orbits,
