@@ -8,9 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import topocast as tc
+from topocast.algorithms import galaxyfly_broadcast as gb
 from topocast.algorithms.galaxyfly_broadcast import (all_to_all_metrics, router_first_schedule,
                                                      supernode_first_schedule)
-from topocast.algorithms.galaxyfly_plan import halving_tree, minus, packets, spc_tree, union
+from topocast.algorithms.galaxyfly_plan import Plan, halving_tree, spc_tree
 from topocast.cli import main
 from topocast.sim.event import run_events
 from topocast.sim.models import CostModel
@@ -19,12 +20,6 @@ from topocast.topology.galaxyfly import supernode_view
 
 METRICS = ("avg_time", "max_time", "min_time", "avg_packet", "router_time", "avg_channel", "success_rate")
 COST = CostModel.from_bandwidth(16e9, startup=1e-6, per_hop=1e-7)
-
-
-def test_packet_sets():
-    assert packets((5, 7), (0, 2), (2, 3)) == ((0, 3), (5, 7))
-    assert minus(((0, 10),), ((2, 3), (5, 7))) == ((0, 2), (3, 5), (7, 10))
-    assert union(((0, 2),), ((2, 4),)) == ((0, 4),)
 
 
 def _depth(edges, root):
@@ -99,6 +94,125 @@ def test_sfata_rfata_deliver_exactly_once(q, n, a, data):
         v = trace.verification
         assert v.ok and v.complete and v.redundant == 0, v.first_violation
         assert v.receipts == topology.num_nodes * (topology.num_nodes - 1)
+
+
+class ReferencePlan:
+    """The algorithms as the paper's loops, one transfer at a time, with plain Python sets.
+
+    A transfer carries what its receiver lacks of what is offered and waits
+    for the transfers that brought those packets to its sender.
+    """
+
+    def __init__(self, topology, root):
+        self.view = supernode_view(topology)
+        self.root = root
+        n = topology.num_nodes
+        self.held = [{r} for r in range(n)]
+        self.brought = [dict() for _ in range(n)]  # packet -> transfer that delivered it
+        self.transfers = []  # (src, dst, carried, after)
+        self.parent, self.order = spc_tree(self.view, root)
+        self.sub = {s: set(self.routers(s)) for s in range(self.view.num_supernodes)}
+        for s in reversed(self.order[1:]):
+            self.sub[int(self.parent[s])] |= self.sub[s]
+
+    def routers(self, s):
+        return list(self.view.routers(s))
+
+    def send(self, u, v, offered):
+        carried = set(offered) - self.held[v]
+        if carried:
+            after = sorted({self.brought[u][p] for p in carried if p in self.brought[u]})
+            for p in carried:
+                self.brought[v][p] = len(self.transfers)
+            self.held[v] |= carried
+            self.transfers.append((u, v, frozenset(carried), after))
+
+    def rpc(self, s, root):
+        for child, parent in halving_tree(self.routers(s), root):
+            self.send(child, parent, set(self.held[child]))
+
+    def rpd(self, s, root, offered):
+        for child, parent in reversed(halving_tree(self.routers(s), root)):
+            self.send(parent, child, offered)
+
+    def gather(self, s):
+        self.rpc(s, s * self.view.a)
+        self.rpd(s, s * self.view.a, set(self.routers(s)))
+
+    def spc(self, router_first):
+        for s in reversed(self.order[1:]):
+            p = int(self.parent[s])
+            exit_router, entry = self.view.router_to(s, p), self.view.router_to(p, s)
+            if not router_first:
+                self.rpc(s, exit_router)
+            self.send(exit_router, entry, self.sub[s])
+            if router_first or p == self.root:
+                self.rpd(p, entry, self.sub[s])
+
+    def spd(self, offered):
+        for s in self.order[1:]:
+            p = int(self.parent[s])
+            entry = self.view.router_to(s, p)
+            self.send(self.view.router_to(p, s), entry, offered)
+            self.rpd(s, entry, offered)
+
+
+def _reference(topology, which, root):
+    ref = ReferencePlan(topology, root)
+    everything = set(range(topology.num_nodes))
+    if which == "sfata":
+        ref.gather(root)
+        ref.spc(router_first=False)
+        ref.spd(everything)
+    elif which == "rfata":
+        for s in range(ref.view.num_supernodes):
+            ref.gather(s)
+        ref.spc(router_first=True)
+        ref.spd(everything)
+    elif which == "spc":
+        ref.spc(router_first=False)
+    elif which == "spd":
+        ref.gather(root)
+        ref.spd(set(ref.routers(root)))
+    return ref.transfers
+
+
+def _transfers(schedule):
+    return [(int(schedule.src[t]), int(schedule.dst[t]), frozenset(schedule.messages_of(t).tolist()),
+             schedule.after_ids[schedule.after_ptr[t]:schedule.after_ptr[t + 1]].tolist())
+            for t in range(schedule.num_transfers)]
+
+
+MAKERS = {"sfata": supernode_first_schedule, "rfata": router_first_schedule, "spc": gb.spc_schedule,
+          "spd": gb.spd_schedule}
+
+
+@settings(max_examples=40, deadline=None)
+@given(q=st.sampled_from([1, 3, 4, 5, 7, 8, 9]), n=st.integers(1, 4), a=st.integers(1, 7),
+       extra_h=st.integers(0, 2), data=st.data())
+def test_vectorised_plan_equals_one_transfer_at_a_time(q, n, a, extra_h, data):
+    """The batched planner numbers, routes, fills and orders every transfer as the paper's loops do."""
+    d = len(supernode_view(tc.build(f"galaxyfly:n={n},q={q},a={a}")).neighbours_of(0))
+    h = (-(-d // a) if d else 0) + extra_h
+    topology = tc.build(f"galaxyfly:n={n},q={q},a={a},h={h}")
+    root = data.draw(st.integers(0, n * q - 1))
+    for which, make in MAKERS.items():
+        assert _transfers(make(topology, root=root)) == _reference(topology, which, root), which
+    ref = ReferencePlan(topology, root)
+    local = data.draw(st.integers(0, a - 1))
+    ref.rpc(root, root * a + local)
+    assert _transfers(gb.rpc_schedule(topology, supernode=root, router=local)) == ref.transfers
+
+
+def test_plan_refuses_a_batch_that_does_not_commute():
+    """Two transfers of one batch bringing the same packets to one router would both carry them."""
+    topology = tc.build("galaxyfly:n=3,q=5,a=4")
+    view = supernode_view(topology)
+    plan = Plan(view)
+    blocks = np.zeros((2, view.num_supernodes), dtype=bool)
+    blocks[:, 3] = True  # supernode 3's packets, offered by two routers to router 0 at once
+    with pytest.raises(AssertionError, match="do not commute"):
+        plan.send([12, 13], [0, 0], blocks, np.zeros((2, 4), dtype=bool), np.zeros((2, 4)))
 
 
 @pytest.mark.parametrize("spec", ["galaxyfly:n=3,q=5,a=4", "dragonfly:g=3,a=20", "galaxyfly:n=2,q=4,a=3,h=2"])

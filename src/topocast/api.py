@@ -56,7 +56,8 @@ def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: i
     elif engine in alg.unbuilt_engines:
         fam, kwargs = parse_spec(spec)
         nodes = fam.estimate(**kwargs)[0] if fam.estimate else None
-        topology = UnbuiltTopology(fam.name, {**_defaults(fam), **kwargs}, nodes)
+        merged = {**_defaults(fam), **kwargs}
+        topology = UnbuiltTopology(fam.name, {p.name: merged[p.name] for p in fam.params if p.name in merged}, nodes)
     else:
         topology = build(spec, max_memory=max_memory)
     if alg.families and topology.family not in alg.families:
