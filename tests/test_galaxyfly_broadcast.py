@@ -85,9 +85,12 @@ def test_dependencies_are_the_data(make):
 
 
 @settings(max_examples=25, deadline=None)
-@given(q=st.sampled_from([1, 3, 4, 5, 7]), n=st.integers(1, 4), a=st.integers(1, 6), data=st.data())
-def test_sfata_rfata_deliver_exactly_once(q, n, a, data):
-    topology = tc.build(f"galaxyfly:n={n},q={q},a={a}")
+@given(q=st.sampled_from([1, 3, 4, 5, 7, 8, 9]), n=st.integers(1, 4), a=st.integers(1, 6),
+       extra_h=st.integers(0, 2), data=st.data())
+def test_sfata_rfata_deliver_exactly_once(q, n, a, extra_h, data):
+    """Any h (routers with several global links, or none) and any root A."""
+    h = tc.build(f"galaxyfly:n={n},q={q},a={a}").meta["h"] + extra_h
+    topology = tc.build(f"galaxyfly:n={n},q={q},a={a},h={h}")
     root = data.draw(st.integers(0, n * q - 1))
     for make in (supernode_first_schedule, router_first_schedule):
         trace = run_events(topology, make(topology, root=root), COST, keep_arrival=True)
