@@ -153,3 +153,16 @@ def test_the_first_offending_transfer_is_named_whatever_the_rule():
     b.add(src=[2, 0, 0], dst=[3, 1, 4], first=0, step=0)  # 2 lacks the message; 0 then exceeds one port
     bad = run_steps(t, b.build(), PortModel.one_port()).verification.first_violation
     assert bad.startswith("transfer 0 ") and "does not hold" in bad
+
+
+def test_dependencies_as_lists_or_csr_give_the_same_schedule():
+    def make(csr):
+        b = broadcast_builder(4)
+        b.add(src=[0], dst=[1], first=0, after=[[]])
+        after = (np.array([0, 1, 3]), np.array([0, 0, 1])) if csr else [[0], [0, 1]]
+        b.add(src=[1, 1], dst=[2, 0], first=0, after=after)
+        return b.build()
+
+    a, c = make(False), make(True)
+    assert a.after_ptr.tolist() == c.after_ptr.tolist() == [0, 0, 1, 3]
+    assert a.after_ids.tolist() == c.after_ids.tolist() == [0, 0, 1]

@@ -208,6 +208,27 @@ def test_labels_parse_and_format():
         t.index("1,19,20,14")
 
 
+@pytest.mark.parametrize("spec, subsets", [
+    ("hdn:base=2x3x6,k=1,s=C6", ((2,),)),             # size 6 alone would mean C2 x C3
+    ("hdn:base=2x3x6,k=1,s=6", ((0, 1),)),
+    ("hdn:base=4x4,k=2,s=d0/d1", ((0,), (1,))),        # repeated factors told apart by position
+    ("hdn:base=4x4,k=2,s=C4/C4", ((0,), (0,))),
+    ("hdn:base=K2xK2xK2,k=2,s=d0xd1/d0xd2", ((0, 1), (0, 2))),
+    ("hdn:base=Q2xQ2,k=2,s=d1/16", ((1,), (0, 1))),
+])
+def test_canonical_spec_rebuilds_the_same_network(spec, subsets):
+    a = tc.build(spec)
+    assert a.codec.layout.supernodes == subsets
+    b = tc.build(a.spec)
+    assert b.codec.layout.supernodes == subsets and b.spec == a.spec
+    assert np.array_equal(a.indices, b.indices)
+
+
+def test_dual_cube_n_is_the_rdn_of_the_n_minus_1_cube():
+    for n in (2, 3, 4):
+        assert np.array_equal(dual_cube(n).indices, recursive_dual_net(f"Q{n - 1}", 1).indices)
+
+
 def test_supernodes_by_factor_names_equal_supernodes_by_size():
     a = tc.build("hdn:base=2x3x5,k=2,s=6/15")
     b = tc.build("hdn:base=2x3x5,k=2,s=2x3/3x5")
@@ -227,6 +248,15 @@ def test_supernodes_by_factor_names_equal_supernodes_by_size():
     ("hdn:base=2x3x5,k=1,s=2x2", ["'s'", "factor '2'"]),
     ("hdn:base=2x3x5,k=3", ["max-memory"]),
     ("dualcube:1", ["'n'"]),
+    # found in review: these hung, raised a traceback, or named the wrong parameter
+    ("hdn:base=2x3x5,k=1000", ["'k'", "<= 16"]),
+    ("hdn:base=2x3x5,k=99999999999999999999", ["'k'", "<= 16"]),
+    ("hdn:base=2x3x5,k=16", ["max-memory", "10^"]),
+    ("rdn:base=Q3,k=9", ["max-memory", "10^"]),
+    ("dualcube:600", ["max-memory", "10^"]),
+    ("hdn:base=2x3x5,k=1,s=abc", ["parameter 's'", "'abc'"]),
+    ("hdn:base=2x3x5,k=1,s=-2", ["parameter 's'"]),
+    ("hdn:base=2x3x5,k=1,s=d3", ["parameter 's'", "d0..d2"]),
 ])
 def test_bad_input_one_line_exit_2(spec, words, capsys):
     with pytest.raises(tc.TopocastError) as info:
@@ -322,11 +352,16 @@ def test_builder_properties_over_many_parameters(case):
     if layout.num_nodes > 20000:
         return
     base = "x".join(f.name for f in factors)
-    s = "/".join("x".join(factors[i].name for i in sub) or "1" for sub in subsets)
+    s = "/".join("x".join(f"d{i}" for i in sub) or "1" for sub in subsets)
     t = hierarchical_dual_net(base, len(subsets), s)
-    # factor names pick the first matching factor: an isomorphic network, maybe other subsets
     layout = t.codec.layout
-    assert t.num_nodes == HDNLayout(factors, subsets).num_nodes
+    assert layout.supernodes == subsets
+    assert tc.build(t.spec).codec.layout.supernodes == subsets
+    if t.num_nodes <= 1200:  # against the definition
+        ref = reference_hdn(factors, subsets)
+        index = {x: reference_index(layout, x) for x in ref.nodes()}
+        ours = {(int(u), int(v)) for u, v in zip(t.arc_sources, t.indices) if u < v}
+        assert ours == {tuple(sorted((index[x], index[y]))) for x, y in ref.edges()}
     n = layout.N0
     for s_i in layout.s:
         n = 2 * n * n // s_i

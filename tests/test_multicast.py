@@ -120,7 +120,7 @@ def test_qualified_groups_partition_and_two_steps(case, threshold):
     groups, figures = qualified_groups(topology.label(source), coords, dests, threshold)
     assert sorted(m for g in groups for m in g) == list(range(len(dests)))
     assert 1 <= len(figures) <= 4 and len(groups) <= 16
-    for routing, worms_per_phase in (("hamiltonian", 2), ("ecube", None)):
+    for routing, worms_per_phase in (("disjoint-paths", 2), ("hamiltonian", 2), ("ecube", None)):
         plan = qg_planner(topology, prep=16, threshold=threshold, routing=routing)(source, np.array(dests))
         assert plan[0][0] == source and plan[0][1] == -1
         leaders = set(flatten(plan[0][3]))
@@ -129,7 +129,15 @@ def test_qualified_groups_partition_and_two_steps(case, threshold):
         assert all(node == after and node in leaders for node, after, _, _ in relays)
         assert sorted(list(leaders) + [d for job in relays for d in flatten(job[3])]) == dests
         if worms_per_phase:
+            # Theorem 1's phases: at most one high-channel and one low-channel worm per job, so the two
+            # paths use disjoint channel sets (HIGH arcs rise in label, LOW arcs fall)
             assert all(len(job[3]) <= worms_per_phase for job in plan)
+            assert all(sorted(kind for kind, _ in job[3]) == sorted(set(kind for kind, _ in job[3])) for job in plan)
+            assert all(kind in (HIGH, LOW) for job in plan for kind, _ in job[3])
+        else:
+            assert all(kind == ECUBE for job in plan for kind, _ in job[3])
+    assert qg_planner(topology, prep=16, threshold=threshold)(source, np.array(dests)) == \
+        qg_planner(topology, prep=16, threshold=threshold, routing="disjoint-paths")(source, np.array(dests))
 
 
 def one_multicast(topology, plan, source, dests, config=WormholeConfig()):
@@ -161,11 +169,62 @@ def test_single_multicast_reaches_every_destination_exactly_once(case, name):
     assert alg.engines == ("wormhole",)
 
 
-def test_qg_has_two_startups_with_hamiltonian_worms_and_two_steps_always():
-    r = tc.run("mesh:8x8", "multicast-qg", destinations=12, load=0.004, cycles=6000, seed=3, routing="hamiltonian")
-    assert r.verified and r.metrics["startups"] == 2 and r.metrics["steps"] == 2
-    r = tc.run("mesh:8x8", "multicast-qg", destinations=12, load=0.004, cycles=6000, seed=3)
-    assert r.verified and r.metrics["steps"] == 2 and r.metrics["startups"] >= 2
+@pytest.mark.parametrize("shape, destinations", [
+    ("4x4", 1), ("4x4", 6), ("6x6", 5), ("5x7", 3), ("8x8", 12), ("10x10", 20), ("16x16", 10), ("3x4x3", 6)])
+def test_every_default_qg_multicast_of_a_run_has_two_startups(shape, destinations):
+    """Theorem 1: a start-up from the source to the group leaders, one more from each leader.
+
+    Every multicast of a load point is checked on its own: its longest start-up chain is 2 when some
+    group has more than one destination and 1 when every group is a single destination, never more.
+    """
+    from topocast.sim.wormhole.workload import run_workload
+
+    topology = tc.build(f"mesh:{shape}")
+    planner = qg_planner(topology, prep=16)
+    seen = []
+
+    def recording(source, dests):
+        seen.append((source, dests.tolist()))
+        return planner(source, dests)
+
+    result = run_workload(topology, recording, load=0.004, destinations=destinations, cycles=3000, seed=4)
+    assert result.verified and result.metrics["redundant"] == 0
+    startups = result.book["startups"]
+    assert len(seen) == len(startups) > 20
+    expected = []
+    for source, dests in seen:
+        groups, _ = qualified_groups(topology.label(source), [topology.label(d) for d in dests], dests)
+        expected.append(2 if max(len(g) for g in groups) > 1 else 1)
+    assert startups.tolist() == expected
+    assert result.book["steps"].tolist() == expected
+    if destinations > 4:
+        assert startups.max() == 2 and startups.mean() > 1.9
+
+
+def test_qg_routing_variants_and_their_startups():
+    kw = dict(destinations=12, load=0.004, cycles=6000, seed=3)
+    default = tc.run("mesh:8x8", "multicast-qg", **kw)
+    alias = tc.run("mesh:8x8", "multicast-qg", routing="hamiltonian", **kw)
+    ecube = tc.run("mesh:8x8", "multicast-qg", routing="ecube", **kw)
+    assert default.verified and default.metrics["startups"] == 2 and default.metrics["steps"] == 2
+    assert default.metrics["routing"] == alias.metrics["routing"] == "disjoint-paths"
+    assert {k: v for k, v in alias.metrics.items()} == default.metrics
+    # the e-cube alternative: still two message-passing steps, but a phase of more than 4 worms pays more
+    assert ecube.verified and ecube.metrics["steps"] == 2 and ecube.metrics["routing"] == "ecube"
+    assert ecube.metrics["startups"] > 2 and ecube.metrics["startups_mean"] > default.metrics["startups_mean"]
+    assert default.metrics["worms_mean"] < ecube.metrics["worms_mean"]
+
+
+def test_cli_command_of_the_issue_reports_two_startups(capsys):
+    """The issue's command: far past QG's saturation on 16 x 16 with 20 destinations, yet two start-ups."""
+    with pytest.raises(SystemExit) as info:
+        main(["run", "mesh:16x16", "multicast-qg", "--set", "destinations=20", "--set", "load=0.05",
+              "--set", "cycles=50000", "--seed", "1", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert info.value.code == 0
+    assert data["startups"] == 2 and data["steps"] == 2 and data["routing"] == "disjoint-paths"
+    assert data["verified"] and data["saturated"] and data["redundant"] == 0 and data["deadlock"] is None
+    assert {"mean_latency", "ci95", "delivered"} <= set(data)
 
 
 @pytest.mark.parametrize("name", ALGORITHMS)
@@ -270,7 +329,7 @@ def test_exactly_once_on_one_and_higher_dimensional_meshes(shape):
     rng = np.random.default_rng(11)
     factories = [mesh_multicast.dual_path_planner, mesh_multicast.multi_path_planner,
                  mesh_multicast.column_path_planner, mesh_multicast_qg.qg_planner,
-                 lambda t, prep: mesh_multicast_qg.qg_planner(t, prep, routing="hamiltonian")]
+                 lambda t, prep: mesh_multicast_qg.qg_planner(t, prep, routing="ecube")]
     for factory in factories:
         planner = factory(topology, prep=4)
         for _ in range(15):

@@ -19,10 +19,20 @@ def test_reproduce_multicast_small(tmp_path, monkeypatch):
     model = report.tables[0]
     cells = {row[0]: row[1] for row in model.rows}
     assert cells["start-up latency (cycles)"] == Compare(33, 33)
-    assert cells["QG message-passing steps, max over all multicasts"].match
-    assert cells["QG start-ups, Hamiltonian worms, max"].match
-    assert len(report.claims) == 7 and all(isinstance(c, Claim) for c in report.claims)
+    assert cells["QG message-passing steps, max over all multicasts"] == Compare(2, 2)
+    assert cells["QG start-ups per multicast, max over all multicasts (Theorem 1)"] == Compare(2, 2)
+    assert cells["QG (e-cube worms, our alternative) start-ups, max"] > 2
+    assert len(report.claims) == 9 and all(isinstance(c, Claim) for c in report.claims)
     assert report.claims[0].confirmed  # low load: DP and MP beat CP and QG
+    assert sum("preparation time 40" in c.text for c in report.claims) == 4
+    variant = next(t for t in report.tables if "e-cube variant" in t.title)
+    assert [row[0] for row in variant.rows] == [c.text for c in report.claims if c.text in
+                                                {row[0] for row in variant.rows}]
+    assert all(row[1] in ("holds", "fails") and row[2] in ("holds", "fails") for row in variant.rows)
+    # the default-QG column of the variant table repeats the claims' verdicts
+    verdict = {c.text: c.confirmed for c in report.claims}
+    assert all((row[1] == "holds") == verdict[row[0]] for row in variant.rows)
+    assert any("highest unsaturated load" in n for n in report.notes)
     assert "verified" in report.notes[-1]
     pngs = sorted(p.name for p in tmp_path.glob("*.png"))
     assert pngs == [f"multicast_fig{i}.png" for i in (3, 4, 5, 6)]

@@ -6,10 +6,12 @@ import os
 
 from .errors import TopocastError
 
-# CSR: int64 indptr per node, int64 neighbour and int8 label per directed
-# edge, plus room for the distances and scratch arrays a metric needs.
+# Peak while a builder sorts its arcs into CSR: per directed arc the int64
+# source and target and int16 label, the int64 sort order, the sorted copies
+# and the final int64 neighbour array (about 50 bytes); per node the int64
+# indptr plus room for the distances and queue a metric needs.
 BYTES_PER_NODE = 8 + 8 + 4
-BYTES_PER_EDGE = 8 + 1 + 8
+BYTES_PER_EDGE = 8 + 8 + 2 + 8 + 8 + 8 + 2 + 6
 
 
 def total_ram() -> int:

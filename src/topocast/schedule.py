@@ -119,7 +119,7 @@ class ScheduleBuilder:
         self._first: list[np.ndarray] = []
         self._count: list[np.ndarray] = []
         self._step: list[np.ndarray] = []
-        self._after: list[list[np.ndarray]] = []
+        self._after: list[tuple[np.ndarray, np.ndarray]] = []
         self._uses_after = False
         self._size = 0
 
@@ -127,8 +127,9 @@ class ScheduleBuilder:
             after=None) -> np.ndarray:
         """Add transfers carrying one range each; returns their transfer ids.
 
-        ``after`` (optional) is a list, one entry per transfer, of the
-        transfer ids it waits for.
+        ``after`` (optional): the transfer ids each new transfer waits for,
+        either a list with one list per transfer or a CSR pair ``(ptr, ids)``
+        with ``ptr`` of length ``len(src) + 1``.
         """
         src = np.atleast_1d(np.asarray(src, dtype=np.int64))
         n = len(src)
@@ -160,12 +161,19 @@ class ScheduleBuilder:
         self._step.append(np.broadcast_to(np.asarray(-1 if step is None else step, dtype=np.int64), (n,)).copy())
         if after is not None:
             self._uses_after = True
-            deps = [np.asarray(a, dtype=np.int64) for a in after]
-            if len(deps) != n:
-                raise ValueError("after: one dependency list per transfer")
-            self._after.append(deps)
+            if isinstance(after, tuple) and len(after) == 2 and np.ndim(after[0]) == 1 and len(after[0]) == n + 1:
+                ptr, dep_ids = (np.asarray(a, dtype=np.int64) for a in after)
+                lengths = np.diff(ptr)
+                dep_ids = dep_ids[ptr[0]:ptr[-1]]
+            else:
+                deps = [np.asarray(a, dtype=np.int64).ravel() for a in after]
+                if len(deps) != n:
+                    raise ValueError("after: one dependency list per transfer")
+                lengths = np.array([len(d) for d in deps], dtype=np.int64)
+                dep_ids = np.concatenate(deps) if deps else np.zeros(0, dtype=np.int64)
+            self._after.append((lengths, dep_ids))
         else:
-            self._after.append([np.zeros(0, dtype=np.int64)] * n)
+            self._after.append((np.zeros(n, dtype=np.int64), np.zeros(0, dtype=np.int64)))
         self._size += n
         return ids
 
@@ -177,11 +185,10 @@ class ScheduleBuilder:
         step = cat(self._step)
         after_ptr = after_ids = None
         if self._uses_after:
-            flat = [d for batch in self._after for d in batch]
-            lengths = np.array([len(d) for d in flat], dtype=np.int64)
-            after_ptr = np.zeros(len(flat) + 1, dtype=np.int64)
+            lengths = cat([batch[0] for batch in self._after])
+            after_ptr = np.zeros(len(lengths) + 1, dtype=np.int64)
             np.cumsum(lengths, out=after_ptr[1:])
-            after_ids = cat(flat)
+            after_ids = cat([batch[1] for batch in self._after])
         if np.any(step < 0):
             if not self._uses_after:
                 raise TopocastError("schedule: every transfer needs a step when there are no dependencies")

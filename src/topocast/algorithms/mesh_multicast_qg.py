@@ -20,34 +20,41 @@ Phases, as implemented (coordinates of the mesh; distances Manhattan):
    (7).  A group with ``QP > T`` (default 0.5) is unqualified and is split
    once more, by phases 1-2 applied to its own area, into at most ``2^n``
    groups (a one-destination group stays whole).  The split is not repeated.
-4. *Two start-ups* (Theorem 1): the source sends to every group's ``p_n``
-   with one start-up, and every ``p_n`` that has the whole message forwards
-   it to the rest of its group with one more.
+4. *Two start-ups* (Theorem 1 and its proof, Figs. 2a/2b): the source
+   sends to every group's ``p_n`` with one start-up, and every ``p_n`` that
+   has the whole message forwards it to the rest of its group with one more.
 
-Choices where the paper is open (see ``docs/multicast.md``):
+How the messages travel (``routing``; see ``docs/multicast.md``):
 
-* Worms.  ``routing="ecube"`` (default): the paper's base routing.  Each
-  phase sends column-path worms (:func:`column_path_worms`: e-cube paths, at
-  most two per column), so every worm of a QG run is an XY path and the run
-  is deadlock-free like column-path.  ``routing="hamiltonian"``: each phase
-  sends Lin and Ni's dual-path worms (at most two, one per Hamiltonian
-  subnetwork; the paper's Fig. 2a shows two disjoint paths from the source),
-  deadlock-free like dual-path.
-* Start-ups.  Theorem 1 counts message-passing steps: QG has at most two
-  (``steps`` in the metrics; two whenever a group has more than one
-  destination).  Our cost model charges one start-up per batch
-  of ``worms_per_startup`` worms (default 4, one per injection channel), so
-  with e-cube worms a phase that needs more than four worms costs more than
-  one start-up; ``startups`` reports that honestly.  With Hamiltonian worms
-  every phase fits one start-up and ``startups`` is exactly 2.
-* A leader pays the start-up and, by default, the same preparation time as
-  the source (``leader_prep``), the conservative reading of "the source node
-  and the selected nodes consume the preparation time".
+* ``routing="disjoint-paths"`` (default; ``"hamiltonian"`` is the same
+  value under its older name): the algorithm of Theorem 1's proof.  The
+  source reaches the leaders on *two disjoint paths* (Fig. 2a): Lin and
+  Ni's dual-path worms, one through the leaders above the source's snake
+  label on the high-channel subnetwork, one through those below on the
+  low-channel subnetwork, so the two never share a channel.  Each leader
+  serves the rest of its group the same way (Fig. 2b): at most two worms.
+  Every job therefore fits one start-up (four injection channels), and a
+  multicast pays exactly two start-ups on its longest chain when some group
+  has more than one destination (one when every group is a single node),
+  never more.  Deadlock-free like dual-path: every worm stays in one
+  subnetwork, where labels rise (fall) strictly.
+* ``routing="ecube"`` (our alternative, on the paper's stated base
+  routing): each phase sends column-path worms
+  (:func:`column_path_worms`: e-cube paths, at most two per column),
+  deadlock-free like column-path.  The source's phase needs one worm per
+  column-and-side of the leaders, often more than four, and our cost model
+  charges one start-up per batch of ``worms_per_startup`` worms (default
+  4), so this variant pays more than two start-ups whenever a phase has
+  more than four worms (``startups`` reports it; ``steps`` stays <= 2).
+
+A leader pays the start-up and, by default, the same preparation time as
+the source (``leader_prep``), the conservative reading of "the source node
+and the selected nodes consume the preparation time".
 """
 
 from __future__ import annotations
 
-
+from ..errors import TopocastError
 from ..registry import Param
 from ..sim.wormhole.routing import labels_for, mesh_dims
 from ..topology.core import Topology
@@ -159,18 +166,26 @@ def qg_plan(source: int, dests, *, dims, strides, label, prep: int, leader_prep:
     return [(source, -1, prep, worms_of(source, leaders))] + relays
 
 
+#: values of ``routing``: the Theorem 1 worms (default, and its older name) and the e-cube alternative
+ROUTINGS = ("disjoint-paths", "hamiltonian", "ecube")
+
+
 def qg_planner(topology: Topology, prep: int, threshold: float = 0.5, leader_prep: int | None = None,
-               routing: str = "ecube"):
+               routing: str = "disjoint-paths"):
+    """The QG planner of ``topology``: ``planner(source, dests) -> plan`` (see :func:`qg_plan`)."""
+    if routing not in ROUTINGS:
+        raise TopocastError(f"multicast-qg: parameter 'routing' must be one of {', '.join(ROUTINGS)}, "
+                            f"got '{routing}'")
     dims = mesh_dims(topology)
     strides = [1] * len(dims)
     for i in range(len(dims) - 2, -1, -1):
         strides[i] = strides[i + 1] * dims[i + 1]
     label = labels_for(topology)
     lp = prep if leader_prep is None else leader_prep
-    if routing == "hamiltonian":
-        worms_of = lambda node, seq: dual_path_worms(node, seq, label)  # noqa: E731
-    else:
+    if routing == "ecube":
         worms_of = lambda node, seq: column_path_worms(node, seq, strides[0])  # noqa: E731
+    else:  # two disjoint paths: one high-channel and one low-channel dual-path worm
+        worms_of = lambda node, seq: dual_path_worms(node, seq, label)  # noqa: E731
     kw = dict(dims=tuple(dims), strides=tuple(strides), label=label, prep=prep, leader_prep=lp,
               threshold=threshold, worms_of=worms_of)
     return lambda source, dests: qg_plan(source, dests, **kw)
@@ -178,10 +193,11 @@ def qg_planner(topology: Topology, prep: int, threshold: float = 0.5, leader_pre
 
 register_multicast(
     "multicast-qg", "qg", qg_planner,
-    "Qualified Groups multicast (balanced destination groups, two start-ups), wormhole load point",
+    "Qualified Groups multicast (balanced destination groups, two disjoint paths per phase, two start-ups), "
+    "wormhole load point",
     ("qualified-groups", "QG"),
     extra=(Param("threshold", "float", 0.5, "qualification threshold T", minimum=0),
            Param("leader_prep", "int", None, "preparation time at a group leader (default: prep)", minimum=0),
-           Param("routing", "str", "ecube", "worms of both phases: 'ecube' (column-path worms on the paper's "
-                 "base routing) or 'hamiltonian' (dual-path worms, exactly two start-ups)",
-                 choices=("hamiltonian", "ecube"))))
+           Param("routing", "str", "disjoint-paths", "worms of both phases: 'disjoint-paths' (Theorem 1: "
+                 "two disjoint dual-path worms per phase, so two start-ups; alias 'hamiltonian') or 'ecube' "
+                 "(column-path worms on e-cube paths, a start-up per 4 worms)", choices=ROUTINGS)))
