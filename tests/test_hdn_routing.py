@@ -117,3 +117,18 @@ def test_out_of_range():
     t = tc.build("hdn:base=2x3x5,k=1,s=30")
     with pytest.raises(tc.TopocastError, match="0..59"):
         route_paths(t.codec.layout, [0], [60])
+
+
+def test_k3_routes_are_valid_but_can_exceed_theorem2():
+    """Review finding, documented in docs/hdn.md: for k = 3 the second sub-route of a nested call
+    crosses base copies, so it cannot keep the target super-node's free coordinates; a few
+    pairs then take one or two hops over Theorem 2 (here 25 > 24; BFS distance 17)."""
+    t = tc.build("hdn:base=Q2,k=3,s=1/Q2/Q2")
+    layout = t.codec.layout
+    assert theorem2_bound(layout) == 24
+    u, v = np.array([80640]), np.array([126835])
+    assert check_routes(t, u, v)[0] == 25
+    assert bfs_distances(t, 126835)[80640] == 17
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, t.num_nodes, 20_000), rng.integers(0, t.num_nodes, 20_000)
+    assert check_routes(t, a, b).max() <= theorem2_bound(layout) + 2

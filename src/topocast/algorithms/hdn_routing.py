@@ -19,8 +19,11 @@ word (sub-routes to exactly those nodes); the default follows the text and
 the proof of Theorem 2 ("the u' and v' that leave u3 and v3 unchanged"): the
 sub-route from ``u`` ends anywhere in the target super-node and the one into
 ``v`` is a reversed such route, so neither moves the super-node's own
-factors.  Only the default keeps Theorem 2's bound (the literal one exceeds
-it, e.g. 17 > 15 hops on HDN(B,2,(6,15)); see ``docs/hdn.md``).
+factors.  Only the default keeps Theorem 2's bound for ``k <= 2`` (the literal
+one exceeds it, e.g. 17 > 15 hops on HDN(B,2,(6,15))).  For ``k >= 3`` the
+default can exceed it by one or two hops on rare pairs (25 > 24 on
+HDN(Q2,3,(1,4,4))): a nested reversed sub-route crosses base copies and cannot
+keep the free super-node coordinates; see ``docs/hdn.md``.
 
 Base routing is shortest dimension-order routing in the product base: each
 factor in turn, the shorter way round a ring (``+`` on a tie), one hop in a

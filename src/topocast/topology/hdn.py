@@ -493,13 +493,15 @@ def hierarchical_dual_net(base: str | Sequence = "2x3x5", k: int | None = None,
     base : factors of the base network ``B``, e.g. ``"2x3x5"`` (the 2 x 3 x 5
         torus of the paper), ``"K4xC5"``, ``"Q3"``.
     k : number of dual-constructions, ``>= 1`` (default: the number of ``s`` entries).
-    s : super-nodes ``s_1/.../s_k`` by size (``"6/15"``) or by factors
-        (``"2x3/3x5"``); default all 1 (the recursive dual-net).
+    s : super-nodes ``s_1/.../s_k`` by size (``"6/15"``), by factors
+        (``"2x3/3x5"``) or by factor positions (``"d0xd1/d1xd2"``, which tells
+        repeated factors apart); default all 1 (the recursive dual-net).
 
     Returns a :class:`Topology` whose node labels are ``(C, U, SN, N)`` at level k.
 
-    Raises :class:`TopocastError` for an asymmetric factor, ``k < 1``, or an
-    ``s_i`` that is not the product of a subset of the factor sizes.
+    Raises :class:`TopocastError` for an asymmetric factor, ``k < 1`` or
+    ``k > 16``, or an ``s_i`` that is not the product of a subset of the
+    factor sizes.
 
     >>> hierarchical_dual_net("2x3x5", 2, "6/15").num_nodes
     12000
