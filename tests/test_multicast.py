@@ -187,10 +187,11 @@ def test_every_default_qg_multicast_of_a_run_has_two_startups(shape, destination
         seen.append((source, dests.tolist()))
         return planner(source, dests)
 
-    result = run_workload(topology, recording, load=0.004, destinations=destinations, cycles=3000, seed=4)
+    cycles = max(2000, 60 * 32 * 100 // topology.num_nodes)  # about 60 multicasts at load 0.01
+    result = run_workload(topology, recording, load=0.01, destinations=destinations, cycles=cycles, seed=4)
     assert result.verified and result.metrics["redundant"] == 0
     startups = result.book["startups"]
-    assert len(seen) == len(startups) > 20
+    assert len(seen) == len(startups) > 30
     expected = []
     for source, dests in seen:
         groups, _ = qualified_groups(topology.label(source), [topology.label(d) for d in dests], dests)
@@ -198,7 +199,7 @@ def test_every_default_qg_multicast_of_a_run_has_two_startups(shape, destination
     assert startups.tolist() == expected
     assert result.book["steps"].tolist() == expected
     if destinations > 4:
-        assert startups.max() == 2 and startups.mean() > 1.9
+        assert startups.max() == 2
 
 
 def test_qg_routing_variants_and_their_startups():

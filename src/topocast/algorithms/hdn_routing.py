@@ -66,12 +66,35 @@ def _waypoints(layout: HDNLayout, level: int, u: np.ndarray, v: np.ndarray, free
     """Waypoint columns (level-``level`` serials) and the kind of each segment between them.
 
     ``free`` (pairs x factors, bool) marks base coordinates of the target that
-    may end anywhere: the route then stops at the first node that matches
-    ``v`` elsewhere (the last column).  ``literal`` follows the listing of
-    Algorithm 1 word for word (``u' = (u0, u1, v1, u3)``, ``v' = (v0, v1, u1,
-    v3)``, sub-routes to those exact nodes); otherwise ``u'`` and ``v'`` are
-    the ends of sub-routes that leave the super-node coordinates alone, as the
-    proof of Theorem 2 assumes.
+    may end anywhere: the target is then the set of nodes of ``v``'s base copy
+    that match ``v`` outside those factors, and the route stops at the first
+    of them it reaches (the last column).  ``free=None`` is a point target.
+    ``literal`` follows the listing of Algorithm 1 word for word (``u' = (u0,
+    u1, v1, u3)``, ``v' = (v0, v1, u1, v3)``, sub-routes to those exact
+    nodes); otherwise ``u'`` and ``v'`` are the ends of sub-routes that leave
+    the super-node coordinates alone, as the proof of Theorem 2 assumes.
+
+    Proof reading, Case 2 at this level (``SN`` the level's super-node
+    factors, ``R_j`` Theorem 2's bound at level ``j``, ``R(F)`` the routing
+    time of the sub-product over ``F``):
+
+    * ``u -> u'``: a call one level down into the exit super-node, ``SN``
+      free: at most ``R_{j-1} - R(SN)`` hops; then the cross link;
+    * point target: base routing inside the entry super-node to ``v'``, the
+      end of a reversed call ``v -> v'`` (``SN`` free), as in the listing:
+      ``R(SN) + R_{j-1} - R(SN)``;
+    * set target (a nested call, free factors ``F``): one forward call from
+      ``u''`` to the target inside its cluster, ``R_{j-1} - R(F)``.  A
+      reversed call cannot do this: it starts in the target's base copy and
+      its cross links carry only their own level's super-node coordinates, so
+      free coordinates chosen at its start are lost on the way (the ``k = 3``
+      overruns of the earlier version); a forward call keeps them free down to
+      its last base segment, which lies in the target's base copy.
+
+    By induction every call to a target with free factors ``F`` takes at most
+    ``R_j - R(F)`` hops (level 0: ``R(B) - R(F)``; Case 2 or 3:
+    ``(R_{j-1} - R(SN)) + (R_{j-1} - R(F)) + 2 = R_j - R(F)``), which is
+    Theorem 2 for ``F`` empty.
     """
     if level == 0:
         if free is not None:
@@ -91,20 +114,20 @@ def _waypoints(layout: HDNLayout, level: int, u: np.ndarray, v: np.ndarray, free
         u2 = np.where(same, u1, layout.cross(level, u1))
         v1 = np.where(same, u1, layout.encode(level, cv, uv, uw, nv))
         second = _inside_cluster(layout, level, v1, np.where(same, u1, v), None, True)
-    else:
-        free_first = np.where(same[:, None], False if free is None else free, own)
-        first = _inside_cluster(layout, level, w, np.where(same, v, exit_target), free_first, False)
-        u1 = first[0][-1]
-        u2 = np.where(same, u1, layout.cross(level, u1))
-        # the target's free coordinates take the values the route arrives with
-        v_end = v if free is None else _replace_coords(layout, level, v, u2, free)
+        return [u] + first[0] + [u2] + second[0], [CROSS] + first[1] + [CROSS, BASE] + second[1]
+    free_first = np.where(same[:, None], False if free is None else free, own)
+    first = _inside_cluster(layout, level, w, np.where(same, v, exit_target), free_first, False)
+    u1 = first[0][-1]
+    u2 = np.where(same, u1, layout.cross(level, u1))
+    if free is None:
         entry = layout.encode(level, cv, uv, uw, nv)
-        back = _inside_cluster(layout, level, np.where(same, u1, v_end), np.where(same, u1, entry),
+        back = _inside_cluster(layout, level, np.where(same, u1, v), np.where(same, u1, entry),
                                np.where(same[:, None], False, own), False)
-        second = (back[0][::-1], back[1][::-1])
-    columns = [u] + first[0] + [u2] + second[0]
-    kinds = [CROSS] + first[1] + [CROSS, BASE] + second[1]
-    return columns, kinds
+        second = back[0][::-1]
+        return [u] + first[0] + [u2] + second, [CROSS] + first[1] + [CROSS, BASE] + back[1][::-1]
+    second = _inside_cluster(layout, level, u2, np.where(same, u2, v), np.where(same[:, None], False, free), False)
+    # second[0][0] is u2 itself, reached from u1 by the cross link
+    return [u] + first[0] + second[0], [CROSS] + first[1] + [CROSS] + second[1]
 
 
 def _inside_cluster(layout: HDNLayout, level: int, a: np.ndarray, b: np.ndarray, free, literal: bool):

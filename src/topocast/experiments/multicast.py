@@ -284,9 +284,9 @@ def _saturation_note(points) -> str:
     per_fig = "; ".join(f"Fig {fig}: " + ", ".join(f"{k} {_last_stable(points, loads_of, fig, k)}" for k in keys)
                         for fig in loads_of)
     return ("highest unsaturated load per series (QGE = QG with e-cube worms): " + per_fig + ". Theorem 1's QG "
-            "sends dual-path worms on the Hamiltonian high/low subnetworks, the channels DP and MP use, so it "
-            "saturates where they do; the paper's load-tolerance claims for QG hold in our model only for the "
-            "e-cube variant (which pays more than two start-ups)")
+            "sends dual-path worms on the Hamiltonian high/low subnetworks, the channels DP and MP use, and "
+            "saturates close to where they do; the paper's load-tolerance claims for QG hold in our model only "
+            "for the e-cube variant, which pays more than two start-ups (docs/multicast.md)")
 
 
 def _variant_table(points) -> Table:
