@@ -83,7 +83,7 @@ def main() -> None:
     if args.small:
         return
     # same relative load on 64 x 64: probe downwards from the 16 x 16 value scaled by the bisection (4/k)
-    grid = [round(sat16 * f, 6) for f in (0.15, 0.2, 0.25, 0.3, 0.4, 0.5)]
+    grid = [round(sat16 * f, 6) for f in (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)]
     sat64 = saturation_load("mesh:64x64", grid, 10000)
     print(f"64x64 QG-20 saturation load ~{sat64} (first saturated probe)")
     timed_run("mesh:64x64", sat64 / 2, 100_000)
