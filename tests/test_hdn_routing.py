@@ -98,8 +98,7 @@ def test_other_bases_and_levels(spec):
     v = rng.integers(0, t.num_nodes, 5000)
     lengths = check_routes(t, u, v)
     layout = t.codec.layout
-    if layout.k <= 2:
-        assert lengths.max() <= theorem2_bound(layout)
+    assert lengths.max() <= theorem2_bound(layout)
     check_routes(t, u, v, literal=True)
 
 
@@ -119,16 +118,100 @@ def test_out_of_range():
         route_paths(t.codec.layout, [0], [60])
 
 
-def test_k3_routes_are_valid_but_can_exceed_theorem2():
-    """Review finding, documented in docs/hdn.md: for k = 3 the second sub-route of a nested call
-    crosses base copies, so it cannot keep the target super-node's free coordinates; a few
-    pairs then take one or two hops over Theorem 2 (here 25 > 24; BFS distance 17)."""
-    t = tc.build("hdn:base=Q2,k=3,s=1/Q2/Q2")
+def routes_in_chunks(layout, sources, targets, chunk=1_000_000):
+    return np.concatenate([route_lengths(layout, sources[i:i + chunk], targets[i:i + chunk])
+                           for i in range(0, len(sources), chunk)])
+
+
+@pytest.mark.parametrize("spec", ["hdn:base=K2,k=3,s=2/2/2", "hdn:base=K2,k=3,s=2/1/2", "hdn:base=Q1,k=3,s=2/2/1",
+                                  "hdn:base=C3,k=3,s=3/3/3", "hdn:base=K2,k=3,s=1/2/2"])
+def test_k3_all_pairs_within_theorem2(spec):
+    t = tc.build(spec)
     layout = t.codec.layout
-    assert theorem2_bound(layout) == 24
-    u, v = np.array([80640]), np.array([126835])
-    assert check_routes(t, u, v)[0] == 25
-    assert bfs_distances(t, 126835)[80640] == 17
+    u, v = all_pairs(t.num_nodes)
+    bound = theorem2_bound(layout)
+    if t.num_nodes <= 1024:
+        lengths = check_routes(t, u, v)
+    else:  # 16.7 million pairs: lengths of all, explicit paths of a sample
+        lengths = routes_in_chunks(layout, u, v)
+        pick = np.random.default_rng(1).integers(0, len(u), 100_000)
+        assert np.array_equal(check_routes(t, u[pick], v[pick]), lengths[pick])
+    assert lengths.max() <= bound
+    for x in (0, t.num_nodes // 3, t.num_nodes - 1):  # never shorter than a shortest path
+        assert np.all(lengths[u == x] >= bfs_distances(t, x))
+
+
+# (spec, pairs the earlier version routed over the bound: source, target, its length) -- every
+# k = 3 network of the review's survey that had an overrun, with two such pairs each
+FORMER_OVERRUNS = [
+    ("hdn:base=Q2,k=3,s=1/4/4", [(80640, 126835, 25), (38069, 44230, 26)]),
+    ("hdn:base=2x2,k=3,s=1/4/4", [(32101, 25878, 25), (38069, 44230, 26)]),
+    ("hdn:base=C4,k=3,s=1/4/4", [(50624, 56722, 25), (29679, 23997, 25)]),
+    ("hdn:base=2x3,k=3,s=1/6/6", [(492333, 438583, 25), (960263, 882307, 25)]),
+    ("hdn:base=Q1xC3,k=3,s=1/6/6", [(492333, 438583, 25), (960263, 882307, 25)]),
+    ("hdn:base=C4,k=3,s=1/1/4", [(1503472, 1331618, 30)]),
+    ("hdn:base=Q2,k=3,s=1/1/4", [(152581, 101878, 29), (2091738, 1968937, 29)]),
+    ("hdn:base=2x2,k=3,s=1/1/4", [(152581, 101878, 29), (2091738, 1968937, 29)]),
+]
+
+
+@pytest.mark.parametrize("spec, pairs", FORMER_OVERRUNS, ids=[spec for spec, _ in FORMER_OVERRUNS])
+def test_k3_former_overruns_now_within_theorem2(spec, pairs):
+    """Review finding: the earlier version reversed the nested call into a target super-node; its cross
+    links lost the free coordinates and these pairs took 25 to 30 hops, over Theorem 2."""
+    layout = layout_of(spec)
+    bound = theorem2_bound(layout)
+    u = np.array([p[0] for p in pairs])
+    v = np.array([p[1] for p in pairs])
+    assert all(old > bound for _, _, old in pairs)
     rng = np.random.default_rng(0)
-    a, b = rng.integers(0, t.num_nodes, 20_000), rng.integers(0, t.num_nodes, 20_000)
-    assert check_routes(t, a, b).max() <= theorem2_bound(layout) + 2
+    a, b = rng.integers(0, layout.num_nodes, (2, 30_000))
+    lengths = route_lengths(layout, np.concatenate([u, a]), np.concatenate([v, b]))
+    assert lengths.max() <= bound
+    if layout.num_nodes <= 200_000:  # explicit paths: every hop a link
+        t = tc.build(spec)
+        check_routes(t, np.concatenate([u, a[:5000]]), np.concatenate([v, b[:5000]]))
+        assert np.all(lengths[:len(u)] >= [bfs_distances(t, int(x))[y] for x, y in zip(u, v)])
+
+
+def layout_of(spec):
+    """The HDN layout of a spec without building the topology (lengths need no adjacency)."""
+    from topocast.spec import parse_spec
+    from topocast.topology.hdn import HDNLayout, parse_base, parse_supernodes
+    params = parse_spec(spec)[1]
+    factors = parse_base(params["base"])
+    return HDNLayout(factors, parse_supernodes(str(params["s"]), factors, int(params["k"])))
+
+
+def test_k4_within_theorem2():
+    t = tc.build("hdn:base=K2,k=4,s=2/2/2/2")
+    rng = np.random.default_rng(4)
+    u, v = rng.integers(0, t.num_nodes, (2, 20_000))
+    assert check_routes(t, u, v).max() <= theorem2_bound(t.codec.layout) == 31
+
+
+@pytest.mark.parametrize("spec", ["hdn:base=2x3x5,k=1,s=6", "hdn:base=2x3x5,k=2,s=6/15", "hdn:base=2x2,k=2,s=1/4",
+                                  "hdn:base=K2xC3,k=3,s=6/6/6", "hdn:base=Q2,k=3,s=1/4/4"])
+def test_routes_to_a_set_take_the_bound_minus_the_free_factors(spec):
+    """The induction behind Theorem 2: a route into a target whose factors ``F`` are free (what a nested
+    call of Algorithm 1 routes to) takes at most ``R_k - R(F)`` hops and ends in the target set."""
+    t = tc.build(spec)
+    layout = t.codec.layout
+    rng = np.random.default_rng(11)
+    pairs = 20_000
+    u, v = rng.integers(0, t.num_nodes, (2, pairs))
+    free = rng.random((pairs, len(layout.factors))) < 0.5
+    paths = route_paths(layout, u, v, free=free)
+    lengths, hs, hd = path_hops(paths)
+    assert hops_are_links(t, hs, hd).all() and np.array_equal(paths[:, 0], u)
+    assert np.array_equal(route_lengths(layout, u, v, free=free), lengths)
+    end_copy, end_a = layout.split(layout.k, paths[:, -1])
+    v_copy, v_a = layout.split(layout.k, v)
+    assert np.array_equal(end_copy, v_copy)
+    assert np.all((layout.base_coords(end_a) == layout.base_coords(v_a)) | free)
+    diameters = np.array([f.diameter for f in layout.factors])
+    assert np.all(lengths <= theorem2_bound(layout) - free @ diameters)
+    whole = route_lengths(layout, u, v, free=range(len(layout.factors)))
+    assert np.all(whole <= theorem2_bound(layout) - diameters.sum())
+    with pytest.raises(tc.TopocastError, match="free"):
+        route_lengths(layout, u, v, free=[len(layout.factors)])

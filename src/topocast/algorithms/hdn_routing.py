@@ -19,11 +19,16 @@ word (sub-routes to exactly those nodes); the default follows the text and
 the proof of Theorem 2 ("the u' and v' that leave u3 and v3 unchanged"): the
 sub-route from ``u`` ends anywhere in the target super-node and the one into
 ``v`` is a reversed such route, so neither moves the super-node's own
-factors.  Only the default keeps Theorem 2's bound for ``k <= 2`` (the literal
-one exceeds it, e.g. 17 > 15 hops on HDN(B,2,(6,15))).  For ``k >= 3`` the
-default can exceed it by one or two hops on rare pairs (25 > 24 on
-HDN(Q2,3,(1,4,4))): a nested reversed sub-route crosses base copies and cannot
-keep the free super-node coordinates; see ``docs/hdn.md``.
+factors.  A nested call's target is then a whole super-node; inside such a
+call the part in the target's cluster is one forward call of the algorithm
+rather than a super-node route plus a reversed call, which is what keeps the
+free coordinates free (see :func:`_waypoints` for the induction).  The
+default stays within Theorem 2's bound for every ``k`` (checked on all pairs
+of small ``k = 3`` and ``k = 4`` networks and random pairs of larger ones);
+the literal reading exceeds it (17 > 15 hops on HDN(B,2,(6,15))).  For
+``k <= 2`` every route has the length of the earlier version, which reversed
+the nested calls too and could exceed the bound for ``k = 3`` (25 > 24 on
+HDN(Q2,3,(1,4,4))).
 
 Base routing is shortest dimension-order routing in the product base: each
 factor in turn, the shorter way round a ring (``+`` on a tie), one hop in a
@@ -138,8 +143,16 @@ def _inside_cluster(layout: HDNLayout, level: int, a: np.ndarray, b: np.ndarray,
     return [layout.from_cluster(level, cluster, c) for c in cols], kinds
 
 
-def route_waypoints(layout: HDNLayout, sources, targets, literal: bool = False):
-    """Waypoints of Algorithm 1 for arrays of node indices (level-``k`` serials)."""
+def route_waypoints(layout: HDNLayout, sources, targets, literal: bool = False, free=None):
+    """Waypoints of Algorithm 1 for arrays of node indices (level-``k`` serials).
+
+    ``free`` (optional) makes each target a set: the nodes of its base copy
+    that agree with it outside the given base factors (a sequence of factor
+    positions for every pair, or a ``pairs x factors`` bool array).  This is
+    the target of the algorithm's own nested calls (a super-node); the route
+    then takes at most Theorem 2's bound minus the routing time of the free
+    factors.
+    """
     u = np.atleast_1d(np.asarray(sources, dtype=np.int64))
     v = np.atleast_1d(np.asarray(targets, dtype=np.int64))
     n = layout.num_nodes
@@ -147,7 +160,29 @@ def route_waypoints(layout: HDNLayout, sources, targets, literal: bool = False):
         raise TopocastError("route: sources and targets must have the same length")
     if len(u) and (u.min() < 0 or v.min() < 0 or u.max() >= n or v.max() >= n):
         raise TopocastError(f"route: nodes must be in 0..{n - 1}")
-    return _waypoints(layout, layout.k, u, v, None, literal)
+    if free is not None:
+        if literal:
+            raise TopocastError("route: parameter 'free' needs the proof reading (literal=False): "
+                                "the literal listing routes to single nodes only")
+        free = _free_mask(layout, free, len(u))
+    return _waypoints(layout, layout.k, u, v, free, literal)
+
+
+def _free_mask(layout: HDNLayout, free, pairs: int) -> np.ndarray:
+    nf = len(layout.factors)
+    arr = np.asarray(free)
+    if arr.dtype == bool and arr.ndim == 2:
+        if arr.shape != (pairs, nf):
+            raise TopocastError(f"route: parameter 'free' as a mask must have shape ({pairs}, {nf}), "
+                                f"got {arr.shape}")
+        return arr
+    positions = [int(i) for i in np.atleast_1d(arr)]
+    if any(i < 0 or i >= nf for i in positions):
+        raise TopocastError(f"route: parameter 'free' must list base factor positions in 0..{nf - 1}, "
+                            f"got {positions}")
+    mask = np.zeros((pairs, nf), dtype=bool)
+    mask[:, positions] = True
+    return mask
 
 
 def _base_distance(layout: HDNLayout, ca: np.ndarray, cb: np.ndarray) -> np.ndarray:
@@ -173,9 +208,9 @@ def _popcount(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def route_lengths(layout: HDNLayout, sources, targets, literal: bool = False) -> np.ndarray:
-    """Hop count of each route, without expanding the paths."""
-    cols, kinds = route_waypoints(layout, sources, targets, literal)
+def route_lengths(layout: HDNLayout, sources, targets, literal: bool = False, free=None) -> np.ndarray:
+    """Hop count of each route, without expanding the paths (``free``: see :func:`route_waypoints`)."""
+    cols, kinds = route_waypoints(layout, sources, targets, literal, free)
     total = np.zeros(len(cols[0]), dtype=np.int64)
     for p, q, kind in zip(cols[:-1], cols[1:], kinds):
         if kind == CROSS:
@@ -211,12 +246,13 @@ def _base_segment(layout: HDNLayout, p: np.ndarray, q: np.ndarray) -> list[np.nd
     return columns
 
 
-def route_paths(layout: HDNLayout, sources, targets, literal: bool = False) -> np.ndarray:
+def route_paths(layout: HDNLayout, sources, targets, literal: bool = False, free=None) -> np.ndarray:
     """Padded paths, shape ``(pairs, width)``: column 0 the source, the last column the target.
 
-    Equal consecutive entries are stays, not hops.
+    Equal consecutive entries are stays, not hops.  With ``free`` (see
+    :func:`route_waypoints`) the last column is the node of the target set reached.
     """
-    cols, kinds = route_waypoints(layout, sources, targets, literal)
+    cols, kinds = route_waypoints(layout, sources, targets, literal, free)
     out = [cols[0]]
     for p, q, kind in zip(cols[:-1], cols[1:], kinds):
         if kind == CROSS:
