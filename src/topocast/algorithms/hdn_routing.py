@@ -23,8 +23,9 @@ factors.  A nested call's target is then a whole super-node; inside such a
 call the part in the target's cluster is one forward call of the algorithm
 rather than a super-node route plus a reversed call, which is what keeps the
 free coordinates free (see :func:`_waypoints` for the induction).  The
-default stays within Theorem 2's bound for every ``k`` (checked on all pairs
-of small ``k = 3`` and ``k = 4`` networks and random pairs of larger ones);
+default stays within Theorem 2's bound for every ``k`` (proved by induction
+in :func:`_waypoints`; checked on all pairs of small ``k = 3`` networks and
+random pairs of larger ``k = 3`` and ``k = 4`` ones);
 the literal reading exceeds it (17 > 15 hops on HDN(B,2,(6,15))).  For
 ``k <= 2`` every route has the length of the earlier version, which reversed
 the nested calls too and could exceed the bound for ``k = 3`` (25 > 24 on
