@@ -146,13 +146,19 @@ class WormTrace:
 
 
 @nb.njit(cache=True, inline="always")
+def _append(item, v, head, tail, nxt):
+    """Append ``item`` to node ``v``'s linked FIFO (``head``/``tail`` per node, ``nxt`` per item)."""
+    if tail[v] < 0:
+        head[v] = item
+    else:
+        nxt[tail[v]] = item
+    tail[v] = item
+
+
+@nb.njit(cache=True, inline="always")
 def _enqueue(j, v, q_head, q_tail, job_next, node_work):
     """Append job ``j`` to node ``v``'s FIFO; True if the node was idle until now."""
-    if q_tail[v] < 0:
-        q_head[v] = j
-    else:
-        job_next[q_tail[v]] = j
-    q_tail[v] = j
+    _append(j, v, q_head, q_tail, job_next)
     node_work[v] += 1
     return node_work[v] == 1
 
@@ -309,11 +315,7 @@ def _simulate(cycles, flits, startup, inj_channels, ej_channels, batch, inter_ej
                         first = job_worm_ptr[j] + proc_batch[v] * batch
                         last = min(first + batch, job_worm_ptr[j + 1])
                         for w in range(first, last):
-                            if i_tail[v] < 0:
-                                i_head[v] = w
-                            else:
-                                worm_next[i_tail[v]] = w
-                            i_tail[v] = w
+                            _append(w, v, i_head, i_tail, worm_next)
                             node_work[v] += 1
                         proc_batch[v] += 1
                         if job_worm_ptr[j] + proc_batch[v] * batch < job_worm_ptr[j + 1]:
