@@ -11,8 +11,3 @@ class TopocastError(ValueError):
 class VerificationError(AssertionError):
     """A schedule broke a delivery rule; the message names the first violation."""
 
-
-def require(condition: bool, message: str) -> None:
-    """Raise :class:`TopocastError` with ``message`` unless ``condition`` holds."""
-    if not condition:
-        raise TopocastError(message)

@@ -63,20 +63,6 @@ class Schedule:
             return 0
         return int(self.step.max()) + 1
 
-    @property
-    def root(self) -> int | None:
-        """Origin of message 0 for one-to-all and multicast."""
-        return int(self.origin[0]) if self.collective in ("broadcast", "multicast") else None
-
-    def transfer_sizes(self) -> np.ndarray:
-        """Messages carried by each transfer."""
-        per_range = np.add.reduceat(self.range_count, self.range_ptr[:-1]) if len(self.range_count) else None
-        sizes = np.zeros(self.num_transfers, dtype=np.int64)
-        if per_range is not None:
-            nonempty = np.diff(self.range_ptr) > 0
-            sizes[nonempty] = per_range[nonempty]
-        return sizes
-
     def messages_of(self, t: int) -> np.ndarray:
         """Message ids carried by transfer ``t``."""
         lo, hi = self.range_ptr[t], self.range_ptr[t + 1]

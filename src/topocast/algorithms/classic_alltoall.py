@@ -43,7 +43,6 @@ def _add_group_bundles(builder, n, k, sd, senders, receivers, origin_pos, q_star
     if len(senders) == 0:
         return
     prefixes = n // (k * sd)                     # values of the dimensions before d
-    pos = (senders // sd) % k
     low = senders % sd                           # the sender's coordinates after d (dst keeps them)
     src_first = (senders // (k * sd)) * (k * sd) + origin_pos * sd
     per = q_len * prefixes
@@ -53,7 +52,6 @@ def _add_group_bundles(builder, n, k, sd, senders, receivers, origin_pos, q_star
     a = j % prefixes
     dst = a * (k * sd) + q * sd + low[t]
     builder.add_ranges(senders, receivers, per, dst * n + src_first[t], sd, step=step)
-    del pos
 
 
 def grid_alltoall(topology: Topology, message_bytes: float = 1.0) -> Schedule:

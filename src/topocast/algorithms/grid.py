@@ -34,15 +34,3 @@ def coords(sizes: tuple[int, ...]) -> np.ndarray:
     """Coordinates of every node, shape ``(N, dims)``."""
     nodes = np.arange(int(np.prod(sizes)), dtype=np.int64)
     return np.stack([(nodes // s) % k for s, k in zip(strides(sizes), sizes)], axis=1)
-
-
-def line_reach(size: int, wraps: bool, position: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """How far a broadcast from ``position`` goes in the + and - directions of one line.
-
-    A ring of ``k`` covers ``ceil((k-1)/2)`` steps forward and ``floor((k-1)/2)``
-    back, so every node is reached once; a path goes to both ends.
-    """
-    if wraps:
-        fwd = np.full_like(position, size // 2)  # == ceil((size-1)/2)
-        return fwd, np.full_like(position, (size - 1) // 2)
-    return size - 1 - position, position.copy()
