@@ -19,9 +19,10 @@ import numpy as np
 
 import topocast as tc
 from topocast.algorithms.mesh_multicast_qg import qg_planner
-from topocast.sim.wormhole import TrafficBuilder, WormholeConfig, simulate
-from topocast.sim.wormhole.traffic import draw_destinations, poisson_arrivals
-from topocast.sim.wormhole.workload import summarise
+from topocast.algorithms.worm_traffic import TrafficBuilder, draw_destinations, poisson_arrivals, window
+from topocast.execute import execute
+from topocast.sim.models import Model
+from topocast.sim.wormhole import RouterConfig
 
 
 def saturation_load(spec: str, loads, cycles: int, seed: int = 1) -> float:
@@ -36,7 +37,7 @@ def saturation_load(spec: str, loads, cycles: int, seed: int = 1) -> float:
 
 def timed_run(spec: str, load: float, cycles: int, seed: int = 1) -> dict:
     topology = tc.build(spec)
-    config = WormholeConfig()
+    config = RouterConfig()
     planner = qg_planner(topology, prep=16)
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
@@ -45,28 +46,29 @@ def timed_run(spec: str, load: float, cycles: int, seed: int = 1) -> dict:
     builder = TrafficBuilder(topology)
     for i in range(len(gen)):
         dests = ids[ptr[i]:ptr[i + 1]]
-        builder.add(int(src[i]), int(gen[i]), dests, planner(int(src[i]), dests), config.batch)
+        builder.add(int(src[i]), int(gen[i]), dests, planner(int(src[i]), dests))
     t1 = time.perf_counter()
-    traffic, book = builder.build()
+    warmup, drain = window(cycles, None, 10)
+    plan = builder.build(cycles=cycles, warmup=warmup, drain=drain, batches=10, flits=config.flits, load=load)
+    traffic = plan.traffic
     t2 = time.perf_counter()
-    trace = simulate(topology.num_nodes, topology.num_arcs, traffic, config, cycles, stop_when_idle=False)
+    result = execute(topology, plan, "wormhole", Model(router=config))  # simulation, statistics, verification
     t3 = time.perf_counter()
-    result = summarise(traffic, book, trace, topology, load, cycles, cycles // 10,
-                       max(cycles // 10, min(3000, cycles // 4)), 10, config)
+    trace = result.trace.trace
     m = result.metrics
     out = {"spec": spec, "load": load, "cycles": trace.cycles, "multicasts": len(gen), "worms": traffic.num_worms,
            "plan_s": t1 - t0, "paths_s": t2 - t1, "sim_s": t3 - t2, "total_s": t3 - t0,
-           "flit_moves": trace.flit_moves, "latency": m["mean_latency"], "ci95": m["ci95"],
+           "flit_moves": trace.flit_moves, "latency": m["mean_latency"], "ci95_latency": m["ci95_latency"],
            "saturated": m["saturated"], "verified": result.verified}
     print(f"{spec}: QG, 20 destinations, load {load:.5f} flits/node/cycle, {trace.cycles} cycles, "
           f"{len(gen)} multicasts, {traffic.num_worms} worms")
-    print(f"  generate+plan {out['plan_s']:.2f} s, paths {out['paths_s']:.2f} s, simulate {out['sim_s']:.2f} s, "
+    print(f"  generate+plan {out['plan_s']:.2f} s, paths {out['paths_s']:.2f} s, run {out['sim_s']:.2f} s, "
           f"total {out['total_s']:.2f} s")
     print(f"  simulation: {trace.cycles / out['sim_s']:,.0f} cycles/s, {trace.flit_moves / out['sim_s']:,.0f} "
           f"flit moves/s ({trace.flit_moves:,} flit moves)")
     print(f"  whole run:  {trace.cycles / out['total_s']:,.0f} cycles/s, "
           f"{trace.flit_moves / out['total_s']:,.0f} flit moves/s")
-    print(f"  mean latency {m['mean_latency']:.1f} +- {m['ci95']:.1f} cycles, saturated {m['saturated']}, "
+    print(f"  mean latency {m['mean_latency']:.1f} +- {m['ci95_latency']:.1f} cycles, saturated {m['saturated']}, "
           f"verified {result.verified}")
     return out
 

@@ -2,14 +2,25 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import topocast as tc
-from topocast.algorithms.butterfly_rls import (check_rls, destination_tag_states, intermediate, involution,
-                                                rls_plan, rls_routes, rls_states, rotation)
+from topocast.algorithms.butterfly_rls import (
+    check_rls,
+    destination_tag_states,
+    intermediate,
+    involution,
+    rls_plan,
+    rls_routes,
+    rls_states,
+    rotation,
+)
 from topocast.errors import TopocastError
-from topocast.sim.circuit import is_latin_square, path_counts, shift_route, trace, trace_many
+from topocast.sim.circuit import shift_route, trace, trace_many
 from topocast.topology.butterfly_butterfly import butterfly_butterfly_network, butterfly_digit
+from topocast.topology.stages import path_counts
+from topocast.verify import is_latin_square
 
 dary = st.tuples(st.integers(1, 4), st.integers(2, 4)).filter(lambda t: t[1] ** t[0] <= 256)
 

@@ -19,7 +19,7 @@ def test_equals_definition(n):
         for i in range(n):
             ref.add_edge((x, i), (x, (i + 1) % n))
             ref.add_edge((x, i), (x ^ (1 << i), i))
-    ours = {frozenset((t.label(int(u)), t.label(int(v)))) for u, v in zip(t.arc_sources, t.indices)}
+    ours = {frozenset((t.label(int(u)), t.label(int(v)))) for u, v in zip(t.arc_sources, t.indices, strict=False)}
     assert ours == {frozenset(e) for e in ref.edges()}
     assert set(t.port_degree.tolist()) == {3}
 

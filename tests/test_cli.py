@@ -9,7 +9,7 @@ import pytest
 from topocast import registry
 from topocast.cli import main
 from topocast.registry import Algorithm
-from topocast.result import RunResult
+from topocast.schedule import ScheduleBuilder
 
 
 def cli(capsys, *args):
@@ -34,7 +34,7 @@ def test_run_recursive_doubling_json(capsys):
     data = json.loads(out)
     assert code == 0
     assert data["verified"] and data["exactly_once"] and data["redundant_receipts"] == 0
-    assert data["steps"] == 6 and len(data["senders"]) == 6
+    assert data["steps"] == 6 and len(data["per_step"]["senders"]) == 6
     assert data["lower_bound_ratio"] == 1.0
 
 
@@ -73,8 +73,11 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args, needle):
 
 def test_verification_failure_exits_1_with_the_first_violation(capsys):
     def broken(topology, **_):
-        return RunResult(topology.spec, "test-broken", "step", "broadcast", False,
-                         "transfer 3 (step 1) 0 -> 2 is rejected: there is no link between them")
+        """A plan with a transfer between two nodes that are not linked (0 and 2 of a 4-ring)."""
+        b = ScheduleBuilder(topology.num_nodes, origin=[0], collective="broadcast")
+        b.add(src=[0, 0], dst=[1, 3], first=0, step=0)
+        b.add(src=[1, 0], dst=[2, 2], first=0, step=1)
+        return b.build()
 
     registry.algorithm("broadcast-ring")  # load the registry first
     registry.register_algorithm(Algorithm("test-broken", broken, "broadcast", "always fails"))
@@ -83,7 +86,7 @@ def test_verification_failure_exits_1_with_the_first_violation(capsys):
     finally:
         del registry._REG.algorithms["test-broken"]
     assert code == 1
-    assert "transfer 3 (step 1)" in err
+    assert "transfer 3 (step 1) 0 -> 2" in err and "no link" in err
 
 
 def test_console_script_has_no_traceback_on_bad_input():

@@ -4,7 +4,8 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import topocast as tc
 from topocast.algorithms.clos_routing import blocking_example, edge_colouring, greedy_route, route_permutation
@@ -118,7 +119,7 @@ def test_edge_colouring_is_proper(edges, slack):
     assert colour.min() >= 0 and colour.max() < delta + slack - 1
     for ends in (left, right):
         pairs = set()
-        for v, c in zip(ends, colour):
+        for v, c in zip(ends, colour, strict=False):
             assert (v, c) not in pairs
             pairs.add((v, c))
 
@@ -157,6 +158,7 @@ def test_errors():
 
 def test_algorithm_registered():
     r = tc.run("clos:n=3,m=3,r=4", "clos-route", permutations=5, seed=1)
-    assert r.verified and r.metrics["realised"] == 5 and r.metrics["rearrangeable"]
+    assert r.verified and r.collective == "permutation" and r.metrics["rearrangeable"]
+    assert r.metrics["permutations"] == 5 and r.metrics["rows_match_plan"] and r.metrics["receipts"] == 5 * 12
     r = tc.run("clos:n=2,m=2,r=4,n2=2", "clos-route", permutations=3)
     assert r.verified

@@ -4,8 +4,11 @@ import numpy as np
 import pytest
 
 import topocast as tc
+from topocast.algorithms.ej_all_to_all import all_to_all_plan, literal_coverage, simulate_single_source
 from topocast.errors import TopocastError
-from topocast.algorithms.ej_all_to_all import literal_coverage, simulate_single_source
+from topocast.execute import execute
+from topocast.plans.frontier import FrontierPlan, Phase
+from topocast.sim.models import Model, PortModel
 from topocast.topology.eisenstein_jacobi import PHASE_SECTORS, SECTORS, ej_ring
 
 SPECS = ["ej:a=1,b=1,n=1", "ej:a=0,b=2,n=1", "ej:a=2,b=3,n=1", "ej:a=3,b=4,n=1", "ej:a=2,b=2,n=1",
@@ -19,9 +22,11 @@ def test_every_node_gets_every_message_once_half_duplex(spec):
     n_nodes = full.metrics["messages"]
     assert full.verified, full.first_violation
     assert full.metrics["exactly_once"] and full.metrics["receipts"] == n_nodes * (n_nodes - 1)
-    assert full.metrics["ports"] == "all-port, half-duplex"
+    assert full.metrics["port_model"] == "all-port, half-duplex" and full.collective == "allgather"
     sym = tc.run(spec, "all-to-all-three-phase", engine="frontier")  # node 0's message + translation
     assert sym.verified and any("translation symmetry" in note for note in sym.notes)
+    assert sym.collective == "allgather" and sym.metrics["receipts"] == full.metrics["receipts"]
+    assert sym.metrics["steps"] == full.metrics["steps"] and sym.metrics["lower_bound"] == full.metrics["lower_bound"]
     assert sym.per_step["max_link_messages"] == full.per_step["max_link_messages"]
     assert sym.per_step["messages_moved"] == full.per_step["messages_moved"]
 
@@ -59,25 +64,36 @@ def test_too_large_for_the_full_run_falls_back_to_symmetry_and_says_so():
     assert r.metrics["receipts"] == 50653 * 50652 and r.metrics["steps"] == 27
     assert r.metrics["total_senders"] == sum(r.per_step["senders"])
     # a small network under a tiny memory limit: the same figures as the full step run
-    full = tc.run("ej:a=2,b=3,n=2", "all-to-all-three-phase")
-    small = tc.run("ej:a=2,b=3,n=2", "all-to-all-three-phase", max_memory=2**20)
+    topo = tc.build("ej:a=2,b=3,n=2")
+    full = tc.run(topo, "all-to-all-three-phase")
+    plan = all_to_all_plan(topo, engine="step", max_memory=2**20)
+    assert isinstance(plan, FrontierPlan) and plan.notes[0].startswith("step engine not run")
+    small = execute(topo, plan, "frontier", Model(PortModel(None, "half")))
     assert full.engine == "step" and small.engine == "frontier"
     assert small.per_step["max_link_messages"] == full.per_step["max_link_messages"]
     with pytest.raises(TopocastError, match="use --engine frontier"):
-        tc.run("ej:a=2,b=3,n=2", "all-to-all-three-phase", engine="event", max_memory=2**20)
+        all_to_all_plan(topo, engine="event", max_memory=2**20)
 
 
 @pytest.mark.parametrize("a, b, n", [(3, 4, 2), (2, 3, 3), (1, 3, 2)])
 def test_literal_reading_reaches_only_single_phase_offsets_by_simulation(a, b, n):
     """Algorithm 3 taken literally: each phase starts afresh from the source and recurses with the same phase."""
     from topocast.algorithms.ej_all_to_all import all_to_all_phases
-    from topocast.algorithms.ej_frontier import phase_table, run_frontier
+    from topocast.algorithms.ej_frontier import ej_plan, phase_table
+    from topocast.sim.frontier import run_frontier
 
     ring = ej_ring(a, b)
     reached = 0
     for phase in all_to_all_phases(ring, n):
-        phase.restart = False
-        alone = run_frontier(ring, n, [phase], phase_table(ring, False))
+        alone = run_frontier(ej_plan(ring, n, [Phase(phase.name, phase.steps, False, phase.arg)],
+                                     phase_table(ring, False)))
         assert alone.redundant.sum() == 0
         reached += alone.held_total - 1
     assert reached == literal_coverage(ring, n) < ring.norm ** n - 1
+
+
+def test_collective_is_all_to_all_broadcast():
+    """Every node's one message to every node: the paper's all-to-all broadcast is our allgather."""
+    alg = tc.registry.algorithm("all-to-all-three-phase")
+    assert alg.collective == "allgather" and "all-to-all broadcast" in alg.doc
+    assert tc.registry.algorithm("ej-all-to-all-broadcast") is alg

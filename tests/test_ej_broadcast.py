@@ -1,20 +1,25 @@
-"""EJ one-to-all broadcasts: the paper's tables, exactly-once on the step engine, frontier = step engine = product counts."""
+"""EJ one-to-all broadcasts: the paper's tables, exactly-once on the step engine, frontier = step = product counts."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import topocast as tc
-from topocast.algorithms.ej_broadcast import broadcast_schedule, product_counts, simulate_broadcast
-from topocast.algorithms.ej_frontier import improved_phases, phase_table, run_frontier
+from topocast.algorithms.ej_broadcast import broadcast_plan, broadcast_schedule, product_counts, simulate_broadcast
+from topocast.algorithms.ej_frontier import improved_phases, phase_table
+from topocast.execute import execute
 from topocast.experiments.ej import PAPER_EXAMPLE, PAPER_TABLE1, PAPER_TABLE2, PAPER_TABLE3
+from topocast.plans.frontier import FrontierPlan, Phase
+from topocast.sim.frontier import run_frontier
+from topocast.sim.models import Model
 from topocast.topology.eisenstein_jacobi import ej_ring
 
 
 def test_table_1_iterative():
     r = tc.run("ej:a=3,b=4,n=3", "one-to-all-iterative")
     assert r.verified and r.metrics["exactly_once"]
-    got = list(zip(r.per_step["free"], r.per_step["senders"], r.per_step["receivers"], r.per_step["active"]))
+    got = list(zip(r.per_step["free"], r.per_step["senders"], r.per_step["receivers"], r.per_step["active"], strict=False))
     assert got == [row[2:] for row in PAPER_TABLE1]
     assert r.metrics["total_senders"] == 26733 and r.metrics["total_receivers"] == 50652
 
@@ -22,7 +27,7 @@ def test_table_1_iterative():
 def test_table_2_improved():
     r = tc.run("ej:a=3,b=4,n=3", "one-to-all-improved")
     assert r.verified and r.metrics["exactly_once"]
-    got = list(zip(r.per_step["free"], r.per_step["senders"], r.per_step["receivers"], r.per_step["active"]))
+    got = list(zip(r.per_step["free"], r.per_step["senders"], r.per_step["receivers"], r.per_step["active"], strict=False))
     assert got == [row[1:] for row in PAPER_TABLE2]
     assert r.metrics["total_senders"] == 26011
 
@@ -63,13 +68,13 @@ def test_exactly_once_for_any_alpha_and_three_engines_agree(net, alg):
     # one dimension per round / per tree level: n times the eccentricity of EJ_alpha
     assert step.metrics["steps"] == n * ring.diameter
     if alg == "improved":  # every node receives at its distance: the eccentricity bound is met
-        assert step.metrics["steps"] == step.metrics["step_lower_bound"]
+        assert step.metrics["steps"] == step.metrics["lower_bound"]
     frontier = simulate_broadcast(a, b, n, alg)
     counts = product_counts(a, b, n, alg)
     for key in ("senders", "receivers", "active", "free"):
         assert step.per_step[key] == getattr(frontier, key).tolist() == counts[key].tolist()
     # all-port, half-duplex: the engine ran the schedule under that model
-    assert step.metrics["ports"] == "all-port, half-duplex"
+    assert step.metrics["port_model"] == "all-port, half-duplex"
 
 
 def test_improved_receives_at_distance_and_iterative_later():
@@ -81,12 +86,39 @@ def test_improved_receives_at_distance_and_iterative_later():
     assert np.all(later >= dist) and np.any(later > dist)
 
 
-def test_frontier_check_catches_a_second_delivery():
+def _rerun_plan(plan: FrontierPlan) -> FrontierPlan:
+    """The plan with its phase run twice, the second time from every holder: everyone receives twice."""
+    (once,) = plan.phases
+    again = Phase("again", once.steps, True, once.arg)
+    return FrontierPlan(plan.nodes, plan.rule, (once, again), plan.collective, lower_bound=plan.lower_bound)
+
+
+def test_frontier_verification_reports_a_broken_rule():
+    """A deliberately broken rule (every node receives twice) must fail verification with the first violation."""
+    t = tc.build("ej:a=2,b=3,n=2")
+    plan = _rerun_plan(broadcast_plan(ej_ring(2, 3), 2, "improved"))
+    result = execute(t, plan, "frontier", Model())
+    v = result.verification
+    assert not result.verified and v.complete and not v.exactly_once
+    assert v.redundant_receipts >= t.num_nodes - 1  # everyone but the root gets it again, some several times
+    assert result.first_violation.startswith("node ") and "second time in step 5" in result.first_violation
+    assert result.to_json()["first_violation"] == result.first_violation
+
+
+def test_frontier_verification_reports_nodes_never_reached():
+    plan = broadcast_plan(ej_ring(2, 3), 2, "improved")
+    (once,) = plan.phases
+    short = FrontierPlan(plan.nodes, plan.rule, (Phase("cut", once.steps - 1, False, once.arg),))
+    result = execute(tc.build("ej:a=2,b=3,n=2"), short, "frontier", Model())
+    assert not result.verified and not result.metrics["complete"]
+    assert result.metrics["missing_deliveries"] == plan.nodes - result.metrics["nodes_complete"] > 0
+    assert result.first_violation.endswith("nodes never receive the message")
+
+
+def test_frontier_trace_counts_the_second_delivery():
     ring = ej_ring(2, 3)
-    twice = improved_phases(ring, 2) * 2
-    twice[1].restart = True  # every holder broadcasts again: everyone receives twice
-    res = run_frontier(ring, 2, twice, phase_table(ring, True))
-    assert not res.exactly_once and res.redundant.sum() > 0 and "second time" in res.first_violation
+    twice = run_frontier(_rerun_plan(broadcast_plan(ring, 2, "improved")))
+    assert not twice.exactly_once and twice.redundant.sum() > 0 and twice.first_redundant[1] == 4
 
 
 def test_schedule_is_the_recorded_rule():
@@ -100,3 +132,16 @@ def test_frontier_engine_through_run():
     r = tc.run("ej:a=3,b=4,n=2", "one-to-all-improved", engine="frontier")
     assert r.verified and r.metrics["exactly_once"] and r.metrics["total_senders"] == 703
     assert r.engine == "frontier" and any("bit per node" in note for note in r.notes)
+    assert r.metrics["port_model"] == "all-port, half-duplex" and r.metrics["receipts"] == 1368
+    assert r.metrics["lower_bound"] == r.metrics["steps"] == 6 and r.metrics["lower_bound_ratio"] == 1.0
+
+
+def test_frontier_plan_is_the_same_rule_as_the_schedule():
+    """One algorithm code: the frontier plan's rule, recorded, is the step engine's schedule."""
+    topo = tc.build("ej:a=3,b=4,n=2")
+    plan = tc.registry.algorithm("one-to-all-iterative").plan(topo, engine="frontier")
+    sched = tc.registry.algorithm("one-to-all-iterative").plan(topo, engine="step")
+    assert isinstance(plan, FrontierPlan) and plan.collective == "broadcast" and plan.lower_bound == 6
+    recorded = run_frontier(plan, record=True)
+    assert sum(len(src) for src, _, _ in recorded.records) == sched.num_transfers
+    assert improved_phases(ej_ring(3, 4), 2)[0].arg == (0, 1) and phase_table(ej_ring(3, 4), True)[0] == 0

@@ -18,3 +18,9 @@ def test_reproduce_ej_quick(tmp_path):
     table3 = next(t for t in report.tables if t.title.startswith("Table 3"))
     assert [row[5] for row in table3.rows][:4] == ["frontier run, both exactly once"] * 4
     assert all(isinstance(cell, Compare) for cell in table3.rows[0][1:5])
+    # the two errata verdicts are computed from what was measured, not written in
+    literal = next(c for c in report.claims if c.text.startswith("All-to-all as written"))
+    assert literal.confirmed is False and "504 of the 1368" in literal.evidence
+    formula3 = next(c for c in report.claims if c.text.startswith("Formula (3)"))
+    assert formula3.confirmed is False
+    assert report.summary_line().endswith("claims 7 confirmed / 3 refuted")

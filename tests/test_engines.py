@@ -20,7 +20,7 @@ def test_missing_link_is_rejected():
     b.add(src=[0], dst=[1], first=0, step=0)
     b.add(src=[1], dst=[3], first=0, step=1)
     trace = run_steps(t, b.build())
-    assert not trace.verification.ok
+    assert not trace.verification.verified
     assert "transfer 1 (step 1) 1 -> 3" in trace.verification.first_violation
     assert "no link" in trace.verification.first_violation
 
@@ -39,8 +39,8 @@ def test_one_port_budget_is_enforced():
     b = broadcast_builder(5)
     b.add(src=[0, 0], dst=[1, 4], first=0, step=0)
     s = b.build()
-    assert run_steps(t, s, PortModel.all_port()).verification.ok is False  # incomplete, but legal
-    assert run_steps(t, s, PortModel.all_port()).verification.missing == 2
+    assert run_steps(t, s, PortModel.all_port()).verification.verified is False  # incomplete, but legal
+    assert run_steps(t, s, PortModel.all_port()).verification.missing_deliveries == 2
     bad = run_steps(t, s, PortModel.one_port()).verification.first_violation
     assert "transfer 1" in bad and "port budget" in bad
 
@@ -61,7 +61,8 @@ def test_a_link_carries_one_transfer_per_step_but_double_links_two():
     s = b.build()
     assert "already carries" in run_steps(tc.build("path:2"), s).verification.first_violation
     trace = run_steps(tc.build("ring:2"), s)  # a ring of two is a double link
-    assert trace.verification.ok and trace.verification.redundant == 1
+    assert trace.verification.complete and trace.verification.redundant_receipts == 1
+    assert not trace.verification.verified and "redundant" in trace.verification.first_violation
     assert not trace.verification.exactly_once
 
 
@@ -100,7 +101,7 @@ def test_multicast_targets_as_csr():
     b2 = ScheduleBuilder(6, origin=[0], collective="multicast", targets=targets)
     b2.add(src=[0], dst=[1], first=0, step=0)
     v = run_steps(t, b2.build()).verification
-    assert not v.ok and v.missing == 2 and "node 2" in v.first_violation
+    assert not v.verified and v.missing_deliveries == 2 and "node 2" in v.first_violation
 
 
 def test_event_engine_chain_time_and_link_serialisation():
@@ -135,7 +136,7 @@ def test_event_engine_flags_a_transfer_without_its_data():
     b = broadcast_builder(3)
     b.add(src=[1], dst=[2], first=0, after=[[]])
     v = run_events(t, b.build()).verification
-    assert not v.ok and "never receives" in v.first_violation
+    assert not v.verified and "never receives" in v.first_violation
 
 
 def test_one_port_event_engine_serialises_a_node():

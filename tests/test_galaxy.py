@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 import topocast as tc
 from topocast.cli import main
-from topocast.topology.galaxy import (finite_field, galaxy, generator_graph, generator_sets, prime_power,
-                                      supernode_name)
+from topocast.topology.galaxy import finite_field, galaxy, generator_graph, generator_sets, prime_power, supernode_name
 from topocast.topology.galaxyfly import dragonfly, galaxyfly, supernode_view
 from topocast.topology.metrics import diameter
 
@@ -67,9 +66,9 @@ def test_theorem_1_and_2(q):
     sets = generator_sets(q)
     g, gp = generator_graph(q, "X"), generator_graph(q, "X'")
     H = sets.H
-    edges = {(int(u), int(v)) for u, v in zip(g.arc_sources, g.indices)}
+    edges = {(int(u), int(v)) for u, v in zip(g.arc_sources, g.indices, strict=False)}
     mapped = {(int(H[u]), int(H[v])) for u, v in edges}
-    assert mapped == {(int(u), int(v)) for u, v in zip(gp.arc_sources, gp.indices)}
+    assert mapped == {(int(u), int(v)) for u, v in zip(gp.arc_sources, gp.indices, strict=False)}
     if q <= 13:
         assert nx.is_isomorphic(g.to_networkx(), gp.to_networkx())
     assert len(sets.X) == (q - sets.delta) // 2
@@ -124,7 +123,7 @@ def test_galaxyfly_paper_network():
     assert t.num_nodes == 60
     assert t.meta["supernodes"] == 15 and t.meta["supernode_degree"] == 4 and t.meta["h"] == 1
     assert diameter(t) == 5  # the paper: diameter 5 for q > 1
-    assert t.label((7 * 4 + 2)) == (1, 2, 2)
+    assert t.label(7 * 4 + 2) == (1, 2, 2)
 
 
 def test_dragonfly_is_galaxyfly_with_one_supernode_per_cluster():
@@ -149,8 +148,8 @@ def test_galaxyfly_structure(q, n, a, extra):
     assert np.all(src[local] // a == dst[local] // a)
     assert np.count_nonzero(local) == n * q * a * (a - 1)  # every supernode a complete graph
     glob = ~local
-    pairs = {(int(u) // a, int(v) // a) for u, v in zip(src[glob], dst[glob])}
-    assert pairs == {(int(u), int(v)) for u, v in zip(gal.arc_sources, gal.indices)}
+    pairs = {(int(u) // a, int(v) // a) for u, v in zip(src[glob], dst[glob], strict=False)}
+    assert pairs == {(int(u), int(v)) for u, v in zip(gal.arc_sources, gal.indices, strict=False)}
     assert np.count_nonzero(glob) == len(pairs)  # one global link per adjacent pair
     per_router = np.bincount(src[glob], minlength=t.num_nodes)
     assert per_router.max(initial=0) <= max(h, 0)

@@ -15,10 +15,23 @@ from hypothesis import strategies as st
 import topocast as tc
 from topocast.cli import main
 from topocast.experiments.hdn import PAPER_TABLE1_K1, PAPER_TABLE1_K2, SIZES
-from topocast.topology.hdn import (BaseFactor, HDNLayout, dual_cube, hierarchical_dual_net, parse_base,
-                                   parse_supernodes, recursive_dual_net)
-from topocast.topology.hdn_symmetry import (automorphism_generators, cut_size, dual_bisection, is_automorphism,
-                                            orbit_representatives, symmetry_and_diameter)
+from topocast.topology.hdn import (
+    BaseFactor,
+    HDNLayout,
+    dual_cube,
+    hierarchical_dual_net,
+    parse_base,
+    parse_supernodes,
+    recursive_dual_net,
+)
+from topocast.topology.hdn_symmetry import (
+    automorphism_generators,
+    cut_size,
+    dual_bisection,
+    is_automorphism,
+    orbit_representatives,
+    symmetry_and_diameter,
+)
 from topocast.topology.metrics import bfs_distances, eccentricity
 
 
@@ -31,7 +44,7 @@ def layout_of(base: str, s: str) -> HDNLayout:
 def test_table1_all_72_entries_from_the_recurrence():
     for s1 in SIZES:
         assert layout_of("2x3x5", str(s1)).num_nodes == PAPER_TABLE1_K1[s1]
-        for s2, paper in zip(SIZES, PAPER_TABLE1_K2[s1]):
+        for s2, paper in zip(SIZES, PAPER_TABLE1_K2[s1], strict=False):
             assert layout_of("2x3x5", f"{s1}/{s2}").num_nodes == paper
 
 
@@ -121,7 +134,7 @@ def reference_index(layout: HDNLayout, node) -> int:
     """
     path, a = node
     copy = 0
-    pairs = list(zip(path[0::2], path[1::2]))
+    pairs = list(zip(path[0::2], path[1::2], strict=False))
     for level, (c, u) in enumerate(reversed(pairs), 1):
         copy = (c * layout.clusters[level] + u) * (layout.sizes[level - 1] // layout.N0) + copy
     return int(layout.join(layout.k, copy, layout.base_codec.encode(a)))
@@ -138,7 +151,7 @@ def test_equal_to_the_definition(base, s):
     ref = reference_hdn(factors, subsets)
     index = {x: reference_index(layout, x) for x in ref.nodes()}
     assert sorted(index.values()) == list(range(t.num_nodes))
-    ours = {(int(u), int(v)) for u, v in zip(t.arc_sources, t.indices) if u < v}
+    ours = {(int(u), int(v)) for u, v in zip(t.arc_sources, t.indices, strict=False) if u < v}
     theirs = {tuple(sorted((index[x], index[y]))) for x, y in ref.edges()}
     assert ours == theirs
 
@@ -360,7 +373,7 @@ def test_builder_properties_over_many_parameters(case):
     if t.num_nodes <= 1200:  # against the definition
         ref = reference_hdn(factors, subsets)
         index = {x: reference_index(layout, x) for x in ref.nodes()}
-        ours = {(int(u), int(v)) for u, v in zip(t.arc_sources, t.indices) if u < v}
+        ours = {(int(u), int(v)) for u, v in zip(t.arc_sources, t.indices, strict=False) if u < v}
         assert ours == {tuple(sorted((index[x], index[y]))) for x, y in ref.edges()}
     n = layout.N0
     for s_i in layout.s:

@@ -26,7 +26,7 @@ def test_factor_broadcast_one_port_exactly_once(factor):
     for t in range(int(step.max()) + 1):
         now = step == t
         assert len(set(src[now])) == now.sum() and len(set(dst[now])) == now.sum()  # one port
-        for a, b in zip(src[now], dst[now]):
+        for a, b in zip(src[now], dst[now], strict=False):
             assert held.get(int(a), t) < t and int(b) not in held
             adj = factor.topology().has_edge(int(a), int(b))
             assert adj
@@ -47,8 +47,8 @@ def test_broadcast_exactly_once_within_theorem3(spec, root, steps):
     m = result.metrics
     assert result.verified and m["exactly_once"] and m["complete"]
     assert m["steps"] == steps <= m["theorem3_bound"]
-    assert m["ports"].startswith("one-port")
-    assert m["steps"] >= m["one_port_lower_bound"] >= np.ceil(np.log2(tc.build(spec).num_nodes))
+    assert m["port_model"].startswith("one-port") and "one_port_lower_bound" not in m
+    assert m["steps"] >= m["lower_bound"] >= np.ceil(np.log2(tc.build(spec).num_nodes))
 
 
 def test_theorem3_bound_values():
@@ -60,12 +60,12 @@ def test_theorem3_bound_values():
 def test_one_port_is_respected_and_checked():
     t = tc.build("hdn:base=2x3x5,k=2,s=6/15")
     schedule = hdn_broadcast_schedule(t, 0)
-    assert schedule.num_transfers == t.num_nodes - 1
+    assert schedule.num_transfers == t.num_nodes - 1 and schedule.info == {"theorem3_bound": 19}
     trace = run_steps(t, schedule, PortModel.one_port())
-    assert trace.verification.ok and trace.senders.max() <= t.num_nodes
+    assert trace.verification.verified and trace.senders.max() <= t.num_nodes
     # squeezing two steps into one must break the one-port rule or the data dependency
     bad = tc.Schedule(**{**schedule.__dict__, "step": schedule.step // 2 * 2 // 2})
-    assert not run_steps(t, bad, PortModel.one_port()).verification.ok
+    assert not run_steps(t, bad, PortModel.one_port()).verification.verified
 
 
 def test_bad_root():
@@ -102,3 +102,18 @@ def test_broadcast_over_many_parameters(case, root):
     result = tc.run(t, "hdn-broadcast", root=root % t.num_nodes)
     assert result.verified and result.metrics["exactly_once"]
     assert result.metrics["steps"] <= theorem3_bound(t.codec.layout)
+
+
+def test_event_engine_reports_theorem3_and_one_lower_bound():
+    result = tc.run("hdn:base=2x3x5,k=1,s=6", "hdn-broadcast", engine="event", root=3)
+    m = result.metrics
+    assert result.verified and m["theorem3_bound"] >= 11 and m["time"] >= m["lower_bound"] > 0
+    assert result.units["lower_bound"] == "s"
+
+
+def test_family_router_is_attached_by_the_routing_module():
+    """topology/hdn.py imports nothing from algorithms/; algorithms/hdn_routing.py attaches Algorithm 1."""
+    from topocast.algorithms.hdn_routing import hdn_route
+
+    for name in ("hdn", "rdn", "dualcube"):
+        assert tc.registry.family(name).router is hdn_route

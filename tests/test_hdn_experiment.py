@@ -5,7 +5,7 @@ from __future__ import annotations
 from topocast import registry
 from topocast.experiments import hdn as exp
 from topocast.progress import SILENT
-from topocast.report import Compare, Report
+from topocast.report import Compare
 
 
 def test_registered():
@@ -13,12 +13,12 @@ def test_registered():
 
 
 def test_table1_all_cells_match_and_closed_form_refuted():
-    report = Report("hdn", "t")
-    exp.table1(report)
-    assert report.tables[0].compared() == (72, 72)
-    claims = {c.text: c for c in report.claims}
+    evidence = exp.measure_table1()
+    table = exp.table1_table(evidence)
+    assert table.compared() == (72, 72) and table.tally().printed_matched == 72
+    claims = {c.text: c for c in exp.table1_claims(evidence)}
     assert claims["Table 1 node counts (72 entries) follow N_i = 2 N_{i-1}^2 / s_i"].confirmed
-    closed = [c for c in report.claims if c.text.startswith("Closed form")][0]
+    closed = [c for c in claims.values() if c.text.startswith("Closed form")][0]
     assert not closed.confirmed and "810,000" in closed.evidence and "1,620,000" in closed.evidence
 
 
@@ -30,27 +30,29 @@ def test_measured_rows_diameter_broadcast_bisection():
     assert (by[(6, 30)]["diameter"], by[(6, 30)]["radius"], by[(6, 30)]["orbits"]) == (14, 13, 13)
     assert all(m["bcast_once"] and m["bcast_steps"] <= m["theorem3"] for m in measured)
     assert by[(30, 30)]["bisection_cut"] == 60
-    report = Report("hdn", "t")
-    exp.diameter_tables(report, measured)
-    exp.broadcast_table(report, measured)
-    exp.bisection_table(report, measured, quick=True)
-    claims = {c.text: c.confirmed for c in report.claims}
+    cuts = exp.measure_bisection(measured, quick=True)
+    claims = {c.text: c.confirmed for c in exp.diameter_claims(measured) + [exp.broadcast_claim(measured)]
+              + exp.bisection_claims(cuts)}
+    degree = exp.diameter_table(measured).tally()
+    assert degree.closed_form_passed == 4 and degree.printed_matched + degree.printed_mismatched == 0
     assert claims["Theorem 1's diameter formula is an upper bound"]
     assert not claims["Theorem 1's diameter formula is the exact diameter"]
     assert not claims["HDN is symmetric (all nodes look alike)"]
     assert claims["The partition of Figure 9 cuts N/4 links"]
     # Kernighan-Lin beats N/4 on HDN(B,2,(15,30)): 180 < 240 links
     assert not claims["Bisection width is N/4"]
-    row = [r for r in report.tables[-1].rows if r[0] == "k=2,s=15/30"][0]
+    row = [r for r in exp.bisection_table(cuts).rows if r[0] == "k=2,s=15/30"][0]
     assert row[2] == row[3] == 240 and row[4] < 240
 
 
-def test_routing_example_row():
-    report = Report("hdn", "t")
-    exp.routing_example(report)
-    row = report.tables[0].rows[0]
+def test_routing_example_row_and_computed_verdict():
+    rows = exp.measure_routing_example()
+    row = exp.routing_example_table(rows).rows[0]
     assert isinstance(row[1], Compare) and row[1].paper == 17 and row[1].ours <= 15 == row[2]
     assert row[4] == "yes"
+    # the verdict follows the measured hops: 17 would confirm it
+    assert not exp.routing_example_claim(rows).confirmed
+    assert exp.routing_example_claim([dict(rows[0], hops=17)] + rows[1:]).confirmed
 
 
 def test_quick_run_end_to_end(tmp_path):
@@ -59,6 +61,9 @@ def test_quick_run_end_to_end(tmp_path):
     assert any(t.startswith("Table 1") for t in titles) and any(t.startswith("Table 3") for t in titles)
     table3 = [t for t in report.tables if t.title.startswith("Table 3")][0]
     hits, total = table3.compared()
-    assert hits == total >= 40
+    assert hits == total >= 40 and table3.tally().printed_matched == total
+    table2 = [t for t in report.tables if t.title.startswith("Table 2")][0]
+    assert table2.tally().printed_matched == 0 and table2.tally().closed_form_passed > 0
+    assert report.summary_line().startswith("summary hdn: printed cells ")
     written = report.write(tmp_path)
     assert all(p.exists() for p in written)

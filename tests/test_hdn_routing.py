@@ -10,8 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import topocast as tc
-from topocast.algorithms.hdn_routing import (compact_path, hdn_route, hops_are_links, path_hops, route_lengths,
-                                             route_paths, theorem2_bound)
+from topocast.algorithms.hdn_routing import (
+    compact_path,
+    hdn_route,
+    hops_are_links,
+    path_hops,
+    route_lengths,
+    route_paths,
+    theorem2_bound,
+)
 from topocast.cli import main
 from topocast.topology.metrics import bfs_distances
 
@@ -72,7 +79,7 @@ def test_worked_example_at_most_15_hops():
     for literal in (False, True):
         path = compact_path(route_paths(t.codec.layout, [u], [v], literal)[0])
         assert path[0] == u and path[-1] == v
-        assert all(t.has_edge(a, b) for a, b in zip(path, path[1:]))
+        assert all(t.has_edge(a, b) for a, b in zip(path, path[1:], strict=False))
         assert len(path) - 1 <= 15
     assert len(hdn_route(t, u, v)) - 1 == bfs_distances(t, u)[v] == 9
 
@@ -171,7 +178,7 @@ def test_k3_former_overruns_now_within_theorem2(spec, pairs):
     if layout.num_nodes <= 200_000:  # explicit paths: every hop a link
         t = tc.build(spec)
         check_routes(t, np.concatenate([u, a[:5000]]), np.concatenate([v, b[:5000]]))
-        assert np.all(lengths[:len(u)] >= [bfs_distances(t, int(x))[y] for x, y in zip(u, v)])
+        assert np.all(lengths[:len(u)] >= [bfs_distances(t, int(x))[y] for x, y in zip(u, v, strict=False)])
 
 
 def layout_of(spec):

@@ -3,11 +3,18 @@
 import networkx as nx
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import topocast as tc
-from topocast.topology.metrics import (average_distance, bfs_distances, diameter, distance_distribution,
-                                       eccentricity, summary)
+from topocast.topology.metrics import (
+    average_distance,
+    bfs_distances,
+    diameter,
+    distance_distribution,
+    eccentricity,
+    summary,
+)
 
 
 def random_topology(n, p, seed):

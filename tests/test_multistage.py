@@ -3,16 +3,16 @@
 import networkx as nx
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import topocast as tc
 from topocast.algorithms.min_alltoall import check_min_square, min_latin_routes, partition_check, random_base
 from topocast.errors import TopocastError
 from topocast.sim.circuit import shift_route, trace
-from topocast.sim.circuit import path_counts
 from topocast.topology.fattree import gft
-from topocast.topology.multistage import (benes_network, clos_network, folded_clos_is_fat_tree,
-                                          multistage_network)
+from topocast.topology.multistage import benes_network, clos_network, folded_clos_is_fat_tree, multistage_network
+from topocast.topology.stages import path_counts
 
 dary = st.tuples(st.integers(1, 4), st.integers(2, 4)).filter(lambda t: t[1] ** t[0] <= 256)
 

@@ -3,11 +3,12 @@
 import networkx as nx
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import topocast as tc
 from topocast.topology import cartesian_product, complete, hypercube, mesh, path, ring, torus
-from topocast.topology.metrics import diameter, eccentricity, distance_distribution
+from topocast.topology.metrics import diameter, distance_distribution, eccentricity
 
 small = st.integers(min_value=3, max_value=7)
 

@@ -15,6 +15,8 @@ def test_frontier_engine_runs_where_a_build_would_be_refused():
     built = tc.run("ej:a=3,b=4,n=2", "one-to-all-improved", engine="step")
     unbuilt = tc.run("ej:a=3,b=4,n=2", "one-to-all-improved", engine="frontier")
     assert unbuilt.per_step["senders"] == built.per_step["senders"]
+    # unbuilt: the plan's hint is the bound, equal to the one computed on the built topology
+    assert result.metrics["lower_bound"] == 4 * 3 and unbuilt.metrics["lower_bound"] == built.metrics["lower_bound"]
 
 
 def test_unbuilt_topology_carries_the_parsed_parameters():

@@ -6,14 +6,15 @@
 (16, 32)
 """
 
+from .api import info, run
 from .errors import TopocastError, VerificationError
+from .execute import execute
 from .registry import algorithms, experiments, families
-from .result import RunResult, execute
+from .result import RunResult
 from .schedule import Schedule, ScheduleBuilder
 from .sim.models import CostModel, PortModel
 from .spec import build, parse_spec
 from .topology.core import Topology
-from .api import info, run
 
 __version__ = "0.1.0"
 

@@ -7,7 +7,8 @@ Steps (synchronous rounds, one-hop transfers, messages may be combined):
   per step (one-port: ``ceil(log2 N)``; all-port: ``p`` = max degree), since
   the informed set grows at most ``(p+1)``-fold per step.
 * all-gather, total exchange: the diameter, and the same doubling bound.
-* multicast: the largest distance from the root to a target.
+* multicast, unicast, custom: the largest distance from a message's origin to
+  one of its targets.
 
 Time (event engine, store-and-forward, a message never split):
 
@@ -21,6 +22,8 @@ Time (event engine, store-and-forward, a message never split):
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from .schedule import Schedule
 from .sim.models import CostModel, PortModel
@@ -42,13 +45,29 @@ def _doubling(n: int, p: int) -> int:
 
 def hop_bound(topology: Topology, schedule: Schedule) -> int:
     """Hops the farthest required delivery must travel."""
-    if schedule.collective in ("broadcast", "multicast"):
-        dist = bfs_distances(topology, int(schedule.origin[0]))
-        if schedule.collective == "multicast":
-            _, ids = schedule.target_csr()
-            return int(dist[ids].max()) if len(ids) else 0
-        return int(dist.max())
-    return diameter(topology)
+    if schedule.collective == "broadcast":
+        return int(bfs_distances(topology, int(schedule.origin[0])).max())
+    if schedule.collective in ("allgather", "alltoall"):
+        return diameter(topology)
+    return farthest_pair(topology, schedule)
+
+
+def farthest_pair(topology: Topology, schedule: Schedule) -> int:
+    """Largest distance from a message's origin to one of its targets (one BFS per distinct
+    origin or per distinct target, whichever is fewer)."""
+    ptr, ids = schedule.target_csr()
+    msg = np.repeat(np.arange(schedule.num_messages), np.diff(ptr))
+    keep = schedule.origin[msg] != ids
+    origins, targets = schedule.origin[msg[keep]], ids[keep]
+    if len(origins) == 0:
+        return 0
+    by_target = len(np.unique(targets)) <= len(np.unique(origins))
+    probes, others = (targets, origins) if by_target else (origins, targets)
+    hops = 0
+    for node in np.unique(probes):
+        dist = bfs_distances(topology, int(node))
+        hops = max(hops, int(dist[others[probes == node]].max()))
+    return hops
 
 
 def step_lower_bound(topology: Topology, schedule: Schedule, ports: PortModel) -> int:
@@ -60,17 +79,12 @@ def step_lower_bound(topology: Topology, schedule: Schedule, ports: PortModel) -
 
 def time_lower_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel) -> float:
     m = schedule.message_bytes
-    hop = cost.transfer_time(m) + cost.per_hop
-    bound = hop_bound(topology, schedule) * hop
+    bound = hop_bound(topology, schedule) * cost.hop_time(m)
     if schedule.collective in ("allgather", "alltoall"):
         p = max(1, _ports(topology, ports, smallest=True))
         n = topology.num_nodes
-        bound = max(bound, cost.startup + cost.per_hop + (n - 1) * m * cost.per_byte / p)
+        bound = max(bound, cost.hop_time((n - 1) * m / p))
     return float(bound)
 
 
-def ratio(measured: float, bound: float) -> float | None:
-    return None if bound <= 0 else float(measured) / float(bound)
-
-
-__all__ = ["hop_bound", "ratio", "step_lower_bound", "time_lower_bound"]
+__all__ = ["farthest_pair", "hop_bound", "step_lower_bound", "time_lower_bound"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -29,7 +29,7 @@ err = Console(stderr=True, emoji=False, highlight=False, width=None if sys.stder
 _UNITS = {"": 1, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
 
-def parse_size(text: Optional[str]) -> Optional[float]:
+def parse_size(text: str | None) -> float | None:
     """``'8G'`` -> bytes; ``None`` -> the default (half of RAM)."""
     if text is None:
         return None
@@ -109,9 +109,9 @@ def list_command(as_json: bool = typer.Option(False, "--json", help="machine-rea
 def info(
     spec: str = typer.Argument(..., help="topology spec, e.g. torus:8x8x8"),
     as_json: bool = typer.Option(False, "--json"),
-    csv: Optional[Path] = typer.Option(None, "--csv", help="write the distance distribution as CSV"),
+    csv: Path | None = typer.Option(None, "--csv", help="write the distance distribution as CSV"),
     no_distances: bool = typer.Option(False, "--no-distances", help="skip diameter and distances"),
-    max_memory: Optional[str] = typer.Option(None, "--max-memory", help="refuse builds larger than this (default: half of RAM)"),
+    max_memory: str | None = typer.Option(None, "--max-memory", help="refuse builds larger than this (default: half of RAM)"),
 ):
     """Nodes, links, degree, diameter, average distance, distance distribution."""
     from .api import info as api_info
@@ -136,7 +136,7 @@ def info(
 
 
 # -- run --------------------------------------------------------------------
-def parse_settings(settings: List[str]) -> dict[str, str]:
+def parse_settings(settings: list[str]) -> dict[str, str]:
     values: dict[str, str] = {}
     for item in settings:
         key, sep, value = item.partition("=")
@@ -151,12 +151,12 @@ def parse_settings(settings: List[str]) -> dict[str, str]:
 def run(
     spec: str = typer.Argument(..., help="topology spec"),
     algorithm: str = typer.Argument(..., help="algorithm name (topocast list)"),
-    engine: Optional[str] = typer.Option(None, "--engine", help="step, event, circuit or wormhole (default: the algorithm's first)"),
-    settings: List[str] = typer.Option([], "--set", help="algorithm parameter key=value (repeatable)"),
+    engine: str | None = typer.Option(None, "--engine", help="step, event, circuit or wormhole (default: the algorithm's first)"),
+    settings: list[str] = typer.Option([], "--set", help="algorithm parameter key=value (repeatable)"),
     seed: int = typer.Option(0, "--seed", help="seed for every random choice"),
     as_json: bool = typer.Option(False, "--json"),
-    csv: Optional[Path] = typer.Option(None, "--csv", help="write the per-step series (or the metrics) as CSV"),
-    max_memory: Optional[str] = typer.Option(None, "--max-memory", help="refuse runs larger than this (default: half of RAM)"),
+    csv: Path | None = typer.Option(None, "--csv", help="write the per-step series (or the metrics) as CSV"),
+    max_memory: str | None = typer.Option(None, "--max-memory", help="refuse runs larger than this (default: half of RAM)"),
 ):
     """Run an algorithm, verify delivery, print metrics and the lower-bound ratio."""
     from .api import run as api_run
@@ -170,7 +170,7 @@ def run(
     if csv is not None:
         if result.per_step:
             keys = list(result.per_step)
-            rows = zip(range(1, len(result.per_step[keys[0]]) + 1), *(result.per_step[k] for k in keys))
+            rows = zip(range(1, len(result.per_step[keys[0]]) + 1), *(result.per_step[k] for k in keys), strict=False)
             write_csv(csv, ["step", *keys], rows)
         else:
             write_csv(csv, ["metric", "value"], [(k, v) for k, v in data.items() if not isinstance(v, (list, dict))])
@@ -183,16 +183,21 @@ def run(
         raise typer.Exit(1)
 
 
-def _print_result(data: dict, per_step: Optional[dict]) -> None:
+def _short(value: Any) -> str:
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def _print_result(data: dict, per_step: dict | None) -> None:
     table = RichTable(title=f"{data['algorithm']} on {data['spec']} ({data['engine']} engine)", show_header=False)
     table.add_column("metric")
     table.add_column("value")
+    units = data.get("units", {})
     for key, value in data.items():
-        if key in ("spec", "algorithm", "engine", "per_step") or (per_step and key in per_step):
+        if key in ("spec", "algorithm", "engine", "per_step", "units", "schema_version"):
             continue
-        if isinstance(value, float):
-            value = f"{value:.6g}"
-        table.add_row(key, escape(str(value)))
+        if isinstance(value, dict):
+            value = ", ".join(f"{k}={_short(v)}" for k, v in value.items())
+        table.add_row(key, escape(_short(value) + (f" {units[key]}" if key in units else "")))
     out.print(table)
     if per_step:
         keys = list(per_step)
@@ -219,7 +224,7 @@ def route(
     source: str = typer.Option(..., "--from", help="source node label, e.g. 0,0,0,0"),
     target: str = typer.Option(..., "--to", help="target node label"),
     as_json: bool = typer.Option(False, "--json"),
-    max_memory: Optional[str] = typer.Option(None, "--max-memory"),
+    max_memory: str | None = typer.Option(None, "--max-memory"),
 ):
     """Route one packet with the family's routing algorithm (BFS shortest path otherwise)."""
     from .routing import route as do_route
@@ -239,11 +244,12 @@ def reproduce(
     name: str = typer.Argument("all", help="reproduction name (topocast list), or 'all' (the default)"),
     quick: bool = typer.Option(False, "--quick", help="small sizes, for CI"),
     as_json: bool = typer.Option(False, "--json"),
-    out_dir: Optional[Path] = typer.Option(None, "--out", help="directory for CSV, JSON and PNG files"),
+    out_dir: Path | None = typer.Option(None, "--out", help="directory for CSV, JSON and PNG files"),
 ):
     """Reproduce a paper's tables and figures with the paper's numbers beside ours."""
     from .progress import Progress
     from .render import render_report
+    from .report import total_line
 
     names = [e.name for e in registry.experiments()] if name == "all" else [name]
     experiments = [registry.experiment(n) for n in names]
@@ -256,11 +262,14 @@ def reproduce(
         reports.append(report)
         if not as_json:
             render_report(report, out)
+            out.print(report.summary_line(), markup=False)
     if as_json:
         _dump(reports[0].as_json() if len(reports) == 1 else [r.as_json() for r in reports])
+    elif len(reports) > 1:
+        out.print(total_line(reports), markup=False)
 
 
-def main(argv: Optional[List[str]] = None) -> None:
+def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: usage errors become one line and exit status 2."""
     try:  # typer >= 0.20 vendors click
         from typer._click import exceptions as click_exceptions

@@ -7,8 +7,9 @@ import io
 import json
 import os
 import tempfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 
 def atomic_write(path: str | Path, data: str | bytes) -> Path:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
+from . import validate
 from .errors import TopocastError
 
 REQUIRED = object()
@@ -66,8 +68,8 @@ class Param:
     """One parameter of a family or an algorithm.
 
     ``kind`` names the text parser (``int``, ``float``, ``str``, ``bool``,
-    ``dims``, ``floats``); ``minimum`` is checked for ints and floats and for
-    every entry of ``dims``.
+    ``dims``, ``floats``); ints, floats and every entry of ``dims`` and
+    ``floats`` are checked by :mod:`topocast.validate` against ``minimum``.
     """
 
     name: str
@@ -92,21 +94,23 @@ class Param:
         return self.check(value, owner)
 
     def check(self, value: Any, owner: str) -> Any:
+        """``value`` checked against ``choices``, the kind and ``minimum``, normalised, or a :class:`TopocastError`.
+
+        Ints come back as ``int``, floats as ``float``, ``dims`` and ``floats``
+        as tuples (see :mod:`topocast.validate`).
+        """
         if value is None and not self.required and self.default is None:
             return value
-        if self.choices is not None and value not in self.choices:
-            raise TopocastError(
-                f"{owner}: parameter '{self.name}' must be one of {', '.join(self.choices)}, got '{value}'"
-            )
-        if self.minimum is not None:
-            values = value if isinstance(value, tuple) else (value,)
-            if self.kind == "dims" and len(values) == 0:
-                raise TopocastError(f"{owner}: parameter '{self.name}' needs at least one size")
-            for v in values:
-                if isinstance(v, (int, float)) and v < self.minimum:
-                    raise TopocastError(
-                        f"{owner}: parameter '{self.name}' must be >= {self.minimum:g}, got {v}"
-                    )
+        if self.choices is not None:
+            value = validate.choice(value, self.name, self.choices, owner=owner)
+        if self.kind == "int":
+            return validate.integer(value, self.name, owner=owner, minimum=self.minimum)
+        if self.kind == "float":
+            return validate.number(value, self.name, owner=owner, minimum=self.minimum)
+        if self.kind == "dims":
+            return validate.integers(value, self.name, owner=owner, minimum=self.minimum)
+        if self.kind == "floats":
+            return validate.numbers(value, self.name, owner=owner, minimum=self.minimum)
         return value
 
 
@@ -148,14 +152,21 @@ class Family:
 
 @dataclass(frozen=True)
 class Algorithm:
-    """A collective algorithm: a runner and the families it applies to.
+    """A collective algorithm: a plan builder, its parameters and the families it applies to.
 
-    ``run(topology, *, engine, seed, **params)`` returns a
-    :class:`topocast.result.RunResult`.  ``families`` empty means any.
+    ``plan(topology, **params)`` returns the algorithm's plan (a
+    :class:`~topocast.schedule.Schedule` or a typed plan of
+    :mod:`topocast.plans`); it receives ``seed`` and ``engine`` too when its
+    signature names them, and every parameter except those in
+    ``model_params``, which ``model(params)`` turns into the
+    :class:`~topocast.sim.models.Model` the run is measured under.
+    ``families`` empty means any.  ``param_aliases`` maps an accepted
+    alternative name to ``(parameter, conversion)``, e.g. Galaxyfly's
+    ``bandwidth`` in bit/s to ``per_byte``.
     """
 
     name: str
-    run: Callable[..., Any]
+    plan: Callable[..., Any]
     collective: str
     doc: str
     families: tuple[str, ...] = ()
@@ -164,14 +175,17 @@ class Algorithm:
     engines: tuple[str, ...] = ("step",)
     paper: str = ""
     #: engines that run from the spec alone (e.g. EJ's ``frontier`` on billions of
-    #: nodes): ``run`` then receives an :class:`~topocast.topology.core.UnbuiltTopology`
+    #: nodes): ``plan`` then receives an :class:`~topocast.topology.core.UnbuiltTopology`
     unbuilt_engines: tuple[str, ...] = ()
+    model: Callable[[dict[str, Any]], Any] | None = None
+    model_params: tuple[str, ...] = ()
+    param_aliases: dict[str, tuple[str, Callable[[Any], Any]]] = field(default_factory=dict)
 
     def param(self, name: str) -> Param:
         for p in self.params:
             if p.name == name:
                 return p
-        accepted = ", ".join(p.name for p in self.params) or "none"
+        accepted = ", ".join([p.name for p in self.params] + list(self.param_aliases)) or "none"
         raise TopocastError(f"algorithm {self.name}: unknown parameter '{name}' (accepted: {accepted})")
 
 
@@ -232,6 +246,22 @@ def register_algorithm(algorithm: Algorithm) -> Algorithm:
 def register_experiment(experiment: Experiment) -> Experiment:
     """Add a paper reproduction; its name must be new."""
     return _add(_REG.experiments, {}, experiment, "experiment")
+
+
+# -- hooks a higher layer attaches to a family -------------------------------------------------
+# The topology layer imports nothing from algorithms/: a family's own router
+# (e.g. HDN's Algorithm 1 in algorithms/hdn_routing.py) is attached from there.
+
+
+def attach_router(family_name: str, router: Callable[..., list[int]]) -> Family:
+    """Give the registered family ``family_name`` its router (``topocast route``); returns the new Family."""
+    from dataclasses import replace
+
+    if family_name not in _REG.families:
+        raise RuntimeError(f"attach_router: family '{family_name}' is not registered")
+    family = replace(_REG.families[family_name], router=router)
+    _REG.families[family_name] = family
+    return family
 
 
 def _lookup(table: dict, aliases: dict, name: str, what: str):

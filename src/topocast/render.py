@@ -6,15 +6,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 
-from .report import Compare, Report
+from .report import Compare, Report, Table
 
 
 def render_report(report: Report, console: Console) -> None:
     console.rule(f"[bold]{report.title}")
     for table in report.tables:
-        hits, total = table.compared()
-        caption = f"{hits}/{total} cells match the paper" if total else None
-        rich_table = RichTable(title=escape(table.title), caption=caption)
+        rich_table = RichTable(title=escape(table.title), caption=_caption(table))
         for column in table.columns:
             rich_table.add_column(escape(column), justify="right")
         for row in table.rows:
@@ -30,6 +28,18 @@ def render_report(report: Report, console: Console) -> None:
         console.print(f"note: {note}", markup=False)
     for figure in report.figures:
         console.print(f"figure: {figure}", markup=False)
+
+
+def _caption(table: Table) -> str | None:
+    t = table.tally()
+    parts = []
+    if t.printed_matched + t.printed_mismatched:
+        parts.append(f"{t.printed_matched}/{t.printed_matched + t.printed_mismatched} printed cells match the paper")
+    if t.closed_form_passed + t.closed_form_failed:
+        parts.append(f"{t.closed_form_passed}/{t.closed_form_passed + t.closed_form_failed} closed-form checks pass")
+    if t.settings_shown:
+        parts.append(f"{t.settings_shown} settings shown, not counted")
+    return "; ".join(parts) or None
 
 
 def _cell(cell) -> str:

@@ -26,7 +26,7 @@ def shortest_path(topology: Topology, source: int, target: int) -> list[int]:
 
 def check_path(topology: Topology, path: list[int]) -> None:
     """Raise unless every hop of ``path`` is a link."""
-    for u, v in zip(path, path[1:]):
+    for u, v in zip(path, path[1:], strict=False):
         if not topology.has_edge(u, v):
             raise TopocastError(f"route: hop {topology.label(u)} -> {topology.label(v)} is not a link")
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from .errors import TopocastError
 
-COLLECTIVES = ("broadcast", "allgather", "alltoall", "multicast", "unicast", "custom")
+COLLECTIVES = ("broadcast", "allgather", "alltoall", "multicast", "unicast", "permutation", "custom")
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,6 +42,12 @@ class Schedule:
     after_ids: np.ndarray | None = None
     message_bytes: float = 1.0
     meta: dict = field(default_factory=dict)
+    #: a group label per node (e.g. a Galaxyfly supernode): the event engine then also
+    #: reports when each node holds every message that started in its group
+    groups: np.ndarray | None = None
+    #: facts the algorithm reports beside the engine's metrics (e.g. a paper's bound)
+    info: dict = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.collective not in COLLECTIVES:
@@ -67,7 +73,7 @@ class Schedule:
         """Message ids carried by transfer ``t``."""
         lo, hi = self.range_ptr[t], self.range_ptr[t + 1]
         return np.concatenate([np.arange(f, f + c) for f, c in
-                               zip(self.range_first[lo:hi], self.range_count[lo:hi])]) \
+                               zip(self.range_first[lo:hi], self.range_count[lo:hi], strict=False)]) \
             if hi > lo else np.zeros(0, dtype=np.int64)
 
     def target_csr(self) -> tuple[np.ndarray, np.ndarray]:
@@ -86,7 +92,7 @@ class ScheduleBuilder:
     """Collects transfers in vectorised batches and freezes them into a :class:`Schedule`.
 
     >>> b = ScheduleBuilder(2, origin=[0], collective="broadcast")
-    >>> b.add(step=0, src=[0], dst=[1], first=[0])
+    >>> ids = b.add(step=0, src=[0], dst=[1], first=[0])
     >>> b.build().num_transfers
     1
     """

@@ -4,6 +4,11 @@ Grammar: ``FAMILY:BODY``.  ``BODY`` is ``key=value`` pairs separated by commas;
 a family with a positional parameter also accepts a bare value first
 (``mesh:16x16``, ``hypercube:10``, ``ring:64``).  A family may define its own
 body grammar (``product:ring:3*ring:5``).
+
+Nested specs: a parameter listed in :data:`NESTED` holds specs of other
+topologies (the factors of ``product``).  This module parses each of them,
+hands the family's ``estimate`` their ``(nodes, edges)`` estimates and its
+builder the built topologies, so the topology layer never parses a spec.
 """
 
 from __future__ import annotations
@@ -13,6 +18,9 @@ from typing import Any
 from . import registry
 from .errors import TopocastError
 from .memory import check_memory
+
+#: family -> its parameter that holds a tuple of topology specs
+NESTED = {"product": "factors"}
 
 
 def split_pairs(body: str, owner: str) -> list[tuple[str | None, str]]:
@@ -59,7 +67,29 @@ def parse_spec(spec: str) -> tuple[registry.Family, dict[str, Any]]:
         if p.name not in kwargs:
             if p.required:
                 raise TopocastError(f"{fam.name}: parameter '{p.name}' is required ({p.doc})")
+    for part in kwargs.get(NESTED.get(fam.name), ()):
+        parse_spec(part)  # validates each factor now, with its own message
     return fam, kwargs
+
+
+def _estimate(fam: registry.Family, kwargs: dict[str, Any]) -> tuple[int, int]:
+    """The family's size estimate, nested specs replaced by their own estimates."""
+    nested = NESTED.get(fam.name)
+    if nested is not None:
+        sizes = []
+        for part in kwargs[nested]:
+            sub, sub_kwargs = parse_spec(part)
+            sizes.append(_estimate(sub, sub_kwargs) if sub.estimate else (0, 0))
+        kwargs = {**kwargs, nested: tuple(sizes)}
+    return fam.estimate(**kwargs)
+
+
+def _builder_kwargs(fam: registry.Family, kwargs: dict[str, Any], max_memory: float | None) -> dict[str, Any]:
+    """The builder's arguments: nested specs built first."""
+    nested = NESTED.get(fam.name)
+    if nested is None:
+        return kwargs
+    return {**kwargs, nested: tuple(build(part, max_memory=max_memory) for part in kwargs[nested])}
 
 
 def build(spec: str, *, max_memory: float | None = None):
@@ -74,6 +104,6 @@ def build(spec: str, *, max_memory: float | None = None):
     """
     fam, kwargs = parse_spec(spec)
     if fam.estimate is not None:
-        nodes, edges = fam.estimate(**kwargs)
+        nodes, edges = _estimate(fam, kwargs)
         check_memory(spec, nodes, edges, max_memory)
-    return fam.builder(**kwargs)
+    return fam.builder(**_builder_kwargs(fam, kwargs, max_memory))

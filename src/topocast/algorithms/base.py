@@ -1,30 +1,35 @@
-"""Registering an algorithm that produces a Schedule, and the run parameters all of them share."""
+"""Registering an algorithm, and the run parameters every schedule-based algorithm shares.
+
+An algorithm is one module: a function that turns ``(topology, parameters)``
+into a plan, and one :func:`register` call.  The run path (build, plan,
+:func:`topocast.execute.execute`) is the same for every algorithm.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
+from ..errors import TopocastError
 from ..registry import Algorithm, Param, register_algorithm
-from ..result import execute
-from ..schedule import Schedule
-from ..sim.models import CostModel, PortModel
-from ..topology.core import Topology
+from ..sim.models import CostModel, Model, PortModel
 
-#: parameters every schedule-based algorithm accepts (engine and cost model)
+#: parameters every schedule-based algorithm accepts (cost and port model)
 RUN_PARAMS: tuple[Param, ...] = (
     Param("message_bytes", "float", 1024.0, "bytes per message (m)", minimum=0),
     Param("startup", "float", 1e-6, "per-transfer start-up time t_s in seconds", minimum=0),
     Param("per_byte", "float", 1e-10, "time per byte t_w in seconds (1/bandwidth)", minimum=0),
     Param("per_hop", "float", 0.0, "per-hop latency t_h in seconds", minimum=0),
     Param("ports", "str", "default", "ports per node per step: 'all', a number, or 'default' (the algorithm's own model)"),
-    Param("duplex", "str", "default", "'full', 'half' or 'default'"),
+    Param("duplex", "str", "default", "'full', 'half' or 'default'", choices=("full", "half", "default")),
 )
+
+#: parameters that make the :class:`Model` rather than the plan
+MODEL_PARAMS = ("ports", "duplex", "startup", "per_byte", "per_hop", "setup")
 
 
 def port_model(ports: str, duplex: str, default: PortModel) -> PortModel:
     """Port model from the ``ports``/``duplex`` run parameters, falling back to ``default``."""
-    from ..errors import TopocastError
-
     if ports in ("default", None):
         count = default.ports
     elif ports == "all":
@@ -37,34 +42,31 @@ def port_model(ports: str, duplex: str, default: PortModel) -> PortModel:
     return PortModel(count, default.duplex if duplex in ("default", None) else duplex)
 
 
-def schedule_algorithm(
-    name: str,
-    make_schedule: Callable[..., Schedule],
-    collective: str,
-    doc: str,
-    families: tuple[str, ...] = (),
-    params: tuple[Param, ...] = (),
-    aliases: tuple[str, ...] = (),
-    ports: PortModel = PortModel(),
-    engines: tuple[str, ...] = ("step", "event"),
-    paper: str = "",
-) -> Algorithm:
-    """Register ``make_schedule(topology, message_bytes=..., **params)`` as a runnable algorithm.
+def standard_model(default_ports: PortModel) -> Callable[[dict[str, Any]], Model]:
+    """``params -> Model``: the port model (``ports``, ``duplex``) and the cost model (``startup``, ...)."""
 
-    The runner builds the schedule, runs it on the chosen engine with
-    ``ports`` as the default port model, verifies it and attaches lower bounds.
+    def model(params: dict[str, Any]) -> Model:
+        cost = CostModel(**{k: params[k] for k in ("startup", "per_byte", "per_hop", "setup") if k in params})
+        return Model(port_model(params.get("ports", "default"), params.get("duplex", "default"), default_ports),
+                     cost)
+
+    return model
+
+
+def register(name: str, plan: Callable[..., Any], collective: str, doc: str, *,
+             families: tuple[str, ...] = (), params: tuple[Param, ...] = (), aliases: tuple[str, ...] = (),
+             ports: PortModel = PortModel(), engines: tuple[str, ...] = ("step", "event"), paper: str = "",
+             run_params: tuple[Param, ...] = RUN_PARAMS, model: Callable[[dict], Model] | None = None,
+             **extra: Any) -> Algorithm:
+    """Register ``plan(topology, **params)`` as a runnable algorithm.
+
+    ``params`` are the algorithm's own parameters; ``run_params`` (default
+    :data:`RUN_PARAMS`) the model's, turned into a :class:`Model` by ``model``
+    (default :func:`standard_model` with ``ports`` as the default port model).
     """
-
-    def run(topology: Topology, *, engine: str, seed: int = 0, max_memory: float | None = None,
-            message_bytes: float, startup: float, per_byte: float, per_hop: float,
-            ports: str = "default", duplex: str = "default", **kwargs: Any):
-        schedule = make_schedule(topology, message_bytes=message_bytes, **kwargs)
-        model = port_model(ports, duplex, default_ports)
-        cost = CostModel(startup, per_byte, per_hop)
-        return execute(topology, schedule, name, engine, ports=model, cost=cost, max_bytes=max_memory)
-
-    default_ports = ports
+    all_params = tuple(params) + tuple(run_params)
+    names = {p.name for p in all_params}
     return register_algorithm(Algorithm(
-        name=name, run=run, collective=collective, doc=doc, families=families,
-        params=tuple(params) + RUN_PARAMS, aliases=aliases, engines=engines, paper=paper,
-    ))
+        name=name, plan=plan, collective=collective, doc=doc, families=families, params=all_params,
+        aliases=aliases, engines=engines, paper=paper, model=model or standard_model(ports),
+        model_params=tuple(k for k in MODEL_PARAMS if k in names), **extra))

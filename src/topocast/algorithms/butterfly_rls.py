@@ -48,12 +48,13 @@ import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
-from ..registry import Algorithm, register_algorithm
-from ..result import RunResult
-from ..sim.circuit import MultistageNetwork, ROUTE_DTYPE, is_latin_square, trace_many
+from ..plans.circuit import CircuitPlan
+from ..sim.circuit import trace_plan
 from ..topology.butterfly_butterfly import FAMILY, butterfly_butterfly_network
 from ..topology.core import Topology
-from .fattree_alltoall import COST_PARAMS, check_square_memory, exchange_lower_bound
+from ..topology.stages import ROUTE_DTYPE, MultistageNetwork
+from .base import register
+from .fattree_alltoall import CIRCUIT_PARAMS
 
 NAME = "all-to-all-personalized-rls"
 
@@ -208,58 +209,52 @@ class RLSCheck:
         return self.latin_square and not (self.conflicts or self.dropped or self.wrong_rows)
 
 
-def check_rls(plan: RLSPlan, ks=None, chunk: int = 256) -> RLSCheck:
-    """Route rotations ``ks`` (default all ``N``), trace them in chunks, compare with ``i -> i - k``."""
+def first_stage_straight(plan: RLSPlan, ks: np.ndarray, chunk: int = 256) -> bool:
+    """Whether stage 0 is straight in the configurations of rotations ``ks``.
+
+    Destination tags set switch ``i // 2`` of stage 0 to ``(i mod 2) XOR`` the
+    top bit of ``F_k(i)``: straight when every circuit leaves on its own port.
+    """
+    i = np.arange(plan.lines, dtype=np.int64)
+    for lo in range(0, len(ks), chunk):
+        top = intermediate(plan.lines, ks[lo:lo + chunk]) >> (plan.n - 1) & 1
+        if np.any(top != (i & 1)[None, :]):
+            return False
+    return True
+
+
+def rls_circuit_plan(plan: RLSPlan, ks=None, *, message_bytes: float = 1024.0, chunk: int = 256) -> CircuitPlan:
+    """Rotations ``ks`` (default all ``N``) as a circuit plan promising ``i -> (i - k) mod N`` (thesis 3.2.4.2)."""
     lines = plan.lines
     ks = np.arange(lines, dtype=np.int64) if ks is None else np.asarray(ks, dtype=np.int64)
-    perms = np.empty((len(ks), lines), dtype=np.int64)
-    conflicts = dropped = wrong = 0
-    straight = True
-    for lo in range(0, len(ks), chunk):
-        part = ks[lo:lo + chunk]
-        states = rls_states(plan, part)
-        straight &= not states[:, 0].any()
-        routes = states_to_routes(states)
-        got, c, dr = trace_many(plan.network, routes)
-        perms[lo:lo + len(part)] = got
-        conflicts += int(c.sum())
-        dropped += int(dr.sum())
-        wrong += int(np.count_nonzero(np.any(got != rotation(lines, part), axis=1)))
-    square = len(ks) == lines and is_latin_square(perms)
-    return RLSCheck(perms, conflicts, dropped, wrong, bool(straight), square)
+    stages = plan.network.num_stages
+    return CircuitPlan(plan.network, len(ks), 1, lambda idx, p: rls_routes(plan, ks[idx]), message_bytes,
+                       "alltoall", lambda idx: rotation(lines, ks[idx]), owner=f"algorithm {NAME}",
+                       info={"pipeline_stage_times": lines + stages - 1},
+                       notes=("configuration k realises i -> (i - k) mod N (the thesis's direction)",), chunk=chunk)
 
 
-def _run(topology: Topology, *, engine: str, seed: int = 0, max_memory=None, message_bytes: float,
-         setup: float, startup: float, per_byte: float) -> RunResult:
+def check_rls(plan: RLSPlan, ks=None, chunk: int = 256) -> RLSCheck:
+    """Route rotations ``ks`` (default all ``N``), trace them in chunks, compare with ``i -> i - k``."""
+    circuit = rls_circuit_plan(plan, ks, chunk=chunk)
+    check = trace_plan(circuit)
+    ks = np.arange(plan.lines, dtype=np.int64) if ks is None else np.asarray(ks, dtype=np.int64)
+    return RLSCheck(check.perms, check.conflicts, check.dropped, check.wrong_rows,
+                    first_stage_straight(plan, ks, chunk), check.latin_square)
+
+
+def _plan(topology: Topology, *, message_bytes: float = 1024.0) -> CircuitPlan:
+    """all-to-all-personalized-rls on ``butterfly-butterfly:n`` (``d = 2``, ``N = 2^n >= 4``)."""
     d, n = int(topology.params["d"]), int(topology.params["n"])
     if d != 2:
         raise TopocastError(f"algorithm {NAME}: parameter 'd' must be 2 (2 x 2 switches), got d={d}")
-    lines = check_lines(2 ** n)
-    check_square_memory(lines, max_memory, f"algorithm {NAME}")
-    plan = rls_plan(n)
-    check = check_rls(plan)
-    violation = None
-    if not check.ok:
-        violation = (f"{check.conflicts} conflicting links, {check.dropped} dropped circuits, "
-                     f"{check.wrong_rows} rows that are not the rotation i -> i - k; "
-                     f"Latin square: {'yes' if check.latin_square else 'no'}")
-    time = (lines - 1) * (setup + startup + message_bytes * per_byte)
-    bound = exchange_lower_bound(lines, message_bytes, startup, per_byte)
-    stages = plan.network.num_stages
-    metrics = {"permutations": lines, "latin_square": check.latin_square, "conflicts": check.conflicts,
-               "passes": 1, "dropped": check.dropped, "rows_match_scheme": check.wrong_rows == 0,
-               "first_stage_straight": check.first_stage_straight, "stages": stages,
-               "pipeline_stage_times": lines + stages - 1, "complete": check.ok, "exactly_once": check.ok,
-               "time": time, "time_lower_bound": bound, "lower_bound_ratio": time / bound if bound else None,
-               "message_bytes": message_bytes, "setup": setup, "startup": startup, "per_byte": per_byte}
-    return RunResult(topology.spec, NAME, "circuit", "alltoall", violation is None, violation, metrics,
-                     notes=["configuration k realises i -> (i - k) mod N (the thesis's direction)"],
-                     trace=check)
+    check_lines(2 ** n)
+    return rls_circuit_plan(rls_plan(n), message_bytes=message_bytes)
 
 
-register_algorithm(Algorithm(
-    NAME, _run, "alltoall",
+register(
+    NAME, _plan, "alltoall",
     "total exchange on the Butterfly-Butterfly: the identity and its N - 1 rotations i -> i - k "
     "(right Latin square) via the involution pi, one circuit configuration each",
-    families=(FAMILY,), params=COST_PARAMS, aliases=("rls", "right-latin-square", "izzi-massini"),
-    engines=("circuit",), paper="Izzi and Massini 2020; thesis 3.2.4.2"))
+    families=(FAMILY,), aliases=("rls", "right-latin-square", "izzi-massini"), engines=("circuit",),
+    paper="Izzi and Massini 2020; thesis 3.2.4.2", run_params=CIRCUIT_PARAMS)

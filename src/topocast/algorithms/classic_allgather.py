@@ -22,7 +22,7 @@ import numpy as np
 from ..schedule import Schedule, ScheduleBuilder
 from ..sim.models import CostModel, PortModel
 from ..topology.core import Topology
-from .base import schedule_algorithm
+from .base import register
 from .grid import grid_shape, strides
 
 
@@ -71,25 +71,24 @@ def recursive_doubling_allgather(topology: Topology, message_bytes: float = 1.0)
 def grid_allgather_time(topology: Topology, root: int, m: float, cost: CostModel) -> float:
     sizes, _ = grid_shape(topology)
     stride = strides(sizes)
-    return float(sum((k - 1) * (cost.startup + cost.per_hop + stride[d] * m * cost.per_byte)
-                     for d, k in enumerate(sizes)))
+    return float(sum((k - 1) * cost.hop_time(stride[d] * m) for d, k in enumerate(sizes)))
 
 
 def recursive_doubling_time(topology: Topology, root: int, m: float, cost: CostModel) -> float:
-    n = topology.params["n"]
-    return n * (cost.startup + cost.per_hop) + (topology.num_nodes - 1) * m * cost.per_byte
+    """Closed form: step ``k`` moves ``2^k`` messages, ``n (t_s + t_h) + (N - 1) m t_w`` in all."""
+    return float(sum(cost.hop_time(2**k * m) for k in range(topology.params["n"])))
 
 
-schedule_algorithm(
+register(
     "allgather-ring", grid_allgather, "allgather",
     "all-to-all broadcast on a ring: pass blocks one way round, N-1 steps",
     families=("ring",), ports=PortModel.one_port(), paper="Grama et al. 4.2.1")
-schedule_algorithm(
+register(
     "allgather-mesh", grid_allgather, "allgather",
     "all-to-all broadcast on a mesh or torus: rows, then columns (one phase per dimension)",
     families=("mesh", "torus", "path"), aliases=("allgather-torus",), ports=PortModel.all_port(),
     paper="Grama et al. 4.2.2")
-schedule_algorithm(
+register(
     "allgather-recursive-doubling", recursive_doubling_allgather, "allgather",
     "all-to-all broadcast on a hypercube by recursive doubling, log2 N steps",
     families=("hypercube",), aliases=("allgather-hypercube",), ports=PortModel.one_port(),

@@ -23,7 +23,7 @@ import numpy as np
 from ..schedule import Schedule, ScheduleBuilder
 from ..sim.models import CostModel, PortModel
 from ..topology.core import Topology
-from .base import schedule_algorithm
+from .base import register
 from .grid import grid_shape, strides
 
 
@@ -104,26 +104,26 @@ def hypercube_alltoall(topology: Topology, message_bytes: float = 1.0) -> Schedu
 def grid_alltoall_time(topology: Topology, root: int, m: float, cost: CostModel) -> float:
     sizes, _ = grid_shape(topology)
     n = topology.num_nodes
-    return float(sum((k - 1) * (cost.startup + cost.per_hop) + (n // k) * m * cost.per_byte * k * (k - 1) / 2
-                     for k in sizes))
+    # step j of a dimension of size k forwards the (k - j) bundles of n/k messages still travelling
+    return float(sum(cost.hop_time((n // k) * (k - j) * m) for k in sizes for j in range(1, k)))
 
 
 def hypercube_alltoall_time(topology: Topology, root: int, m: float, cost: CostModel) -> float:
     dims = topology.params["n"]
-    return dims * (cost.startup + cost.per_hop + topology.num_nodes / 2 * m * cost.per_byte)
+    return dims * cost.hop_time(topology.num_nodes / 2 * m)
 
 
-schedule_algorithm(
+register(
     "alltoall-ring", grid_alltoall, "alltoall",
     "total exchange on a ring: one bundle per node travels round, shrinking, N-1 steps",
     families=("ring",), aliases=("total-exchange-ring",), ports=PortModel.one_port(),
     paper="Grama et al. 4.5.1")
-schedule_algorithm(
+register(
     "alltoall-mesh", grid_alltoall, "alltoall",
     "total exchange on a mesh or torus: group by column, rows, regroup, columns",
     families=("mesh", "torus", "path"), aliases=("alltoall-torus", "total-exchange-mesh"),
     ports=PortModel.all_port(), paper="Grama et al. 4.5.2")
-schedule_algorithm(
+register(
     "alltoall-hypercube", hypercube_alltoall, "alltoall",
     "total exchange on a hypercube, one dimension per step, N/2 messages per transfer",
     families=("hypercube",), aliases=("total-exchange-hypercube",), ports=PortModel.one_port(),

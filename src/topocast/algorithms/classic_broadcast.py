@@ -21,7 +21,7 @@ from ..registry import Param
 from ..schedule import Schedule, ScheduleBuilder
 from ..sim.models import CostModel, PortModel
 from ..topology.core import Topology
-from .base import schedule_algorithm
+from .base import register
 from .grid import coords, grid_shape, strides
 
 ROOT = (Param("root", "int", 0, "index of the broadcasting node", minimum=0),)
@@ -36,7 +36,7 @@ def _check_root(topology: Topology, root: int) -> int:
 def _signed_offsets(sizes, wraps, c: np.ndarray, r: np.ndarray) -> np.ndarray:
     """Per-dimension offset from the root; rings take the short way, ties forward."""
     off = c - r
-    for d, (k, wrap) in enumerate(zip(sizes, wraps)):
+    for d, (k, wrap) in enumerate(zip(sizes, wraps, strict=False)):
         if wrap:
             o = np.mod(off[:, d], k)
             off[:, d] = np.where(o > k // 2, o - k, o)
@@ -102,24 +102,24 @@ def binomial_broadcast(topology: Topology, root: int = 0, message_bytes: float =
 def grid_broadcast_time(topology: Topology, root: int, m: float, cost: CostModel) -> float:
     """Closed form: ``ecc(root) * (t_s + m t_w + t_h)``."""
     _, depth = dimension_ordered_tree(topology, root)
-    return float(depth.max()) * (cost.startup + m * cost.per_byte + cost.per_hop)
+    return float(depth.max()) * cost.hop_time(m)
 
 
 def binomial_broadcast_time(topology: Topology, root: int, m: float, cost: CostModel) -> float:
     """Closed form: ``log2 N * (t_s + m t_w + t_h)``."""
-    return topology.params["n"] * (cost.startup + m * cost.per_byte + cost.per_hop)
+    return topology.params["n"] * cost.hop_time(m)
 
 
-schedule_algorithm(
+register(
     "broadcast-binomial", binomial_broadcast, "broadcast",
     "one-to-all on a hypercube by the binomial tree, one-port, log2 N steps",
     families=("hypercube",), params=ROOT, aliases=("binomial-tree", "broadcast-hypercube"),
     ports=PortModel.one_port(), paper="Grama et al. 4.1.3")
-schedule_algorithm(
+register(
     "broadcast-ring", grid_broadcast, "broadcast",
     "one-to-all on a ring, both directions at once, floor(N/2) steps",
     families=("ring",), params=ROOT, ports=PortModel.all_port(), paper="Grama et al. 4.1.1")
-schedule_algorithm(
+register(
     "broadcast-mesh", grid_broadcast, "broadcast",
     "one-to-all on a mesh or torus along the dimension-ordered tree, ecc(root) steps",
     families=("mesh", "torus", "path"), params=ROOT, aliases=("broadcast-torus",),

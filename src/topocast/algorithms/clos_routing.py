@@ -23,11 +23,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import TopocastError
-from ..registry import Algorithm, Param, register_algorithm
-from ..result import RunResult
-from ..sim.circuit import MultistageNetwork, ROUTE_DTYPE, trace
+from ..plans.circuit import CircuitPlan
+from ..registry import Param
 from ..topology.core import Topology
 from ..topology.multistage import check_clos, clos_network, clos_properties
+from ..topology.stages import ROUTE_DTYPE, MultistageNetwork
+from .base import register
+from .fattree_alltoall import CIRCUIT_PARAMS
 
 
 def edge_colouring(left: np.ndarray, right: np.ndarray, colours: int) -> np.ndarray:
@@ -101,7 +103,7 @@ def route_permutation(net: MultistageNetwork, perm) -> np.ndarray:
     if m < n:
         raise TopocastError(f"clos: C({n},{m},{r}) is not rearrangeable: parameter 'm' must be >= n, got m={m}, n={n}")
     middle = edge_colouring(src // n, dst // n, m)
-    tables = [np.full((int(s), int(k)), -1, dtype=np.int64) for s, k in zip(net.switches, net.ins)]
+    tables = [np.full((int(s), int(k)), -1, dtype=np.int64) for s, k in zip(net.switches, net.ins, strict=True)]
     if "n2" not in meta:
         _route_3(n, m, r, src, dst, middle, tables)
     else:
@@ -197,33 +199,30 @@ def blocking_example(n: int, m: int, r: int) -> BlockingExample:
     return BlockingExample(src_arr, dst_arr, np.array(middle), bool(outcome.middle[-1] < 0), rearranged)
 
 
-def _run(topology: Topology, *, engine: str, seed: int = 0, max_memory=None, permutations: int = 10) -> RunResult:
+def clos_plan(topology: Topology, *, seed: int = 0, permutations: int = 10,
+              message_bytes: float = 1024.0) -> CircuitPlan:
+    """``permutations`` random permutations (from ``seed``), each routed by edge colouring (thesis 2.1).
+
+    The plan's ``info`` adds the Clos properties and the requests a greedy,
+    never-rearranging router would block on the same permutations (3-stage only).
+    """
     p = dict(topology.params)
     net = clos_network(**p)
-    props = clos_properties(**p)
     n_terms = net.num_inputs
     rng = np.random.default_rng(seed)
-    wrong = conflicts = greedy_blocked = 0
-    first = None
-    for t in range(permutations):
-        perm = rng.permutation(n_terms)
-        traced = trace(net, route_permutation(net, perm))
-        conflicts += traced.conflicts
-        if not np.array_equal(traced.perm, perm):
-            wrong += 1
-            first = first or f"permutation {t} (seed {seed}) was not realised"
-        if "n2" not in net.meta:
-            greedy_blocked += greedy_route(p["n"], p["m"], p["r"], np.arange(n_terms), perm).blocked
-    if conflicts and first is None:
-        first = f"{conflicts} links used twice"
-    metrics = {"permutations": permutations, "realised": permutations - wrong, "conflicts": conflicts,
-               "greedy_blocked_requests": greedy_blocked, **props, "terminals": n_terms}
-    return RunResult(topology.spec, "clos-permutation-routing", "circuit", "custom", first is None, first, metrics)
+    perms = np.stack([rng.permutation(n_terms) for _ in range(permutations)])
+    blocked = 0
+    if "n2" not in net.meta:
+        blocked = sum(greedy_route(p["n"], p["m"], p["r"], np.arange(n_terms), perm).blocked for perm in perms)
+    info = {"greedy_blocked_requests": int(blocked), **clos_properties(**p)}
+    return CircuitPlan(net, permutations, 1, lambda rows, _: np.stack([route_permutation(net, perms[r]) for r in rows]),
+                       message_bytes, "permutation", perms, owner="algorithm clos-permutation-routing", info=info)
 
 
-register_algorithm(Algorithm(
-    "clos-permutation-routing", _run, "custom",
+register(
+    "clos-permutation-routing", clos_plan, "permutation",
     "route random permutations on a rearrangeable Clos by edge colouring (and count what a "
     "greedy, never-rearranging router blocks)",
     families=("clos",), params=(Param("permutations", "int", 10, "random permutations to route", minimum=1),),
-    aliases=("clos-route", "clos-edge-colouring"), engines=("circuit",), paper="Clos 1953; Benes 1962"))
+    aliases=("clos-route", "clos-edge-colouring"), engines=("circuit",), paper="Clos 1953; Benes 1962",
+    run_params=CIRCUIT_PARAMS)

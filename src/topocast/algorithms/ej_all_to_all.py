@@ -1,6 +1,9 @@
-"""Three-phase all-to-all broadcast on EJ_alpha^(n) with half-duplex links.
+"""Three-phase all-to-all broadcast (allgather) on EJ_alpha^(n) with half-duplex links.
 
-Hussain (2018), section 4.2, Algorithms 3 and 4.  Phase p serves two sectors:
+Hussain (2018), section 4.2, Algorithms 3 and 4.  "All-to-all broadcast" in
+the paper: every node sends its one message to every other node, which is
+the ``allgather`` collective here (not total exchange, where every node has a
+distinct message for each other node).  Phase p serves two sectors:
 phase 1 sectors 6 and 1 (sending directions +1, +rho, -rho^2), phase 2
 sectors 2 and 3 (+rho^2, +rho, -1), phase 3 sectors 4 and 5 (-rho, -1,
 -rho^2).  In each phase every node sends only on its three sending
@@ -27,29 +30,25 @@ load from the transfers per (dimension, direction) label; the ``step`` engine
 runs the full schedule of all N messages.  The full schedule holds N(N-1)
 message receipts (about :data:`FULL_BYTES_PER_RECEIPT` bytes each while it is
 built and verified): when that is over the memory limit (EJ_{3+4rho}^(3):
-2.6e9 receipts, about 95 GiB), the default ``step`` engine runs the symmetric
-single-source simulation instead and says so in the result's notes; the
-``event`` engine, which needs every message, refuses with a one-line error.
+2.6e9 receipts, about 95 GiB), the plan for the default ``step`` engine is the
+frontier plan instead, whose notes say why (the frontier engine then runs);
+the ``event`` engine, which needs every message, refuses with a one-line error.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 import numpy as np
 
 from ..errors import TopocastError
 from ..memory import default_limit, human_bytes
+from ..plans.frontier import FrontierPlan, Phase
 from ..progress import SILENT, Progress
-from ..registry import Algorithm, register_algorithm
-from ..result import RunResult, execute
 from ..schedule import Schedule, ScheduleBuilder
-from ..sim.models import CostModel
-from ..topology.core import Topology
+from ..sim.frontier import FrontierTrace, run_frontier
 from ..topology.eisenstein_jacobi import PHASE_SECTORS, EJRing, check_alpha, ej_ring
-from .base import RUN_PARAMS, port_model
+from .base import register
 from .ej_broadcast import HALF_DUPLEX_ALL_PORT, PAPER, ring_of
-from .ej_frontier import SECTOR, FrontierResult, Phase, phase_table, run_frontier
+from .ej_frontier import SECTOR, ej_plan, phase_table
 
 #: bytes per message receipt of the full all-to-all run: the schedule's ranges while they are
 #: built and concatenated, plus the step engine's hold matrix (measured 33 B on EJ_{2+3rho}^(3))
@@ -61,32 +60,26 @@ SYMMETRY_NOTE = ("frontier engine: simulates the message of node 0 and uses the 
 
 
 def all_to_all_phases(ring: EJRing, n: int) -> list[Phase]:
-    """The three phases; phase p lasts n x (deepest tree node in its two sectors) steps."""
+    """The three phases (Algorithm 4); phase p lasts n x (deepest tree node in its two sectors) steps."""
     phases = []
     for p, sectors in PHASE_SECTORS.items():
         depth = ring.depth[np.isin(ring.sector, sectors)]
         if len(depth):
-            phases.append(Phase(SECTOR, p, n * int(depth.max()), True, f"phase {p}"))
+            phases.append(Phase(f"phase {p}", n * int(depth.max()), True, (SECTOR, p)))
     return phases
 
 
+def single_source_plan(ring: EJRing, n: int, notes: tuple[str, ...] = (SYMMETRY_NOTE,)) -> FrontierPlan:
+    """Node 0's message through the three phases; every other node's is its translate (allgather)."""
+    return ej_plan(ring, n, all_to_all_phases(ring, n), phase_table(ring, False), collective="allgather",
+                   symmetric=True, notes=notes)
+
+
 def simulate_single_source(a: int, b: int, n: int, record: bool = False,
-                           progress: Progress = SILENT) -> FrontierResult:
+                           progress: Progress = SILENT) -> FrontierTrace:
     """The message of node 0 through the three phases, with its transfers per label."""
     check_alpha(a, b, n)
-    ring = ej_ring(a, b)
-    return run_frontier(ring, n, all_to_all_phases(ring, n), phase_table(ring, False), record=record,
-                        progress=progress)
-
-
-def symmetric_figures(result: FrontierResult, n: int) -> dict[str, Any]:
-    """Per-step link loads and the half-duplex check from the single-source run."""
-    counts = result.label_counts.reshape(result.steps, n, 6)
-    both_ways = (counts[:, :, :3] > 0) & (counts[:, :, 3:] > 0)
-    bad_steps = np.flatnonzero(both_ways.any(axis=(1, 2)))
-    return {"max_link_messages": counts.reshape(result.steps, -1).max(axis=1),
-            "half_duplex_ok": len(bad_steps) == 0,
-            "half_duplex_violation_steps": (bad_steps + 1).tolist()}
+    return run_frontier(single_source_plan(ej_ring(a, b), n), record=record, progress=progress)
 
 
 def literal_coverage(ring: EJRing, n: int) -> int:
@@ -110,7 +103,7 @@ def translate(ring: EJRing, n: int, add: np.ndarray, nodes: np.ndarray, shift: n
     return out
 
 
-def all_to_all_schedule(topology: Topology, message_bytes: float = 1024.0) -> Schedule:
+def all_to_all_schedule(topology, message_bytes: float = 1024.0) -> Schedule:
     """Every node's message (id = node index) through the three phases, links combined per step."""
     ring, n = ring_of(topology)
     single = simulate_single_source(ring.a, ring.b, n, record=True)
@@ -140,53 +133,36 @@ def full_run_bytes(nodes: int) -> int:
     return FULL_BYTES_PER_RECEIPT * nodes * (nodes - 1)
 
 
-def run(topology: Topology, *, engine: str, seed: int = 0, max_memory: float | None = None,
-        message_bytes: float, startup: float, per_byte: float, per_hop: float,
-        ports: str = "default", duplex: str = "default") -> RunResult:
+def all_to_all_plan(topology, engine: str = "step", message_bytes: float = 1024.0,
+                    max_memory: float | None = None) -> Schedule | FrontierPlan:
+    """The full schedule of all N messages, or the single-source frontier plan.
+
+    The frontier plan is returned for the ``frontier`` engine, and for the
+    ``step`` engine when the full schedule would not fit in ``max_memory``
+    (default: half of RAM), with a note saying why.
+    """
     ring, n = ring_of(topology)
-    notes = [SYMMETRY_NOTE]
-    need, limit = full_run_bytes(topology.num_nodes), default_limit() if max_memory is None else max_memory
-    if engine != "frontier" and need > limit:
-        why = (f"the full simulation of all {topology.num_nodes} messages needs about {human_bytes(need)}, "
+    if engine == "frontier":
+        return single_source_plan(ring, n)
+    need, limit = full_run_bytes(ring.norm ** n), default_limit() if max_memory is None else max_memory
+    if need > limit:
+        why = (f"the full simulation of all {ring.norm ** n} messages needs about {human_bytes(need)}, "
                f"over the limit of {human_bytes(limit)}")
         if engine != "step":
             raise TopocastError(f"all-to-all-three-phase: {why}; use --engine frontier "
                                 "(node 0's message and the translation symmetry)")
-        engine = "frontier"
-        notes.insert(0, f"step engine not run: {why}; the frontier engine ran instead")
-    if engine == "frontier":
-        single = simulate_single_source(ring.a, ring.b, n)
-        sym = symmetric_figures(single, n)
-        nodes = single.nodes
-        moving = single.transfers > 0
-        per_step = {"senders": np.where(moving, nodes, 0).tolist(), "receivers": np.where(moving, nodes, 0).tolist(),
-                    "active": np.where(moving, nodes, 0).tolist(), "free": np.where(moving, 0, nodes).tolist(),
-                    "max_link_messages": sym["max_link_messages"].tolist(),
-                    "messages_moved": (single.transfers * nodes).tolist()}
-        ok = single.exactly_once and sym["half_duplex_ok"]
-        violation = single.first_violation or (
-            None if sym["half_duplex_ok"] else f"a link is used both ways in steps {sym['half_duplex_violation_steps']}")
-        metrics = {"ports": HALF_DUPLEX_ALL_PORT.name, "steps": single.steps, "messages": nodes,
-                   "total_senders": int(np.sum(per_step["senders"])),
-                   "total_receivers": int(np.sum(per_step["receivers"])),
-                   "complete": single.held_total == nodes,
-                   "exactly_once": single.exactly_once, "half_duplex_ok": sym["half_duplex_ok"],
-                   "receipts": int(single.transfers.sum()) * nodes,
-                   "max_link_messages": int(sym["max_link_messages"].max()),
-                   "phases": sorted(set(single.phase_of_step))}
-        return RunResult(topology.spec, "all-to-all-three-phase", "frontier", "allgather", ok, violation,
-                         metrics, per_step, notes=notes, trace=single)
-    schedule = all_to_all_schedule(topology, message_bytes)
-    model = port_model(ports, duplex, HALF_DUPLEX_ALL_PORT)
-    return execute(topology, schedule, "all-to-all-three-phase", engine, ports=model,
-                   cost=CostModel(startup, per_byte, per_hop), max_bytes=max_memory)
+        return single_source_plan(ring, n, (f"step engine not run: {why}; the frontier engine ran instead",
+                                            SYMMETRY_NOTE))
+    return all_to_all_schedule(topology, message_bytes)
 
 
-register_algorithm(Algorithm(
-    name="all-to-all-three-phase", run=run, collective="allgather",
-    doc="three-phase all-to-all broadcast on EJ^(n) (Algorithms 3-4), half-duplex: phase p sends on three "
-        "directions and receives on the opposite three; messages cross phases dimension by dimension",
-    families=("ej",), params=RUN_PARAMS, aliases=("ALL-TO-ALL", "ej-all-to-all"),
-    engines=("step", "event", "frontier"), paper=PAPER))
+register(
+    "all-to-all-three-phase", all_to_all_plan, "allgather",
+    "three-phase all-to-all broadcast (allgather: every node's message to every node) on EJ^(n) "
+    "(Algorithms 3-4), half-duplex: phase p sends on three directions and receives on the opposite three; "
+    "messages cross phases dimension by dimension",
+    families=("ej",), aliases=("ALL-TO-ALL", "ej-all-to-all-broadcast"), ports=HALF_DUPLEX_ALL_PORT,
+    engines=("step", "event", "frontier"), unbuilt_engines=("frontier",), paper=PAPER)
 
-__all__ = ["all_to_all_schedule", "full_run_bytes", "literal_coverage", "simulate_single_source", "symmetric_figures"]
+__all__ = ["all_to_all_plan", "all_to_all_schedule", "full_run_bytes", "literal_coverage", "single_source_plan",
+           "simulate_single_source"]

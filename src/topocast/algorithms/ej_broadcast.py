@@ -21,64 +21,66 @@ convolution; tests hold it to the frontier run and the step engine.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from ..errors import TopocastError
+from ..plans.frontier import FrontierPlan
 from ..progress import SILENT, Progress
-from ..registry import Algorithm, register_algorithm
-from ..result import RunResult, execute
 from ..schedule import Schedule, ScheduleBuilder
-from ..sim.models import CostModel, PortModel
-from ..topology.core import Topology
+from ..sim.frontier import FrontierTrace, run_frontier
+from ..sim.models import PortModel
 from ..topology.eisenstein_jacobi import EJRing, check_alpha, ej_ring
-from .base import RUN_PARAMS, port_model
-from .ej_frontier import (FrontierResult, improved_phases, iterative_phases, phase_table,
-                          run_frontier)
+from .base import register
+from .ej_frontier import ej_plan, improved_phases, iterative_phases, phase_table
 
 HALF_DUPLEX_ALL_PORT = PortModel(None, "half")
 PAPER = "Hussain 2018, An Improved One-to-All Broadcasting in Higher Dimensional Eisenstein-Jacobi Networks"
 ALGORITHMS = ("improved", "iterative")
+FRONTIER_NOTE = ("frontier engine: the per-step rule over node coordinates with a bit per node; "
+                 "active = senders + receivers (disjoint when delivery is exactly once)")
 
 
-def ring_of(topology: Topology) -> tuple[EJRing, int]:
-    """The 1-D structure and the dimension count of an ``ej`` topology."""
+def ring_of(topology) -> tuple[EJRing, int]:
+    """The 1-D structure and the dimension count of an ``ej`` topology (built or not)."""
     if topology.family != "ej":
         raise TopocastError(f"algorithm: runs on family 'ej', not '{topology.family}'")
     p = topology.params
     return ej_ring(int(p["a"]), int(p["b"])), int(p["n"])
 
 
-def simulate_broadcast(a: int, b: int, n: int, algorithm: str, record: bool = False,
-                       progress: Progress = SILENT, max_bytes: float | None = None) -> FrontierResult:
-    """Run ``improved`` or ``iterative`` over bitmaps from node 0, no topology needed."""
-    check_alpha(a, b, n)
+def broadcast_plan(ring: EJRing, n: int, algorithm: str) -> FrontierPlan:
+    """The frontier plan of ``improved`` (section 4.1) or ``iterative`` (section 3) from node 0."""
     if algorithm not in ALGORITHMS:
         raise TopocastError(f"algorithm: must be one of {', '.join(ALGORITHMS)}, got '{algorithm}'")
-    ring = ej_ring(a, b)
     phases = improved_phases(ring, n) if algorithm == "improved" else iterative_phases(ring, n)
-    return run_frontier(ring, n, phases, phase_table(ring, True), record=record, progress=progress,
+    return ej_plan(ring, n, phases, phase_table(ring, True), notes=(FRONTIER_NOTE,))
+
+
+def simulate_broadcast(a: int, b: int, n: int, algorithm: str, record: bool = False,
+                       progress: Progress = SILENT, max_bytes: float | None = None) -> FrontierTrace:
+    """Run ``improved`` or ``iterative`` over bitmaps from node 0, no topology needed."""
+    check_alpha(a, b, n)
+    return run_frontier(broadcast_plan(ej_ring(a, b), n, algorithm), record=record, progress=progress,
                         max_bytes=max_bytes)
 
 
-def records_to_schedule(nodes: int, result: FrontierResult, collective: str, message_bytes: float,
+def records_to_schedule(nodes: int, trace: FrontierTrace, collective: str, message_bytes: float,
                         meta: dict) -> Schedule:
     """A one-message Schedule from the transfers a recorded frontier run wrote."""
     builder = ScheduleBuilder(nodes, origin=[0], collective=collective, message_bytes=message_bytes,
                               meta=meta)
-    for step, (src, dst, _lab) in enumerate(result.records):
+    for step, (src, dst, _lab) in enumerate(trace.records):
         if len(src):
             builder.add(src=src, dst=dst, first=0, count=1, step=step)
     return builder.build()
 
 
-def broadcast_schedule(topology: Topology, algorithm: str, message_bytes: float = 1024.0) -> Schedule:
-    """The Schedule of ``improved`` or ``iterative`` on an ``ej`` topology, root 0."""
+def broadcast_schedule(topology, algorithm: str, message_bytes: float = 1024.0) -> Schedule:
+    """The Schedule of ``improved`` or ``iterative`` on an ``ej`` topology, root 0 (the recorded rule)."""
     ring, n = ring_of(topology)
-    result = simulate_broadcast(ring.a, ring.b, n, algorithm, record=True)
-    return records_to_schedule(topology.num_nodes, result, "broadcast", message_bytes,
-                               {"algorithm": algorithm, "phase_of_step": result.phase_of_step})
+    trace = run_frontier(broadcast_plan(ring, n, algorithm), record=True)
+    return records_to_schedule(topology.num_nodes, trace, "broadcast", message_bytes,
+                               {"algorithm": algorithm, "phase_of_step": trace.phase_of_step})
 
 
 def product_counts(a: int, b: int, n: int, algorithm: str) -> dict[str, np.ndarray]:
@@ -118,37 +120,21 @@ def product_counts(a: int, b: int, n: int, algorithm: str) -> dict[str, np.ndarr
             "free": nodes - senders - receivers}
 
 
-def frontier_run_result(topology: Topology, name: str, collective: str, result: FrontierResult,
-                        notes: list[str]) -> RunResult:
-    metrics: dict[str, Any] = {
-        "ports": HALF_DUPLEX_ALL_PORT.name, "steps": result.steps,
-        "total_senders": int(result.senders.sum()), "total_receivers": int(result.receivers.sum()),
-        "transfers": int(result.transfers.sum()), "exactly_once": result.exactly_once,
-        "complete": result.held_total == result.nodes, "redundant_receipts": int(result.redundant.sum()),
-        "nodes_complete": result.held_total,
-    }
-    return RunResult(topology.spec, name, "frontier", collective, result.first_violation is None,
-                     result.first_violation, metrics, result.per_step(), notes=notes, trace=result)
+def _plan_builder(algorithm: str):
+    def plan(topology, engine: str = "step", message_bytes: float = 1024.0) -> Schedule | FrontierPlan:
+        """The frontier plan for the ``frontier`` engine, else the recorded rule as a Schedule."""
+        if engine == "frontier":
+            return broadcast_plan(*ring_of(topology), algorithm)
+        return broadcast_schedule(topology, algorithm, message_bytes)
+
+    plan.__name__ = f"one_to_all_{algorithm}_plan"
+    return plan
 
 
 def _register(name: str, algorithm: str, aliases: tuple[str, ...], doc: str) -> None:
-    def run(topology: Topology, *, engine: str, seed: int = 0, max_memory: float | None = None,
-            message_bytes: float, startup: float, per_byte: float, per_hop: float,
-            ports: str = "default", duplex: str = "default") -> RunResult:
-        ring, n = ring_of(topology)
-        if engine == "frontier":
-            result = simulate_broadcast(ring.a, ring.b, n, algorithm, max_bytes=max_memory)
-            return frontier_run_result(topology, name, "broadcast", result, [
-                "frontier engine: the per-step rule over node coordinates with a bit per node; "
-                "active = senders + receivers (disjoint when delivery is exactly once)"])
-        schedule = broadcast_schedule(topology, algorithm, message_bytes)
-        model = port_model(ports, duplex, HALF_DUPLEX_ALL_PORT)
-        return execute(topology, schedule, name, engine, ports=model,
-                       cost=CostModel(startup, per_byte, per_hop), max_bytes=max_memory)
-
-    register_algorithm(Algorithm(name=name, run=run, collective="broadcast", doc=doc, families=("ej",),
-                                 params=RUN_PARAMS, aliases=aliases, engines=("step", "event", "frontier"),
-                                 unbuilt_engines=("frontier",), paper=PAPER))
+    register(name, _plan_builder(algorithm), "broadcast", doc, families=("ej",), aliases=aliases,
+             ports=HALF_DUPLEX_ALL_PORT, engines=("step", "event", "frontier"), unbuilt_engines=("frontier",),
+             paper=PAPER)
 
 
 _register("one-to-all-improved", "improved", ("ej-improved-one-to-all", "ONE-TO-ALL"),
@@ -158,4 +144,4 @@ _register("one-to-all-iterative", "iterative", ("ej-iterative-one-to-all", "ej-p
           "iterative one-to-all broadcast on EJ^(n) of [22]: n rounds, one dimension per round, "
           "highest dimension first")
 
-__all__ = ["broadcast_schedule", "product_counts", "ring_of", "simulate_broadcast"]
+__all__ = ["broadcast_plan", "broadcast_schedule", "product_counts", "ring_of", "simulate_broadcast"]

@@ -1,6 +1,8 @@
-"""The per-step rules of the EJ^(n) broadcasts, run over node coordinates with a bit per node.
+"""The per-step rules of the EJ^(n) broadcasts (Hussain 2018, sections 3 and 4), over node coordinates.
 
-One implementation serves every size.  A step takes the *frontier* (a bitmap
+One implementation serves every size: :class:`EJRule` is the rule the
+frontier engine (:mod:`topocast.sim.frontier`) runs, and :func:`ej_plan`
+wraps it in a :class:`~topocast.plans.frontier.FrontierPlan`.  A step takes the *frontier* (a bitmap
 of the nodes that send in this step), applies the sending rule to each of
 its nodes from the node's coordinates alone, and sets the receivers' bits in
 ``held`` (everything received so far) and ``fresh`` (received in this step,
@@ -8,7 +10,7 @@ the next frontier).  A receipt by a node whose ``held`` bit is already set is
 counted as redundant, so a run that ends with no redundant receipt and every
 bit set has delivered exactly once.  With ``record`` the same loop also
 writes each transfer out, which is how the small-size Schedules for the
-shared step engine are made (tests check the two agree step by step).
+shared step and event engines are made (tests check the two agree step by step).
 
 Rules (node v = (c_0, ..., c_{n-1}), c_0 the paper's dimension n; T is the
 one-dimensional sector tree of :class:`~topocast.topology.eisenstein_jacobi.EJRing`):
@@ -27,18 +29,16 @@ one-dimensional sector tree of :class:`~topocast.topology.eisenstein_jacobi.EJRi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
 
 import numba as nb
 import numpy as np
 
-from ..errors import TopocastError
-from ..progress import SILENT, Progress
-from ..topology.eisenstein_jacobi import EJRing, SECTOR_PHASE
+from ..plans.frontier import FrontierPlan, Phase
+from ..sim.frontier import FIRST_BAD, RECEIVERS, REDUNDANT, SENDERS, TRANSFERS
+from ..topology.eisenstein_jacobi import SECTOR_PHASE, EJRing
 
 SECTOR, ITERATIVE = 0, 1
-#: columns of the per-step statistics the kernel accumulates
-SENDERS, RECEIVERS, REDUNDANT, TRANSFERS, FIRST_BAD = range(5)
 
 
 _DEBRUIJN = np.uint64(0x03F79D71B4CB0A89)
@@ -125,70 +125,30 @@ def _expand(front, held, fresh, w_lo, w_hi, mode, cur, n, base, strides, child_p
     return nrec
 
 
-@nb.njit(cache=True, parallel=True)
-def _popcount_words(words):
-    total = 0
-    for i in nb.prange(len(words)):
-        x = words[i]
-        x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-        x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-        x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-        total += int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
-    return total
+class EJRule:
+    """The EJ^(n) sending rule for :mod:`topocast.sim.frontier`: the sector tree of ``ring`` in ``n`` dimensions.
 
+    ``phase_of[c]`` is the phase of residue ``c`` (:func:`phase_table`); a
+    phase's argument is ``(mode, cur)``: ``(SECTOR, p)`` or ``(ITERATIVE, r)``.
+    Labels are ``6 * dimension + direction``.
+    """
 
-def popcount(words: np.ndarray) -> int:
-    return int(_popcount_words(words))
+    def __init__(self, ring: EJRing, n: int, phase_of: np.ndarray):
+        self.ring, self.n, self.phase_of = ring, n, phase_of
+        self.labels = 6 * n
+        self.strides = np.array([ring.norm ** (n - 1 - i) for i in range(n)], dtype=np.int64)
 
+    def expand(self, front, held, fresh, w_lo, w_hi, arg, stats, label_counts, record, rec_src, rec_dst,
+               rec_lab, nrec) -> int:
+        ring = self.ring
+        return _expand(front, held, fresh, w_lo, w_hi, arg[0], arg[1], self.n, ring.norm, self.strides,
+                       ring.child_ptr, ring.child_node, ring.child_dir, self.phase_of, stats, label_counts,
+                       record, rec_src, rec_dst, rec_lab, nrec)
 
-@dataclass
-class Phase:
-    """A run of consecutive steps under one rule; ``restart`` puts every holder in the frontier."""
-
-    mode: int
-    cur: int
-    steps: int
-    restart: bool
-    name: str
-
-
-@dataclass
-class FrontierResult:
-    """Per-step figures of a frontier run (one entry per step)."""
-
-    nodes: int
-    senders: np.ndarray
-    receivers: np.ndarray
-    transfers: np.ndarray
-    redundant: np.ndarray
-    label_counts: np.ndarray  # (steps, 6 n): transfers per (dimension, direction)
-    phase_of_step: list[str]
-    held_total: int
-    first_violation: str | None
-    records: list | None = None
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def steps(self) -> int:
-        return len(self.senders)
-
-    @property
-    def active(self) -> np.ndarray:
-        # senders already held the message; first-time receivers did not, so the
-        # sets are disjoint whenever delivery is exactly once
-        return self.senders + self.receivers
-
-    @property
-    def free(self) -> np.ndarray:
-        return self.nodes - self.active
-
-    @property
-    def exactly_once(self) -> bool:
-        return self.held_total == self.nodes and int(self.redundant.sum()) == 0
-
-    def per_step(self) -> dict[str, list[int]]:
-        return {"senders": self.senders.tolist(), "receivers": self.receivers.tolist(),
-                "active": self.active.tolist(), "free": self.free.tolist()}
+    def label_reverse(self) -> np.ndarray:
+        """Label of the opposite direction: direction ``d`` and ``d + 3`` (mod 6) of one dimension."""
+        labels = np.arange(self.labels)
+        return labels - labels % 6 + (labels % 6 + 3) % 6
 
 
 def phase_table(ring: EJRing, improved_single_phase: bool) -> np.ndarray:
@@ -201,72 +161,26 @@ def phase_table(ring: EJRing, improved_single_phase: bool) -> np.ndarray:
     return out
 
 
-def run_frontier(ring: EJRing, n: int, phases: list[Phase], phase_of: np.ndarray, record: bool = False,
-                 progress: Progress = SILENT, chunk_words: int = 1 << 21,
-                 max_bytes: float | None = None) -> FrontierResult:
-    """Run ``phases`` from node 0 holding the message; bitmaps of N(alpha)^n bits."""
-    nodes = ring.norm ** n
-    words = (nodes + 63) // 64
-    need = 3 * words * 8
-    if max_bytes is not None and need > max_bytes:
-        raise TopocastError(f"max-memory: the frontier run on {nodes} nodes needs {need / 2**30:.1f} GiB of bitmaps")
-    held = np.zeros(words, dtype=np.uint64)
-    front = np.zeros(words, dtype=np.uint64)
-    fresh = np.zeros(words, dtype=np.uint64)
-    held[0] = front[0] = np.uint64(1)
-    strides = np.array([ring.norm ** (n - 1 - i) for i in range(n)], dtype=np.int64)
-    total_steps = sum(p.steps for p in phases)
-    senders, receivers, transfers, redundant = (np.zeros(total_steps, np.int64) for _ in range(4))
-    label_counts = np.zeros((total_steps, 6 * n), np.int64)
-    names: list[str] = []
-    records = [] if record else None
-    first_bad = -1
-    dummy = np.zeros(1, np.int64)
-    step = 0
-    bar = progress.track(range(total_steps), "frontier steps", total=total_steps)
-    iterator = iter(bar)
-    for phase in phases:
-        if phase.restart:
-            front[:] = held
-        for _ in range(phase.steps):
-            next(iterator, None)
-            stats = np.array([0, 0, 0, 0, -1], np.int64)
-            if record:
-                cap = max(1, popcount(front) * 6 * n)
-                rs, rd, rl = (np.empty(cap, np.int64) for _ in range(3))
-            else:
-                rs = rd = rl = dummy
-            nrec = 0
-            for lo in range(0, words, chunk_words):
-                nrec = _expand(front, held, fresh, lo, min(words, lo + chunk_words), phase.mode, phase.cur,
-                               n, ring.norm, strides, ring.child_ptr, ring.child_node, ring.child_dir,
-                               phase_of, stats, label_counts[step], record, rs, rd, rl, nrec)
-            senders[step], receivers[step] = stats[SENDERS], stats[RECEIVERS]
-            transfers[step], redundant[step] = stats[TRANSFERS], stats[REDUNDANT]
-            if first_bad < 0 <= stats[FIRST_BAD]:
-                first_bad = int(stats[FIRST_BAD])
-                names_bad = step
-            if record:
-                records.append((rs[:nrec].copy(), rd[:nrec].copy(), rl[:nrec].copy()))
-            names.append(phase.name)
-            front, fresh = fresh, front
-            fresh[:] = 0
-            step += 1
-    for _ in iterator:
-        pass
-    held_total = popcount(held)
-    violation = None
-    if first_bad >= 0:
-        violation = f"node {first_bad} receives the message a second time in step {names_bad + 1}"
-    elif held_total != nodes:
-        violation = f"{nodes - held_total} nodes never receive the message"
-    return FrontierResult(nodes, senders, receivers, transfers, redundant, label_counts, names, held_total,
-                          violation, records)
-
-
 def improved_phases(ring: EJRing, n: int) -> list[Phase]:
-    return [Phase(SECTOR, 1, n * ring.diameter, False, "improved")]
+    """Algorithms 1-2 (section 4.1): one phase of n M steps holding all six sectors."""
+    return [Phase("improved", n * ring.diameter, False, (SECTOR, 1))]
 
 
 def iterative_phases(ring: EJRing, n: int) -> list[Phase]:
-    return [Phase(ITERATIVE, r, ring.diameter, True, f"round {r + 1}") for r in range(n)]
+    """The algorithm of [22] (section 3): round r runs dimension r for M steps from every holder."""
+    return [Phase(f"round {r + 1}", ring.diameter, True, (ITERATIVE, r)) for r in range(n)]
+
+
+def ej_plan(ring: EJRing, n: int, phases: list[Phase], phase_of: np.ndarray, collective: str = "broadcast",
+            symmetric: bool = False, notes: tuple[str, ...] = (), info: dict | None = None) -> FrontierPlan:
+    """A :class:`FrontierPlan` of the EJ rule from node 0, with the step lower bound as its hint.
+
+    The hint is the eccentricity n M of node 0 (the diameter: EJ^(n) is
+    vertex-transitive) and the doubling bound ``ceil(log_{6n+1} N)``.
+    """
+    rule = EJRule(ring, n, phase_of)
+    nodes = ring.norm ** n
+    doubling = math.ceil(math.log(nodes) / math.log(6 * n + 1) - 1e-12) if nodes > 1 else 0
+    return FrontierPlan(nodes, rule, tuple(phases), collective, 0, symmetric,
+                        rule.label_reverse() if symmetric else None, max(n * ring.diameter, doubling),
+                        dict(info or {}), tuple(notes))

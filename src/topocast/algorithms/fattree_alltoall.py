@@ -47,18 +47,19 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
 from ..errors import TopocastError
-from ..registry import Algorithm, Param, register_algorithm
-from ..result import RunResult
-from ..sim.circuit import (ROUTE_DTYPE, is_latin_square, shift_route, trace_many,
-                           window_route, xor_route)
+from ..plans.circuit import CircuitPlan
+from ..registry import Param
+from ..sim.circuit import shift_route, trace_plan, window_route, xor_route
 from ..topology.core import Topology
 from ..topology.fattree import GFTShape, check_gft_params
+from ..topology.stages import ROUTE_DTYPE
+from ..verify import SquareCheck
+from .base import register
 
 # -- passes ----------------------------------------------------------------------
 
@@ -294,50 +295,47 @@ def routes_from_thesis_states(shape: GFTShape, states: list[np.ndarray], g: tupl
     return routes[0]
 
 
-# -- running a scheme ---------------------------------------------------------------
+# -- the square as a circuit plan ---------------------------------------------------
+
+#: the circuit engine's run parameters: message size (plan) and set-up, start-up, per-byte time (cost model)
+CIRCUIT_PARAMS = (
+    Param("message_bytes", "float", 1024.0, "bytes per message (m)", minimum=0),
+    Param("setup", "float", 1e-6, "time to set the switches for one pass, in seconds", minimum=0),
+    Param("startup", "float", 1e-6, "per-message start-up time t_s in seconds", minimum=0),
+    Param("per_byte", "float", 1e-10, "time per byte t_w in seconds", minimum=0),
+)
+
+#: what :func:`route_square` and :func:`trace_thesis_algorithm` return: the one circuit check's outcome
+SchemeCheck = SquareCheck
 
 
-@dataclass
-class SchemeCheck:
-    """Outcome of routing a whole Latin square (all rows, all passes)."""
-
-    perms: np.ndarray           # (rows, N): row r sends i -> perms[r, i] (merged over passes)
-    conflicts: int              # links used twice, summed over every pass of every row
-    dropped: int                # circuits cut on the way
-    unrouted: int               # (row, input) pairs no pass delivered
-    repeated: int               # (row, input) pairs delivered by two passes
-    passes: int                 # passes per row
-    circuits: int               # circuits traced
-    latin_square: bool
-
-    @property
-    def ok(self) -> bool:
-        return self.latin_square and not (self.conflicts or self.dropped or self.unrouted or self.repeated)
+def square_plan(shape: GFTShape, make_routes, rows: np.ndarray | None = None, *, expected=None,
+                message_bytes: float = 1024.0, owner: str = "circuit plan", chunk: int = 256) -> CircuitPlan:
+    """The rows ``rows`` (default all ``N``) of ``make_routes(shape, ks, g)``, every pass ``g`` (4.2.3)."""
+    rows = np.arange(shape.processors, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
+    groups = passes(shape)
+    return CircuitPlan(shape.network, len(rows), len(groups), lambda idx, p: make_routes(shape, rows[idx], groups[p]),
+                       message_bytes, "alltoall", expected, pass_lower_bound(shape), owner, chunk=chunk)
 
 
 def route_square(shape: GFTShape, make_routes, rows: np.ndarray, chunk: int = 256,
                  progress=None) -> SchemeCheck:
     """Trace ``make_routes(shape, rows_chunk, g)`` for every pass and merge the passes per row."""
-    n = shape.processors
-    rows = np.asarray(rows, dtype=np.int64)
-    merged = np.full((len(rows), n), -1, dtype=np.int32)
-    times = np.zeros((len(rows), n), dtype=np.int8)
-    conflicts = dropped = circuits = 0
-    plan = [(g, lo) for g in passes(shape) for lo in range(0, len(rows), chunk)]
-    steps = progress.track(plan, f"tracing {shape.network.name}") if progress is not None else plan
-    for g, lo in steps:
-        sub = rows[lo:lo + chunk]
-        perms, conf, drop = trace_many(shape.network, make_routes(shape, sub, g))
-        conflicts += int(conf.sum())
-        dropped += int(drop.sum())
-        hit = perms >= 0
-        circuits += int(hit.sum())
-        block = merged[lo:lo + chunk]
-        np.copyto(block, perms, where=hit)
-        times[lo:lo + chunk] += hit
-    square = len(rows) == n and is_latin_square(merged)
-    return SchemeCheck(merged, conflicts, dropped, int(np.count_nonzero(times == 0)),
-                       int(np.count_nonzero(times > 1)), len(passes(shape)), circuits, square)
+    return trace_plan(square_plan(shape, make_routes, rows, chunk=chunk), progress)
+
+
+def thesis_plan(shape: GFTShape, states_of) -> CircuitPlan:
+    """The thesis's own states ``states_of(k, p)`` for every rotation ``k`` and pass ``p = 1 ..`` (4.1.3, 4.2.3)."""
+    n, c = shape.processors, groups_per_level(shape)
+    if shape.h != 2 and c > 1:
+        raise TopocastError("algorithm 2: the thesis's passes are defined for h = 2")
+
+    def routes(ks: np.ndarray, p: int) -> np.ndarray:
+        g = (p,) * (shape.h - 1)
+        return np.stack([routes_from_thesis_states(shape, states_of(int(k), p + 1), g) for k in ks])
+
+    return CircuitPlan(shape.network, n, c, routes, 1024.0, "alltoall", None, pass_lower_bound(shape),
+                       "the thesis's algorithm", chunk=n)
 
 
 def trace_thesis_algorithm(shape: GFTShape, states_of) -> SchemeCheck:
@@ -346,113 +344,43 @@ def trace_thesis_algorithm(shape: GFTShape, states_of) -> SchemeCheck:
     Rows are merged over the passes; the check says whether they form a Latin
     square, and ``perms`` can be compared with the rotations ``i -> i - k``.
     """
-    n, c = shape.processors, groups_per_level(shape)
-    if shape.h != 2 and c > 1:
-        raise TopocastError("algorithm 2: the thesis's passes are defined for h = 2")
-    merged = np.full((n, n), -1, dtype=np.int64)
-    times = np.zeros((n, n), dtype=np.int64)
-    conflicts = dropped = circuits = 0
-    for p in range(1, c + 1):
-        g = (p - 1,) * (shape.h - 1)
-        routes = np.concatenate([routes_from_thesis_states(shape, states_of(k, p), g)[None] for k in range(n)])
-        perms, conf, drop = trace_many(shape.network, routes)
-        hit = perms >= 0
-        np.copyto(merged, perms, where=hit)
-        times += hit
-        conflicts, dropped, circuits = conflicts + int(conf.sum()), dropped + int(drop.sum()), circuits + int(hit.sum())
-    return SchemeCheck(merged, conflicts, dropped, int(np.count_nonzero(times == 0)), int(np.count_nonzero(times > 1)),
-                       c, circuits, is_latin_square(merged))
+    return trace_plan(thesis_plan(shape, states_of))
 
 
-def exchange_time(shape: GFTShape, passes_per_row: int, message_bytes: float, setup: float,
-                  startup: float, per_byte: float) -> float:
-    """Circuit-switched total exchange: ``N - 1`` rows (the identity row stays home), each
-    ``passes`` set-ups of the switches plus one message time."""
-    return (shape.processors - 1) * passes_per_row * (setup + startup + message_bytes * per_byte)
+def _shape(topology: Topology) -> GFTShape:
+    return GFTShape(**{k: int(topology.params[k]) for k in ("h", "m", "w")})
 
 
-def exchange_lower_bound(n: int, message_bytes: float, startup: float, per_byte: float) -> float:
-    """Every processor takes in ``N - 1`` messages through its one link."""
-    return startup + (n - 1) * message_bytes * per_byte
-
-
-COST_PARAMS = (
-    Param("message_bytes", "float", 1024.0, "bytes per message (m)", minimum=0),
-    Param("setup", "float", 1e-6, "time to set the switches for one pass, in seconds", minimum=0),
-    Param("startup", "float", 1e-6, "per-message start-up time t_s in seconds", minimum=0),
-    Param("per_byte", "float", 1e-10, "time per byte t_w in seconds", minimum=0),
-)
-
-
-def check_square_memory(n: int, max_memory: float | None, owner: str) -> None:
-    """Refuse a verification whose N x N matrices (merged rows, counts, Latin-square check) would not fit."""
-    from ..memory import default_limit
-
-    need = n * n * 42
-    limit = default_limit() if max_memory is None else max_memory
-    if need > limit:
-        raise TopocastError(f"max-memory: {owner} on {n} processors checks {n} x {n} permutations and needs "
-                            f"about {need / 2**30:.1f} GiB, over the limit of {limit / 2**30:.1f} GiB")
-
-
-def _run_scheme(topology: Topology, name: str, scheme: str, message_bytes: float, setup: float,
-                startup: float, per_byte: float, max_memory: float | None = None) -> RunResult:
-    shape = GFTShape(**{k: int(topology.params[k]) for k in ("h", "m", "w")})
+def lls_plan(topology: Topology, *, message_bytes: float = 1024.0) -> CircuitPlan:
+    """All-to-all-personalized-lls: the ``N`` rotations ``i -> i + k``, every pass (ch. 4, Algorithms 1 and 2)."""
+    shape = _shape(topology)
     n = shape.processors
-    check_square_memory(n, max_memory, f"algorithm {name}")
-    rows = np.arange(n, dtype=np.int64)
-    if scheme == "cls":
-        require_xor(shape, f"algorithm {name}")
-        check = route_square(shape, xor_routes, rows)
-        expected = rows[:, None] ^ rows[None, :]
-    else:
-        check = route_square(shape, lls_routes, rows)
-        expected = (rows[:, None] + rows[None, :]) % n
-    matches = bool(np.array_equal(check.perms, expected))
-    violation = None
-    if not check.ok:
-        violation = (f"{check.conflicts} conflicting links, {check.dropped} dropped circuits, "
-                     f"{check.unrouted} undelivered and {check.repeated} repeated messages; "
-                     f"Latin square: {'yes' if check.latin_square else 'no'}")
-    elif not matches:
-        violation = f"the rows are a Latin square but not the {scheme.upper()} in order"
-    time = exchange_time(shape, check.passes, message_bytes, setup, startup, per_byte)
-    bound = exchange_lower_bound(n, message_bytes, startup, per_byte)
-    metrics = {
-        "permutations": len(rows), "latin_square": check.latin_square, "conflicts": check.conflicts,
-        "passes": check.passes, "pass_lower_bound": pass_lower_bound(shape), "dropped": check.dropped,
-        "rows_match_scheme": matches, "circuits": check.circuits, "processors": n,
-        "complete": check.unrouted == 0, "exactly_once": check.ok,
-        "time": time, "time_lower_bound": bound, "lower_bound_ratio": time / bound if bound else None,
-        "message_bytes": message_bytes, "setup": setup, "startup": startup, "per_byte": per_byte,
-    }
-    notes = []
-    if check.passes > pass_lower_bound(shape):
-        notes.append(f"{check.passes} passes per permutation against a bound of {pass_lower_bound(shape):g}")
-    return RunResult(topology.spec, name, "circuit", "alltoall", violation is None, violation, metrics,
-                     notes=notes, trace=check)
+    i = np.arange(n, dtype=np.int64)
+    return square_plan(shape, lls_routes, expected=lambda ks: (ks[:, None] + i[None, :]) % n,
+                       message_bytes=message_bytes, owner="algorithm all-to-all-personalized-lls")
 
 
-def _lls(topology: Topology, *, engine: str, seed: int = 0, max_memory=None, **cost) -> RunResult:
-    return _run_scheme(topology, "all-to-all-personalized-lls", "lls", max_memory=max_memory, **cost)
+def cls_plan(topology: Topology, *, message_bytes: float = 1024.0) -> CircuitPlan:
+    """All-to-all-personalized-cls: the ``N`` XOR permutations ``i -> i XOR x``, every pass (ch. 5)."""
+    shape = _shape(topology)
+    require_xor(shape, "algorithm all-to-all-personalized-cls")
+    i = np.arange(shape.processors, dtype=np.int64)
+    return square_plan(shape, xor_routes, expected=lambda xs: xs[:, None] ^ i[None, :],
+                       message_bytes=message_bytes, owner="algorithm all-to-all-personalized-cls")
 
 
-def _cls(topology: Topology, *, engine: str, seed: int = 0, max_memory=None, **cost) -> RunResult:
-    return _run_scheme(topology, "all-to-all-personalized-cls", "cls", max_memory=max_memory, **cost)
-
-
-register_algorithm(Algorithm(
-    "all-to-all-personalized-lls", _lls, "alltoall",
+register(
+    "all-to-all-personalized-lls", lls_plan, "alltoall",
     "total exchange on a fat tree: the N rotations i -> i+k (Left Latin Square), one circuit "
     "configuration each, ceil(m/w)^(h-1) passes on a slimmed tree",
-    families=("gft",), params=COST_PARAMS, aliases=("lls", "left-latin-square", "slimmed-lls"),
-    engines=("circuit",), paper="Magliocca 2021, ch. 4 (Algorithms 1 and 2)"))
-register_algorithm(Algorithm(
-    "all-to-all-personalized-cls", _cls, "alltoall",
+    families=("gft",), aliases=("lls", "left-latin-square", "slimmed-lls"), engines=("circuit",),
+    paper="Magliocca 2021, ch. 4 (Algorithms 1 and 2)", run_params=CIRCUIT_PARAMS)
+register(
+    "all-to-all-personalized-cls", cls_plan, "alltoall",
     "total exchange on a fat tree: the N XOR permutations i -> i XOR x (Canonical Latin Square); "
     "m and w powers of two",
-    families=("gft",), params=COST_PARAMS, aliases=("cls", "canonical-latin-square"),
-    engines=("circuit",), paper="Magliocca 2021, ch. 5"))
+    families=("gft",), aliases=("cls", "canonical-latin-square"), engines=("circuit",),
+    paper="Magliocca 2021, ch. 5", run_params=CIRCUIT_PARAMS)
 
 
 # -- Latin squares of XOR configurations (5.1.3, 5.2.3) --------------------------------

@@ -23,30 +23,40 @@ Run on a Dragonfly (one supernode per cluster), SFATA is the comparator for
 the paper's Table 5: the A2A algorithm of Xiang and Ju that the paper compares
 with is not given in it.
 
-Metrics (section 5.1 and 5.2), from the arrival time of every packet at
-every router: ``avg_time``, ``max_time``, ``min_time`` (mean, largest and
-smallest time at which a router holds all packets), ``avg_packet``
-(redundant receipts / routers), ``router_time`` (mean time at which a router
-holds every packet of its own supernode), ``avg_channel`` (mean busy time of
-all channels, i.e. link directions, over ``max_time``), ``success_rate`` and
-``failure_rate``.  Times are in seconds.
+Every function here is a plan builder: it returns a dependency
+:class:`~topocast.schedule.Schedule` for the event engine under one cost
+model (``message_bytes`` per packet, ``startup``, ``per_byte``, ``per_hop``;
+defaults 160-byte packets on 16 Gbit/s links, ``packet_size`` and
+``bandwidth`` accepted as aliases).  SFATA and RFATA schedules carry the
+supernode of every router as ``groups``, so the event engine reports the
+paper's metrics (section 5.1) under its own names: MaxTime = ``time``,
+AvgTime = ``mean_completion_time``, MinTime = ``min_completion_time``,
+RouterTime = ``mean_group_completion_time``, AvgChannel =
+``mean_link_utilisation``; AvgPacket = ``redundant_receipts / nodes`` and
+SuccessRate = ``nodes_complete / nodes``.  Times are in seconds.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
 
 import numpy as np
 
 from ..errors import TopocastError
-from ..registry import Algorithm, Param, register_algorithm
-from ..result import RunResult, execute
+from ..registry import Param
 from ..schedule import Schedule
-from ..sim.models import CostModel, PortModel
 from ..topology.core import Topology
 from ..topology.galaxyfly import SupernodeView, supernode_view
-from .galaxyfly_plan import (Plan, gather_inside, router_packet_collection, router_packet_distribution,
-                             spc_tree, supernode_packet_collection, supernode_packet_distribution)
+from .base import register
+from .galaxyfly_plan import (
+    Plan,
+    gather_inside,
+    router_packet_collection,
+    router_packet_distribution,
+    spc_tree,
+    supernode_packet_collection,
+    supernode_packet_distribution,
+)
 
 PAPER = "Zhuang, Chang, Li, Song, Lin: All-to-All Broadcast Algorithm in Galaxyfly Networks, Mathematics 2023"
 
@@ -56,16 +66,29 @@ PACKET_BYTES = 160.0
 STARTUP = 1e-6
 PER_HOP = 1e-7
 
-COST_PARAMS: tuple[Param, ...] = (
-    Param("packet_size", "float", PACKET_BYTES, "bytes per packet; a transfer of k packets is k * packet_size bytes",
-          minimum=1),
-    Param("bandwidth", "float", BANDWIDTH, "link bandwidth in bits per second (each direction)", minimum=1),
-    Param("startup", "float", STARTUP, "start-up time of every transfer (message) in seconds", minimum=0),
+
+def per_byte_of(bits_per_second: float) -> float:
+    """Seconds per byte of a link of ``bits_per_second`` (the ``bandwidth`` alias of ``per_byte``)."""
+    if not bits_per_second > 0:
+        raise TopocastError(f"bandwidth: must be > 0 bits per second, got {bits_per_second}")
+    return 8.0 / bits_per_second
+
+
+PER_BYTE = per_byte_of(BANDWIDTH)
+
+#: the one cost model of every Galaxyfly algorithm, with the paper's defaults
+RUN_PARAMS: tuple[Param, ...] = (
+    Param("message_bytes", "float", PACKET_BYTES, "bytes per packet; a transfer of k packets is k of them "
+          "(alias packet_size)", minimum=1),
+    Param("startup", "float", STARTUP, "start-up time of every transfer in seconds", minimum=0),
+    Param("per_byte", "float", PER_BYTE, "seconds per byte, 8 / bandwidth (alias bandwidth in bit/s)", minimum=0),
     Param("per_hop", "float", PER_HOP, "latency of every hop in seconds", minimum=0),
 )
+PARAM_ALIASES = {"packet_size": ("message_bytes", float), "bandwidth": ("per_byte", per_byte_of)}
 ROOT_PARAM = Param("root", "int", 0, "the supernode A that collects and redistributes (index, S_{root+1})",
                    minimum=0)
 FAMILIES = ("galaxyfly", "dragonfly")
+NOTES = ("deterministic: no random choices (seed unused)",)
 
 
 def _view(topology: Topology, root: int, owner: str, name: str = "root") -> SupernodeView:
@@ -80,26 +103,33 @@ def _all_blocks(view: SupernodeView) -> np.ndarray:
     return np.ones(view.num_supernodes, dtype=bool)
 
 
-def supernode_first_schedule(topology: Topology, packet_size: float = PACKET_BYTES, root: int = 0) -> Schedule:
-    """SFATA (Algorithm 3) as a dependency schedule: SPC(U, A) then SPD(U, A)."""
+def _allgather(plan: Plan, message_bytes: float, root: int, name: str) -> Schedule:
+    """The planned all-to-all broadcast, every router labelled with its supernode (for RouterTime)."""
+    schedule = plan.schedule(message_bytes, meta={"root": root, "algorithm": name})
+    groups = np.arange(schedule.num_nodes, dtype=np.int64) // plan.view.a
+    return replace(schedule, groups=groups, notes=NOTES)
+
+
+def supernode_first_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, root: int = 0) -> Schedule:
+    """SFATA (Algorithm 3, section 4) as a dependency schedule: SPC(U, A) then SPD(U, A)."""
     view = _view(topology, root, "supernode-first-allgather")
     plan = Plan(view)
     tree = spc_tree(view, root)
     gather_inside(plan, [root])
     supernode_packet_collection(plan, root, router_first=False, tree=tree)
     supernode_packet_distribution(plan, root, _all_blocks(view), tree=tree)
-    return plan.schedule(packet_size, meta={"root": root, "algorithm": "SFATA"})
+    return _allgather(plan, message_bytes, root, "SFATA")
 
 
-def router_first_schedule(topology: Topology, packet_size: float = PACKET_BYTES, root: int = 0) -> Schedule:
-    """RFATA (Algorithm 4) as a dependency schedule."""
+def router_first_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, root: int = 0) -> Schedule:
+    """RFATA (Algorithm 4, section 4) as a dependency schedule."""
     view = _view(topology, root, "router-first-allgather")
     plan = Plan(view)
     tree = spc_tree(view, root)
     gather_inside(plan, np.arange(view.num_supernodes))
     supernode_packet_collection(plan, root, router_first=True, tree=tree)
     supernode_packet_distribution(plan, root, _all_blocks(view), tree=tree)
-    return plan.schedule(packet_size, meta={"root": root, "algorithm": "RFATA"})
+    return _allgather(plan, message_bytes, root, "RFATA")
 
 
 def _targets(n: int, packets_of: np.ndarray, routers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -115,18 +145,18 @@ def _targets(n: int, packets_of: np.ndarray, routers: np.ndarray) -> tuple[np.nd
     return ptr, pairs[:, 1].astype(np.int64)
 
 
-def rpc_schedule(topology: Topology, packet_size: float = PACKET_BYTES, supernode: int = 0,
+def rpc_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, supernode: int = 0,
                  router: int = 0) -> Schedule:
-    """RPC (Algorithm 1): the packets of ``supernode`` collected into its local router ``router``."""
+    """RPC (Algorithm 1, section 3.1): the packets of ``supernode`` collected into its local router ``router``."""
     view, target = _local(topology, supernode, router, "router-packet-collection")
     plan = Plan(view)
     router_packet_collection(plan, [supernode], router, [(0, 0)])
     pkts = np.arange(supernode * view.a, (supernode + 1) * view.a)
-    return plan.schedule(packet_size, "custom", _targets(topology.num_nodes, pkts, [target]),
+    return plan.schedule(message_bytes, "custom", _targets(topology.num_nodes, pkts, [target]),
                          meta={"algorithm": "RPC"})
 
 
-def rpd_schedule(topology: Topology, packet_size: float = PACKET_BYTES, supernode: int = 0,
+def rpd_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, supernode: int = 0,
                  router: int = 0) -> Schedule:
     """RPD: the packet of local router ``router`` distributed to every router of ``supernode``."""
     view, source = _local(topology, supernode, router, "router-packet-distribution")
@@ -135,21 +165,21 @@ def rpd_schedule(topology: Topology, packet_size: float = PACKET_BYTES, supernod
     offer_local[0, router] = True
     router_packet_distribution(plan, [supernode], router, np.zeros((1, view.num_supernodes), dtype=bool),
                                offer_local, [(0, 0)])
-    return plan.schedule(packet_size, "custom", _targets(topology.num_nodes, [source], view.routers(supernode)),
+    return plan.schedule(message_bytes, "custom", _targets(topology.num_nodes, [source], view.routers(supernode)),
                          meta={"algorithm": "RPD"})
 
 
-def spc_schedule(topology: Topology, packet_size: float = PACKET_BYTES, root: int = 0) -> Schedule:
-    """SPC(U, A) (Algorithm 2): every other supernode's packets reach every router of ``root``."""
+def spc_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, root: int = 0) -> Schedule:
+    """SPC(U, A) (Algorithm 2, section 3.2): every other supernode's packets reach every router of ``root``."""
     view = _view(topology, root, "supernode-packet-collection")
     plan = Plan(view)
     supernode_packet_collection(plan, root)
     others = np.setdiff1d(np.arange(topology.num_nodes), np.asarray(view.routers(root)))
-    return plan.schedule(packet_size, "custom", _targets(topology.num_nodes, others, view.routers(root)),
+    return plan.schedule(message_bytes, "custom", _targets(topology.num_nodes, others, view.routers(root)),
                          meta={"algorithm": "SPC", "root": root})
 
 
-def spd_schedule(topology: Topology, packet_size: float = PACKET_BYTES, root: int = 0) -> Schedule:
+def spd_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, root: int = 0) -> Schedule:
     """SPD(U, A): the packets of ``root``'s routers reach every router (RPC + RPD inside ``root`` first)."""
     view = _view(topology, root, "supernode-packet-distribution")
     plan = Plan(view)
@@ -157,7 +187,7 @@ def spd_schedule(topology: Topology, packet_size: float = PACKET_BYTES, root: in
     own = np.zeros(view.num_supernodes, dtype=bool)
     own[root] = True
     supernode_packet_distribution(plan, root, own)
-    return plan.schedule(packet_size, "custom",
+    return plan.schedule(message_bytes, "custom",
                          _targets(topology.num_nodes, np.asarray(view.routers(root)), np.arange(topology.num_nodes)),
                          meta={"algorithm": "SPD", "root": root})
 
@@ -170,127 +200,26 @@ def _local(topology: Topology, supernode: int, router: int, owner: str):
     return view, supernode * view.a + router
 
 
-# -- metrics -----------------------------------------------------------------------------------------
+# -- registration ----------------------------------------------------------------------------------
 
-def all_to_all_metrics(topology: Topology, trace, view: SupernodeView | None = None) -> dict[str, Any]:
-    """Section 5's metrics from an event trace run with ``keep_arrival=True``."""
-    view = view or supernode_view(topology)
-    arrival = trace.arrival
-    n = topology.num_nodes
-    done = arrival.max(axis=1)
-    complete = np.isfinite(done)
-    a, count = view.a, view.num_supernodes
-    blocks = arrival.reshape(count, a, count, a)
-    own = blocks[np.arange(count), :, np.arange(count), :]  # (supernode, router, packet of that supernode)
-    router_time = own.max(axis=2)
-    max_time = float(done.max()) if n else 0.0
-    busy = trace.arc_busy
-    success = float(np.count_nonzero(complete)) / n
-    return {
-        "avg_time": float(done.mean()),
-        "max_time": max_time,
-        "min_time": float(done.min()),
-        "avg_packet": trace.verification.redundant / n,
-        "router_time": float(router_time.mean()),
-        "avg_channel": float(busy.mean() / max_time) if max_time > 0 and len(busy) else 0.0,
-        "success_rate": success,
-        "failure_rate": 1.0 - success,
-        "routers_complete": int(np.count_nonzero(complete)),
-        "routers": n,
-        "time_unit": "s",
-    }
+def _register(name: str, plan, collective: str, doc: str, params: tuple[Param, ...], aliases: tuple[str, ...]):
+    register(name, plan, collective, doc, families=FAMILIES, params=params, aliases=aliases, engines=("event",),
+             paper=PAPER, run_params=RUN_PARAMS, param_aliases=PARAM_ALIASES)
 
-
-def completion_times(trace) -> np.ndarray:
-    """Time at which each router holds every packet (inf if never)."""
-    return trace.arrival.max(axis=1)
-
-
-def _cost(packet_size: float, bandwidth: float, startup: float, per_hop: float) -> CostModel:
-    return CostModel.from_bandwidth(bandwidth, startup=startup, per_hop=per_hop)
-
-
-def _allgather_runner(name: str, make):
-    def run(topology: Topology, *, engine: str = "event", seed: int = 0, max_memory: float | None = None,
-            packet_size: float = PACKET_BYTES, bandwidth: float = BANDWIDTH, startup: float = STARTUP,
-            per_hop: float = PER_HOP, root: int = 0) -> RunResult:
-        schedule = make(topology, packet_size=packet_size, root=root)
-        cost = _cost(packet_size, bandwidth, startup, per_hop)
-        result = execute(topology, schedule, name, "event", ports=PortModel(), cost=cost,
-                         max_bytes=max_memory, keep_arrival=True)
-        result.metrics.update(all_to_all_metrics(topology, result.trace))
-        result.metrics.update(root=root, packet_size=packet_size, bandwidth=bandwidth)
-        result.notes.append("deterministic: no random choices (seed unused)")
-        return result
-
-    return run
-
-
-def _custom_runner(name: str, make, keys: tuple[str, ...]):
-    def run(topology: Topology, *, engine: str = "event", seed: int = 0, max_memory: float | None = None,
-            packet_size: float = PACKET_BYTES, bandwidth: float = BANDWIDTH, startup: float = STARTUP,
-            per_hop: float = PER_HOP, **kwargs) -> RunResult:
-        schedule = make(topology, packet_size=packet_size, **{k: kwargs[k] for k in keys})
-        cost = _cost(packet_size, bandwidth, startup, per_hop)
-        result = execute(topology, schedule, name, "event", ports=PortModel(), cost=cost, max_bytes=max_memory)
-        bound = _targets_bound(topology, schedule, cost)
-        result.metrics.update(time_lower_bound=bound,
-                              lower_bound_ratio=result.metrics["time"] / bound if bound > 0 else None)
-        return result
-
-    return run
-
-
-def _targets_bound(topology: Topology, schedule: Schedule, cost: CostModel) -> float:
-    """Farthest (origin, target) pair the schedule must serve, times one packet hop."""
-    from ..topology.metrics import bfs_distances
-
-    ptr, ids = schedule.target_csr()
-    msg = np.repeat(np.arange(schedule.num_messages), np.diff(ptr))
-    keep = schedule.origin[msg] != ids
-    origins, targets = schedule.origin[msg[keep]], ids[keep]
-    if len(origins) == 0:
-        return 0.0
-    hops = 0
-    probe_targets = len(np.unique(targets)) <= len(np.unique(origins))
-    for node in np.unique(targets if probe_targets else origins):
-        dist = bfs_distances(topology, int(node))
-        other = origins[targets == node] if probe_targets else targets[origins == node]
-        hops = max(hops, int(dist[other].max()))
-    return hops * (cost.startup + schedule.message_bytes * cost.per_byte + cost.per_hop)
-
-
-register_algorithm(Algorithm(
-    name="supernode-first-allgather", run=_allgather_runner("supernode-first-allgather", supernode_first_schedule),
-    collective="allgather",
-    doc="SFATA: all-to-all broadcast on Galaxyfly/Dragonfly, supernode-first (SPC then SPD)",
-    families=FAMILIES, params=(ROOT_PARAM,) + COST_PARAMS, aliases=("sfata", "SFATA"), engines=("event",),
-    paper=PAPER))
-register_algorithm(Algorithm(
-    name="router-first-allgather", run=_allgather_runner("router-first-allgather", router_first_schedule),
-    collective="allgather",
-    doc="RFATA: all-to-all broadcast on Galaxyfly/Dragonfly, router-first (RPC+RPD everywhere, then SPC/SPD)",
-    families=FAMILIES, params=(ROOT_PARAM,) + COST_PARAMS, aliases=("rfata", "RFATA"), engines=("event",),
-    paper=PAPER))
 
 _LOCAL_PARAMS = (Param("supernode", "int", 0, "supernode index", minimum=0),
                  Param("router", "int", 0, "local router index inside the supernode", minimum=0))
-register_algorithm(Algorithm(
-    name="router-packet-collection", run=_custom_runner("router-packet-collection", rpc_schedule,
-                                                        ("supernode", "router")),
-    collective="custom", doc="RPC (Algorithm 1): a supernode's packets collected into one of its routers",
-    families=FAMILIES, params=_LOCAL_PARAMS + COST_PARAMS, aliases=("rpc", "RPC"), engines=("event",), paper=PAPER))
-register_algorithm(Algorithm(
-    name="router-packet-distribution", run=_custom_runner("router-packet-distribution", rpd_schedule,
-                                                          ("supernode", "router")),
-    collective="custom", doc="RPD: one router's packet distributed inside its supernode (inverse of RPC)",
-    families=FAMILIES, params=_LOCAL_PARAMS + COST_PARAMS, aliases=("rpd", "RPD"), engines=("event",), paper=PAPER))
-register_algorithm(Algorithm(
-    name="supernode-packet-collection", run=_custom_runner("supernode-packet-collection", spc_schedule, ("root",)),
-    collective="custom", doc="SPC (Algorithm 2): all other supernodes' packets collected into supernode A",
-    families=FAMILIES, params=(ROOT_PARAM,) + COST_PARAMS, aliases=("spc", "SPC"), engines=("event",), paper=PAPER))
-register_algorithm(Algorithm(
-    name="supernode-packet-distribution", run=_custom_runner("supernode-packet-distribution", spd_schedule,
-                                                             ("root",)),
-    collective="custom", doc="SPD: supernode A's packets distributed to every router (inverse of SPC)",
-    families=FAMILIES, params=(ROOT_PARAM,) + COST_PARAMS, aliases=("spd", "SPD"), engines=("event",), paper=PAPER))
+_register("supernode-first-allgather", supernode_first_schedule, "allgather",
+          "SFATA: all-to-all broadcast on Galaxyfly/Dragonfly, supernode-first (SPC then SPD)",
+          (ROOT_PARAM,), ("sfata", "SFATA"))
+_register("router-first-allgather", router_first_schedule, "allgather",
+          "RFATA: all-to-all broadcast on Galaxyfly/Dragonfly, router-first (RPC+RPD everywhere, then SPC/SPD)",
+          (ROOT_PARAM,), ("rfata", "RFATA"))
+_register("router-packet-collection", rpc_schedule, "custom",
+          "RPC (Algorithm 1): a supernode's packets collected into one of its routers", _LOCAL_PARAMS, ("rpc", "RPC"))
+_register("router-packet-distribution", rpd_schedule, "custom",
+          "RPD: one router's packet distributed inside its supernode (inverse of RPC)", _LOCAL_PARAMS, ("rpd", "RPD"))
+_register("supernode-packet-collection", spc_schedule, "custom",
+          "SPC (Algorithm 2): all other supernodes' packets collected into supernode A", (ROOT_PARAM,), ("spc", "SPC"))
+_register("supernode-packet-distribution", spd_schedule, "custom",
+          "SPD: supernode A's packets distributed to every router (inverse of SPC)", (ROOT_PARAM,), ("spd", "SPD"))

@@ -37,8 +37,8 @@ order, which is the order of the paper's loops.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 

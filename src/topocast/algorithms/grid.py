@@ -33,4 +33,4 @@ def strides(sizes: tuple[int, ...]) -> np.ndarray:
 def coords(sizes: tuple[int, ...]) -> np.ndarray:
     """Coordinates of every node, shape ``(N, dims)``."""
     nodes = np.arange(int(np.prod(sizes)), dtype=np.int64)
-    return np.stack([(nodes // s) % k for s, k in zip(strides(sizes), sizes)], axis=1)
+    return np.stack([(nodes // s) % k for s, k in zip(strides(sizes), sizes, strict=False)], axis=1)

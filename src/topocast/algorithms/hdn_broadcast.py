@@ -21,23 +21,24 @@ ends of the growing arc (``ceil(n/2)`` steps), a complete graph by doubling
 takes exactly the Theorem 3 count ``2^k T(B) - sum_i 2^i T(SN^{k-i}) +
 2^{k+1} - 2`` with ``T(X)`` the sum of the factor times of ``X``, and every
 node receives exactly once.  The schedule is built in vectorised batches (one
-batch per phase) and checked by the step engine under the one-port model.
+batch per phase) and checked by the step engine under the one-port model;
+it reports the Theorem 3 count as ``theorem3_bound`` (the schedule's ``info``)
+beside the engine's own ``lower_bound`` (under one-port, ``max(ecc, ceil(log2 N))``).
 """
 
 from __future__ import annotations
 
-import math
+from dataclasses import replace
 
 import numpy as np
 
 from ..errors import TopocastError
-from ..registry import Algorithm, Param, register_algorithm
-from ..result import RunResult, execute
+from ..registry import Param
 from ..schedule import Schedule, ScheduleBuilder
-from ..sim.models import CostModel, PortModel
+from ..sim.models import PortModel
 from ..topology.core import Topology
 from ..topology.hdn import BaseFactor, HDNLayout, hdn_layout
-from .base import RUN_PARAMS, port_model
+from .base import register
 
 
 def factor_broadcast(factor: BaseFactor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -162,40 +163,20 @@ def theorem3_bound(layout: HDNLayout) -> int:
 
 
 def hdn_broadcast_schedule(topology: Topology, root: int = 0, message_bytes: float = 1.0) -> Schedule:
-    """The one-port HDN_broadcast schedule from ``root`` (a node index)."""
+    """The one-port HDN_broadcast schedule (Algorithm 2, section 5) from ``root`` (a node index)."""
     layout = hdn_layout(topology)
     if not 0 <= root < layout.num_nodes:
         raise TopocastError(f"hdn-broadcast: parameter 'root' must be in 0..{layout.num_nodes - 1}, got {root}")
     builder = ScheduleBuilder(layout.num_nodes, origin=[root], collective="broadcast",
-                              message_bytes=message_bytes,
-                              meta={"theorem3_bound": theorem3_bound(layout)})
+                              message_bytes=message_bytes, meta={"algorithm": "HDN_broadcast", "root": root})
     instance, serial = layout.level_serial(layout.k, np.array([root]))
     _broadcast(layout, builder, layout.k, instance, int(serial[0]), (), _level_order(layout, layout.k), 0)
-    return builder.build()
+    return replace(builder.build(), info={"theorem3_bound": theorem3_bound(layout)})
 
 
-def _run(topology: Topology, *, engine: str, seed: int = 0, max_memory: float | None = None,
-         root: int, message_bytes: float, startup: float, per_byte: float, per_hop: float,
-         ports: str = "default", duplex: str = "default") -> RunResult:
-    schedule = hdn_broadcast_schedule(topology, root, message_bytes)
-    model = port_model(ports, duplex, PortModel.one_port())
-    result = execute(topology, schedule, "hdn-broadcast", engine, ports=model,
-                     cost=CostModel(startup, per_byte, per_hop), max_bytes=max_memory)
-    result.metrics["theorem3_bound"] = schedule.meta["theorem3_bound"]
-    result.metrics["one_port_lower_bound"] = max(
-        math.ceil(math.log2(topology.num_nodes)) if topology.num_nodes > 1 else 0,
-        int(result.metrics.get("step_lower_bound", 0)))
-    return result
-
-
-register_algorithm(Algorithm(
-    name="hdn-broadcast",
-    run=_run,
-    collective="broadcast",
-    doc="one-port broadcast in a hierarchical dual-net (Li, Peng, Chu 2012, Algorithm 2)",
-    families=("hdn", "rdn", "dualcube"),
-    params=(Param("root", "int", 0, "source node index", minimum=0),) + RUN_PARAMS,
-    aliases=("HDN_broadcast",),
-    engines=("step", "event"),
-    paper="hierarchical-dual-net",
-))
+register(
+    "hdn-broadcast", hdn_broadcast_schedule, "broadcast",
+    "one-port broadcast in a hierarchical dual-net (Li, Peng, Chu 2012, Algorithm 2)",
+    families=("hdn", "rdn", "dualcube"), params=(Param("root", "int", 0, "source node index", minimum=0),),
+    aliases=("HDN_broadcast",), ports=PortModel.one_port(), engines=("step", "event"),
+    paper="hierarchical-dual-net")

@@ -47,6 +47,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import TopocastError
+from ..registry import attach_router
 from ..topology.core import Topology
 from ..topology.hdn import HDNLayout, hdn_layout
 
@@ -213,7 +214,7 @@ def route_lengths(layout: HDNLayout, sources, targets, literal: bool = False, fr
     """Hop count of each route, without expanding the paths (``free``: see :func:`route_waypoints`)."""
     cols, kinds = route_waypoints(layout, sources, targets, literal, free)
     total = np.zeros(len(cols[0]), dtype=np.int64)
-    for p, q, kind in zip(cols[:-1], cols[1:], kinds):
+    for p, q, kind in zip(cols[:-1], cols[1:], kinds, strict=False):
         if kind == CROSS:
             total += p != q
         else:
@@ -255,7 +256,7 @@ def route_paths(layout: HDNLayout, sources, targets, literal: bool = False, free
     """
     cols, kinds = route_waypoints(layout, sources, targets, literal, free)
     out = [cols[0]]
-    for p, q, kind in zip(cols[:-1], cols[1:], kinds):
+    for p, q, kind in zip(cols[:-1], cols[1:], kinds, strict=False):
         if kind == CROSS:
             out.append(q)
         else:
@@ -284,10 +285,15 @@ def hops_are_links(topology: Topology, src: np.ndarray, dst: np.ndarray) -> np.n
     if len(deg) and deg.min() == deg.max():
         table = topology.indices.reshape(topology.num_nodes, int(deg[0]))
         return (table[src] == dst[:, None]).any(axis=1)
-    return np.array([topology.has_edge(int(a), int(b)) for a, b in zip(src, dst)], dtype=bool)
+    return np.array([topology.has_edge(int(a), int(b)) for a, b in zip(src, dst, strict=False)], dtype=bool)
 
 
 def hdn_route(topology: Topology, source: int, target: int) -> list[int]:
     """Algorithm 1 path from ``source`` to ``target`` as node indices (the family router)."""
     layout = hdn_layout(topology)
     return compact_path(route_paths(layout, [source], [target])[0])
+
+
+#: the family router of ``topocast route`` (the topology layer does not import this module)
+for _family in ("hdn", "rdn", "dualcube"):
+    attach_router(_family, hdn_route)

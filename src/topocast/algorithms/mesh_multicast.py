@@ -1,7 +1,7 @@
 """Path-based multicast on wormhole meshes: dual-path, multi-path and column-path.
 
 Each algorithm turns one multicast ``(source, destinations)`` into a *plan*
-(see :mod:`topocast.sim.wormhole.traffic`): the jobs a processor runs, each
+(see :mod:`topocast.algorithms.worm_traffic`): the jobs a processor runs, each
 one start-up launching worms whose header carries an ordered destination
 list.  The same planners serve a single verified multicast and a
 100,000-multicast load sweep.
@@ -31,17 +31,19 @@ dual-path and multi-path need one start-up, column-path ``ceil(worms / 4)``.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from ..errors import TopocastError
-from ..registry import Algorithm, Param, register_algorithm
-from ..result import RunResult
-from ..sim.wormhole.engine import WormholeConfig
-from ..sim.wormhole.routing import ECUBE, HIGH, LOW, labels_for, mesh_dims
-from ..sim.wormhole.workload import run_workload
+from ..registry import Param
+from ..sim.models import Model
+from ..sim.wormhole.engine import RouterConfig
 from ..topology.core import Topology
+from .base import register
+from .mesh_routing import ECUBE, HIGH, LOW, labels_for, mesh_dims
+from .worm_traffic import TrafficBuilder, workload_plan
 
 PAPER = "Al-Dubai, Ould-Khaoua, El-Zayyat, Mackenzie: On balancing traffic load in path-based multicast communication (2003)"
 
@@ -96,8 +98,9 @@ def column_path_worms(source: int, dests, row_stride: int) -> list[tuple[int, li
     return worms
 
 
-# -- shared runner --------------------------------------------------------------------------
+# -- parameters, model and plan -------------------------------------------------------------
 
+#: the load point: offered traffic and the measurement window
 WORKLOAD_PARAMS: tuple[Param, ...] = (
     Param("destinations", "int", 10, "destinations per multicast (mean when spread > 0)", minimum=1),
     Param("spread", "int", 0, "destination count uniform on destinations +- spread (0: fixed)", minimum=0),
@@ -105,9 +108,10 @@ WORKLOAD_PARAMS: tuple[Param, ...] = (
     Param("cycles", "int", 20000, "cycles simulated", minimum=100),
     Param("warmup", "int", None, "cycles whose multicasts are discarded (default cycles/10)", minimum=0),
     Param("batches", "int", 10, "batches for the batch-means confidence interval", minimum=2),
-    Param("prep", "int", None, "preparation time in cycles (default: the paper's figure set 2/4/8/16)", minimum=0),
-    Param("prep_set", "str", "figures", "paper preparation-time set when prep is not given: "
-          "'figures' (DP/MP/CP/QG 2/4/8/16) or 'text' (2/2/4/16)", choices=("figures", "text")),
+)
+
+#: the router (:class:`RouterConfig`), section 4 of the paper
+ROUTER_PARAMS: tuple[Param, ...] = (
     Param("startup", "int", 33, "start-up latency in cycles", minimum=0),
     Param("flits", "int", 32, "message length in flits", minimum=1),
     Param("injection_channels", "int", 4, "injection channels per node", minimum=1),
@@ -119,13 +123,29 @@ WORKLOAD_PARAMS: tuple[Param, ...] = (
     Param("watchdog", "int", 2000, "cycles without any worm moving before a run is declared deadlocked", minimum=1),
 )
 
+#: the preparation time of a multicast's jobs
+PREP_PARAMS: tuple[Param, ...] = (
+    Param("prep", "int", None, "preparation time in cycles (default: the paper's figure set 2/4/8/16)", minimum=0),
+    Param("prep_set", "str", "figures", "paper preparation-time set when prep is not given: "
+          "'figures' (DP/MP/CP/QG 2/4/8/16) or 'text' (2/2/4/16)", choices=("figures", "text")),
+)
 
-def wormhole_config(params: dict) -> WormholeConfig:
-    return WormholeConfig(startup=params["startup"], flits=params["flits"],
-                          injection_channels=params["injection_channels"],
-                          ejection_channels=params["ejection_channels"],
-                          intermediate_ejection=params["intermediate_ejection"],
-                          worms_per_startup=params["worms_per_startup"], watchdog=params["watchdog"])
+ROUTER_KEYS = tuple(p.name for p in ROUTER_PARAMS)
+
+
+def router_config(params: dict) -> RouterConfig:
+    """The :class:`RouterConfig` of resolved run parameters."""
+    return RouterConfig(**{k: params[k] for k in ROUTER_KEYS})
+
+
+def router_model(params: dict) -> Model:
+    """``params -> Model``: the wormhole router; ports and costs stay at their defaults (unused)."""
+    return Model(router=router_config(params))
+
+
+def preparation(key: str, prep: int | None, prep_set: str = "figures") -> int:
+    """The preparation time in cycles: ``prep``, or the paper's set for algorithm ``key`` (dp, mp, cp, qg)."""
+    return int(prep) if prep is not None else PREP_TIMES[prep_set][key]
 
 
 def check_load(name: str, topology: Topology, load: float, destinations: int, spread: int) -> None:
@@ -138,7 +158,7 @@ def check_load(name: str, topology: Topology, load: float, destinations: int, sp
                             f"got {destinations}")
 
 
-def guard_memory(name: str, topology: Topology, params: dict, max_memory: float | None) -> None:
+def guard_memory(name: str, topology: Topology, params: dict, max_memory: float | None = None) -> None:
     """Refuse a workload whose worm and path arrays would not fit."""
     from ..memory import default_limit
 
@@ -151,29 +171,27 @@ def guard_memory(name: str, topology: Topology, params: dict, max_memory: float 
                             f"{need / 2**30:.1f} GiB, over the limit of {limit / 2**30:.1f} GiB")
 
 
-def make_runner(name: str, key: str, planner_factory: Callable[..., Callable[[int, Any], list]]):
-    """A registry runner: build the planner, run the workload, wrap a RunResult."""
+def multicast_plan(name: str, key: str, planner_factory: Callable[..., Callable[[int, Any], list]]):
+    """The registry's plan function: one load point of ``planner_factory``'s multicasts as a WormPlan.
 
-    def run(topology: Topology, *, engine: str = "wormhole", seed: int = 0, max_memory: float | None = None,
-            **params: Any) -> RunResult:
-        if engine != "wormhole":
-            raise TopocastError(f"engine: {name} runs on 'wormhole', not '{engine}'")
+    Router parameters other than ``flits`` (which sets the message rate)
+    arrive too and are left to the model.
+    """
+
+    def plan(topology: Topology, seed: int = 0, max_memory: float | None = None, **params: Any):
         check_load(name, topology, params["load"], params["destinations"], params["spread"])
         guard_memory(name, topology, params, max_memory)
-        prep = params["prep"] if params["prep"] is not None else PREP_TIMES[params["prep_set"]][key]
+        prep = preparation(key, params["prep"], params["prep_set"])
         planner = planner_factory(topology, prep=prep, **{k: params[k] for k in extra_keys(params)})
-        config = wormhole_config(params)
-        result = run_workload(topology, planner, load=params["load"], destinations=params["destinations"],
-                              spread=params["spread"], cycles=params["cycles"], seed=seed, config=config,
-                              warmup=params["warmup"], batches=params["batches"])
-        metrics = dict(result.metrics)
-        metrics.update(prep=prep, startup_cycles=config.startup, flits=config.flits)
-        if "routing" in params:  # QG: name the worms used, the older alias under its current name
-            metrics["routing"] = "ecube" if params["routing"] == "ecube" else "disjoint-paths"
-        return RunResult(topology.spec, name, "wormhole", "multicast", result.verified, result.first_violation,
-                         metrics, trace=result)
+        notes = [] if params["prep"] is not None else \
+            [f"preparation time {prep} cycles: the paper's '{params['prep_set']}' set for {key.upper()}"]
+        if params.get("routing") == "hamiltonian":
+            notes.append("routing 'hamiltonian' is the older name of 'disjoint-paths'")
+        return workload_plan(topology, planner, load=params["load"], destinations=params["destinations"],
+                             spread=params["spread"], cycles=params["cycles"], flits=params["flits"], seed=seed,
+                             warmup=params["warmup"], batches=params["batches"], notes=tuple(notes))
 
-    return run
+    return plan
 
 
 def extra_keys(params: dict) -> list[str]:
@@ -202,11 +220,10 @@ def column_path_planner(topology: Topology, prep: int):
 
 
 def register_multicast(name: str, key: str, planner_factory, doc: str, aliases: tuple[str, ...],
-                       extra: tuple[Param, ...] = ()) -> Algorithm:
-    return register_algorithm(Algorithm(
-        name=name, run=make_runner(name, key, planner_factory), collective="multicast", doc=doc,
-        families=("mesh",), params=WORKLOAD_PARAMS + extra, aliases=aliases, engines=("wormhole",),
-        paper=PAPER))
+                       extra: tuple[Param, ...] = ()):
+    return register(name, multicast_plan(name, key, planner_factory), "multicast", doc, families=("mesh",),
+                    params=PREP_PARAMS + extra, aliases=aliases, engines=("wormhole",), paper=PAPER,
+                    run_params=WORKLOAD_PARAMS + ROUTER_PARAMS, model=router_model)
 
 
 register_multicast("multicast-dp", "dp", dual_path_planner,
@@ -220,22 +237,21 @@ register_multicast("multicast-cp", "cp", column_path_planner,
                    ("column-path", "CP"))
 
 
-def multicast_worms(topology: Topology, algorithm: str, source: int, destinations, config: WormholeConfig | None = None,
-                    **params: Any) -> list[dict]:
+def multicast_worms(topology: Topology, algorithm: str, source: int, destinations,
+                    config: RouterConfig | None = None, **params: Any) -> list[dict]:
     """The worms of one multicast, alone in the network: start node, start cycle, destinations, path.
 
     ``algorithm`` is ``dp``, ``mp``, ``cp`` or ``qg``; ``params`` go to the
     planner (``prep``, and for QG ``threshold``, ``routing``, ``leader_prep``).
-    Start and delivery cycles are measured by the engine from generation at
-    cycle 0.
+    The plan runs through :func:`topocast.execute.execute` (verified) from
+    generation at cycle 0 until every worm is done.
 
     >>> import topocast as tc
     >>> worms = multicast_worms(tc.build("mesh:4x4"), "dp", 5, [0, 15])
     >>> [(w["start"], w["destinations"]) for w in worms]
     [(5, [15]), (5, [0])]
     """
-    from ..sim.wormhole.traffic import TrafficBuilder
-    from ..sim.wormhole.engine import simulate
+    from ..execute import execute
     from .mesh_multicast_qg import qg_planner
 
     factories = {"dp": dual_path_planner, "mp": multi_path_planner, "cp": column_path_planner, "qg": qg_planner}
@@ -245,12 +261,14 @@ def multicast_worms(topology: Topology, algorithm: str, source: int, destination
     if source in dests or len(set(dests)) != len(dests) or not dests:
         raise TopocastError("multicast_worms: destinations must be distinct, non-empty and exclude the source")
     params.setdefault("prep", PREP_TIMES["figures"][algorithm])
-    plan = factories[algorithm](topology, **params)(int(source), np.asarray(dests))
-    config = config or WormholeConfig()
+    router = config or RouterConfig()
     builder = TrafficBuilder(topology)
-    builder.add(int(source), 0, dests, plan, config.batch)
-    traffic, book = builder.build()
-    trace = simulate(topology.num_nodes, topology.num_arcs, traffic, config, 10_000_000)
+    builder.add(int(source), 0, dests, factories[algorithm](topology, **params)(int(source), np.asarray(dests)))
+    plan = builder.build(cycles=10_000_000, flits=router.flits, stop_when_idle=True)
+    run = execute(topology, plan, "wormhole", Model(router=router), algorithm=f"multicast-{algorithm}")
+    if not run.verified:
+        raise TopocastError(f"multicast_worms: {run.first_violation}")
+    traffic, trace = plan.traffic, run.trace.trace
     worms = []
     for w in range(traffic.num_worms):
         lo, hi = traffic.path_ptr[w], traffic.path_ptr[w + 1]

@@ -45,7 +45,8 @@ How the messages travel (``routing``; see ``docs/multicast.md``):
   column-and-side of the leaders, often more than four, and our cost model
   charges one start-up per batch of ``worms_per_startup`` worms (default
   4), so this variant pays more than two start-ups whenever a phase has
-  more than four worms (``startups`` reports it; ``steps`` stays <= 2).
+  more than four worms (``startups_max`` reports it; ``message_passing_steps``
+  stays <= 2).
 
 A leader pays the start-up and, by default, the same preparation time as
 the source (``leader_prep``), the conservative reading of "the source node
@@ -56,20 +57,20 @@ from __future__ import annotations
 
 from ..errors import TopocastError
 from ..registry import Param
-from ..sim.wormhole.routing import labels_for, mesh_dims
 from ..topology.core import Topology
 from .mesh_multicast import column_path_worms, dual_path_worms, register_multicast
+from .mesh_routing import labels_for, mesh_dims
 
 
 def _coords(node: int, strides: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...]:
     node = int(node)
-    return tuple(node // s % k for s, k in zip(strides, dims))
+    return tuple(node // s % k for s, k in zip(strides, dims, strict=False))
 
 
 def _dist(a: tuple[int, ...], b: tuple[int, ...]) -> int:
     if len(a) == 2:
         return abs(a[0] - b[0]) + abs(a[1] - b[1])
-    return sum(abs(x - y) for x, y in zip(a, b))
+    return sum(abs(x - y) for x, y in zip(a, b, strict=False))
 
 
 def _divisor(points: list[tuple[int, ...]], box: list[tuple[int, int]]) -> int:

@@ -20,18 +20,17 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import TopocastError
-from ..registry import Algorithm, Param, register_algorithm
-from ..result import RunResult
-from ..sim.wormhole.routing import ECUBE, mesh_dims
-from ..sim.wormhole.workload import run_workload
+from ..registry import Param
 from ..topology.core import Topology
-from .mesh_multicast import WORKLOAD_PARAMS, check_load, guard_memory, wormhole_config
+from .base import register
+from .mesh_multicast import ROUTER_PARAMS, WORKLOAD_PARAMS, check_load, guard_memory, router_model
+from .mesh_routing import ECUBE, mesh_dims
+from .worm_traffic import workload_plan
 
-UNICAST_PARAMS = tuple(p for p in WORKLOAD_PARAMS
-                       if p.name not in ("destinations", "spread", "prep", "prep_set", "load"))
-UNICAST_PARAMS += (Param("load", "float", 0.05, "offered traffic: flits per node per cycle"),
-                   Param("prep", "int", 0, "preparation time in cycles", minimum=0))
+UNICAST_PARAMS = (Param("prep", "int", 0, "preparation time in cycles", minimum=0),)
+UNICAST_RUN_PARAMS = tuple(p for p in WORKLOAD_PARAMS if p.name not in ("destinations", "spread", "load"))
+UNICAST_RUN_PARAMS += (Param("load", "float", 0.05, "offered traffic: flits per node per cycle"),)
+UNICAST_RUN_PARAMS += tuple(p for p in ROUTER_PARAMS if p.name != "worms_per_startup")
 
 
 def mean_distance(dims: tuple[int, ...]) -> float:
@@ -52,26 +51,31 @@ def bisection_bound(dims: tuple[int, ...]) -> float:
     return 4.0 / max(dims)
 
 
-def run_unicast(topology: Topology, *, engine: str = "wormhole", seed: int = 0, max_memory: float | None = None,
-                **params: Any) -> RunResult:
-    if engine != "wormhole":
-        raise TopocastError(f"engine: unicast-ecube runs on 'wormhole', not '{engine}'")
+def unicast_plan(topology: Topology, seed: int = 0, max_memory: float | None = None, **params: Any):
+    """One load point of uniform random e-cube unicasts: one worm per message, one job per worm.
+
+    ``info``: the closed-form mean distance (the zero-load latency is ``prep +
+    startup + mean_distance + flits``; the run's ``lower_bound`` is that
+    latency averaged over the measured messages) and the bisection bound.
+    """
     check_load("unicast-ecube", topology, params["load"], 1, 0)
     guard_memory("unicast-ecube", topology, dict(params, destinations=1, spread=0), max_memory)
     prep = params["prep"]
-    config = wormhole_config(dict(params, worms_per_startup=None))
     planner = lambda s, d: [(s, -1, prep, [(ECUBE, [int(d[0])])])]  # noqa: E731
-    result = run_workload(topology, planner, load=params["load"], destinations=1, cycles=params["cycles"],
-                          seed=seed, config=config, warmup=params["warmup"], batches=params["batches"])
     dims = mesh_dims(topology)
-    metrics = dict(result.metrics)
-    metrics.update(zero_load_latency=zero_load_latency(dims, config.startup, config.flits, prep),
-                   bisection_bound=bisection_bound(dims), prep=prep)
-    return RunResult(topology.spec, "unicast-ecube", "wormhole", "unicast", result.verified,
-                     result.first_violation, metrics, trace=result)
+    info = {"mean_distance": mean_distance(dims), "bisection_bound": bisection_bound(dims)}
+    return workload_plan(topology, planner, load=params["load"], destinations=1, cycles=params["cycles"],
+                         flits=params["flits"], seed=seed, warmup=params["warmup"], batches=params["batches"],
+                         collective="unicast", info=info)
 
 
-register_algorithm(Algorithm(
-    name="unicast-ecube", run=run_unicast, collective="unicast",
-    doc="uniform random e-cube (XY) unicast worms on the wormhole engine, one load point",
-    families=("mesh",), params=UNICAST_PARAMS, aliases=("xy-unicast",), engines=("wormhole",)))
+def unicast_model(params: dict):
+    """The router of a unicast run: one worm per start-up batch of injection channels."""
+    return router_model(dict(params, worms_per_startup=None))
+
+
+register("unicast-ecube", unicast_plan, "unicast",
+         "uniform random e-cube (XY) unicast worms on the wormhole engine, one load point",
+         families=("mesh",), params=UNICAST_PARAMS, aliases=("xy-unicast",), engines=("wormhole",),
+         paper="Dally and Towles, section 3.3.1 (bisection bound)", run_params=UNICAST_RUN_PARAMS,
+         model=unicast_model)

@@ -25,12 +25,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import TopocastError
-from ..registry import Algorithm, Param, register_algorithm
-from ..result import RunResult
-from ..sim.circuit import MultistageNetwork, ROUTE_DTYPE, is_latin_square, shift_route, trace_many
+from ..plans.circuit import CircuitPlan
+from ..registry import Param
+from ..sim.circuit import shift_route, trace_many, trace_plan
 from ..topology.core import Topology
 from ..topology.multistage import network_of
-from .fattree_alltoall import COST_PARAMS, check_square_memory, exchange_lower_bound
+from ..topology.stages import ROUTE_DTYPE, MultistageNetwork
+from ..verify import is_latin_square
+from .base import register
+from .fattree_alltoall import CIRCUIT_PARAMS
 
 MIN_LATIN_FAMILIES = ("butterfly", "omega", "baseline")
 
@@ -57,19 +60,18 @@ def min_latin_routes(net: MultistageNetwork, xs, base: np.ndarray | None = None)
     return routes
 
 
+def min_square_plan(net: MultistageNetwork, base: np.ndarray | None = None, *, message_bytes: float = 1024.0,
+                    owner: str = "circuit plan", chunk: int = 256) -> CircuitPlan:
+    """The ``N`` configurations ``M_x`` of ``base`` (straight if None), one pass each (thesis 3.2.4.1, 3.2.4.3)."""
+    return CircuitPlan(net, net.num_inputs, 1, lambda xs, p: min_latin_routes(net, xs, base), message_bytes,
+                       "alltoall", owner=owner, chunk=chunk)
+
+
 def check_min_square(net: MultistageNetwork, base: np.ndarray | None = None, chunk: int = 256) -> dict:
     """Route all ``N`` configurations (``chunk`` at a time) and report the Latin-square check."""
-    n = net.num_inputs
-    perms = np.empty((n, n), dtype=np.int64)
-    conflicts = dropped = 0
-    for lo in range(0, n, chunk):
-        xs = np.arange(lo, min(n, lo + chunk))
-        got, conf, drop = trace_many(net, min_latin_routes(net, xs, base))
-        perms[lo:lo + len(xs)] = got
-        conflicts += int(conf.sum())
-        dropped += int(drop.sum())
-    return {"perms": perms, "latin_square": is_latin_square(perms), "conflicts": conflicts,
-            "dropped": dropped, "undelivered": int(np.count_nonzero(perms < 0))}
+    check = trace_plan(min_square_plan(net, base, chunk=chunk))
+    return {"perms": check.perms, "latin_square": check.latin_square, "conflicts": check.conflicts,
+            "dropped": check.dropped, "undelivered": check.unrouted}
 
 
 def partition_check(net: MultistageNetwork, max_configurations: int = 1 << 16) -> dict:
@@ -99,42 +101,30 @@ def partition_check(net: MultistageNetwork, max_configurations: int = 1 << 16) -
             "distinct_permutations": len({p.tobytes() for p in perms})}
 
 
-def _run(name: str, need_binary: bool):
-    def run(topology: Topology, *, engine: str, seed: int = 0, max_memory=None, base: str = "straight",
-            message_bytes: float, setup: float, startup: float, per_byte: float) -> RunResult:
+def _plan(name: str, need_binary: bool):
+    def plan(topology: Topology, *, seed: int = 0, base: str = "straight",
+             message_bytes: float = 1024.0) -> CircuitPlan:
         d = int(topology.params["d"])
         if need_binary and d != 2:
             raise TopocastError(f"algorithm {name}: parameter 'd' must be 2 (2 x 2 switches), got d={d}")
         net = network_of(topology)
-        check_square_memory(net.num_inputs, max_memory, f"algorithm {name}")
         matrix = random_base(net, np.random.default_rng(seed)) if base == "random" else None
-        check = check_min_square(net, matrix)
-        n = net.num_inputs
-        ok = check["latin_square"] and not (check["conflicts"] or check["dropped"] or check["undelivered"])
-        time = (n - 1) * (setup + startup + message_bytes * per_byte)
-        bound = exchange_lower_bound(n, message_bytes, startup, per_byte)
-        metrics = {"permutations": n, "latin_square": check["latin_square"], "conflicts": check["conflicts"],
-                   "passes": 1, "dropped": check["dropped"], "complete": check["undelivered"] == 0,
-                   "exactly_once": ok, "base": base, "time": time, "time_lower_bound": bound,
-                   "lower_bound_ratio": time / bound if bound else None, "message_bytes": message_bytes,
-                   "setup": setup, "startup": startup, "per_byte": per_byte}
-        violation = None if ok else (f"Latin square: {'yes' if check['latin_square'] else 'no'}, "
-                                     f"{check['conflicts']} conflicting links")
-        return RunResult(topology.spec, name, "circuit", "alltoall", ok, violation, metrics)
+        return min_square_plan(net, matrix, message_bytes=message_bytes, owner=f"algorithm {name}")
 
-    return run
+    plan.__doc__ = f"{name}: the N steps M_x of a straight or random base (thesis 3.2.4)."
+    return plan
 
 
 _BASE = Param("base", "str", "straight", "base configuration: straight or random (from --seed)",
               choices=("straight", "random"))
 
-register_algorithm(Algorithm(
-    "all-to-all-personalized-min-xor", _run("all-to-all-personalized-min-xor", True), "alltoall",
+register(
+    "all-to-all-personalized-min-xor", _plan("all-to-all-personalized-min-xor", True), "alltoall",
     "total exchange on a log2 N-stage MIN: N XOR steps of a base configuration (Massini 2003)",
-    families=MIN_LATIN_FAMILIES, params=(_BASE,) + COST_PARAMS, aliases=("min-xor", "massini-xor"),
-    engines=("circuit",), paper="Massini 2003; thesis 3.2.4.1"))
-register_algorithm(Algorithm(
-    "all-to-all-personalized-min-dshift", _run("all-to-all-personalized-min-dshift", False), "alltoall",
+    families=MIN_LATIN_FAMILIES, params=(_BASE,), aliases=("min-xor", "massini-xor"), engines=("circuit",),
+    paper="Massini 2003; thesis 3.2.4.1", run_params=CIRCUIT_PARAMS)
+register(
+    "all-to-all-personalized-min-dshift", _plan("all-to-all-personalized-min-dshift", False), "alltoall",
     "total exchange on a d-ary MIN with d-shift states: M_x = M_0 (+)_d digits of x (Liu et al. 2007)",
-    families=MIN_LATIN_FAMILIES, params=(_BASE,) + COST_PARAMS, aliases=("min-dshift", "d-shift"),
-    engines=("circuit",), paper="Liu, Chen, Chen 2007; thesis 3.2.4.3"))
+    families=MIN_LATIN_FAMILIES, params=(_BASE,), aliases=("min-dshift", "d-shift"), engines=("circuit",),
+    paper="Liu, Chen, Chen 2007; thesis 3.2.4.3", run_params=CIRCUIT_PARAMS)

@@ -25,8 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..algorithms.hdn_broadcast import theorem3_bound
-from ..algorithms.hdn_routing import (compact_path, hops_are_links, path_hops, route_paths,
-                                      theorem2_bound)
+from ..algorithms.hdn_routing import compact_path, hops_are_links, path_hops, route_paths, theorem2_bound
 from ..api import run
 from ..progress import SILENT, Progress
 from ..registry import Experiment, register_experiment
@@ -40,7 +39,7 @@ from ..topology.metrics import bfs_distances, diameter
 SIZES = (1, 2, 3, 5, 6, 10, 15, 30)
 BASE = "2x3x5"
 # Table 1 as printed: k = 1 by s1, k = 2 by (s1 row, s2 column)
-PAPER_TABLE1_K1 = dict(zip(SIZES, (1800, 900, 600, 360, 300, 180, 120, 60)))
+PAPER_TABLE1_K1 = dict(zip(SIZES, (1800, 900, 600, 360, 300, 180, 120, 60), strict=False))
 PAPER_TABLE1_K2 = {
     1: (6480000, 3240000, 2160000, 1296000, 1080000, 648000, 432000, 216000),
     2: (1620000, 810000, 540000, 324000, 270000, 162000, 108000, 54000),
@@ -88,35 +87,47 @@ def _cr(d: int, diam: int, n: int) -> float:
 
 
 # -- Table 1 -----------------------------------------------------------------
-def table1(report: Report) -> None:
-    rows = [["k=1", *[Compare(_layout((s1,)).num_nodes, PAPER_TABLE1_K1[s1]) for s1 in SIZES]]]
-    closed_wrong = []
+def measure_table1() -> dict:
+    """Section 2, Table 1: node counts from the recurrence, and where the closed form disagrees."""
+    k1 = {s1: _layout((s1,)).num_nodes for s1 in SIZES}
+    k2, closed_wrong = {}, []
     for s1 in SIZES:
-        cells = []
-        for j, s2 in enumerate(SIZES):
+        for s2 in SIZES:
             layout = _layout((s1, s2))
-            cells.append(Compare(layout.num_nodes, PAPER_TABLE1_K2[s1][j]))
+            k2[s1, s2] = layout.num_nodes
             if layout.closed_form_nodes != layout.num_nodes:
                 closed_wrong.append((s1, s2, layout.closed_form_nodes, layout.num_nodes))
-        rows.append([f"k=2, s1={s1}", *cells])
-    table = Table("Table 1: nodes of HDN(B,k,S), B = 2x3x5 torus (ours | paper)",
-                  ["config", *[f"s_k={s}" for s in SIZES]], rows,
-                  notes=["ours from the recurrence N_i = 2 N_{i-1}^2 / s_i"])
-    report.tables.append(table)
-    hits, total = table.compared()
-    example = next(c for c in closed_wrong if c[:2] == (2, 2))
-    report.claims.append(Claim(
-        "Table 1 node counts (72 entries) follow N_i = 2 N_{i-1}^2 / s_i", hits == total,
-        f"{hits}/{total} cells equal"))
-    report.claims.append(Claim(
-        "Closed form (2 N0)^(2^k) / (2 prod s_i) gives the node count", not closed_wrong,
-        f"wrong for {len(closed_wrong)} of 64 k=2 entries, e.g. s=(2,2): closed form "
-        f"{example[2]:,.0f}, recurrence and Table 1 {example[3]:,}"))
+    return {"k1": k1, "k2": k2, "closed_wrong": closed_wrong}
+
+
+def table1_table(ev: dict) -> Table:
+    rows = [["k=1", *[Compare(ev["k1"][s1], PAPER_TABLE1_K1[s1]) for s1 in SIZES]]]
+    for s1 in SIZES:
+        rows.append([f"k=2, s1={s1}", *[Compare(ev["k2"][s1, s2], PAPER_TABLE1_K2[s1][j])
+                                        for j, s2 in enumerate(SIZES)]])
+    return Table("Table 1: nodes of HDN(B,k,S), B = 2x3x5 torus (ours | paper)",
+                 ["config", *[f"s_k={s}" for s in SIZES]], rows,
+                 notes=["ours from the recurrence N_i = 2 N_{i-1}^2 / s_i"])
+
+
+def table1_claims(ev: dict) -> list[Claim]:
+    equal = sum(ev["k1"][s1] == PAPER_TABLE1_K1[s1] for s1 in SIZES) + sum(
+        ev["k2"][s1, s2] == PAPER_TABLE1_K2[s1][j] for s1 in SIZES for j, s2 in enumerate(SIZES))
+    total = len(SIZES) * (len(SIZES) + 1)
+    wrong = ev["closed_wrong"]
+    example = next(c for c in wrong if c[:2] == (2, 2))
+    return [
+        Claim("Table 1 node counts (72 entries) follow N_i = 2 N_{i-1}^2 / s_i", equal == total,
+              f"{equal}/{total} cells equal"),
+        Claim("Closed form (2 N0)^(2^k) / (2 prod s_i) gives the node count", not wrong,
+              f"wrong for {len(wrong)} of 64 k=2 entries, e.g. s=(2,2): closed form "
+              f"{example[2]:,.0f}, recurrence and Table 1 {example[3]:,}"),
+    ]
 
 
 # -- Theorem 1: diameter, degree, symmetry -------------------------------------
 def measure_config(s: tuple[int, ...], progress: Progress, broadcast: bool = True) -> dict:
-    """Build one HDN(B, k, S) and measure degree, diameter (exact), symmetry and one broadcast."""
+    """Theorems 1 and 3, section 3: one HDN(B, k, S), its degree, diameter (exact), symmetry, broadcast, cut."""
     spec = _spec(s)
     topology = build(spec)
     layout = topology.codec.layout
@@ -130,50 +141,51 @@ def measure_config(s: tuple[int, ...], progress: Progress, broadcast: bool = Tru
             result = run(topology, "hdn-broadcast", root=0)
         once = bool(result.verified and result.metrics["exactly_once"])
         out.update(bcast_steps=result.metrics["steps"], bcast_once=once,
-                   bcast_lower=result.metrics["one_port_lower_bound"])
+                   bcast_lower=result.metrics["lower_bound"])
     side = dual_bisection(topology)
     balanced = int(side.sum()) * 2 == topology.num_nodes
     out.update(bisection_cut=cut_size(topology, side) if balanced else None, bisection_balanced=balanced)
     return out
 
 
-def diameter_tables(report: Report, measured: list[dict]) -> None:
-    rows = []
-    smaller, larger = [], []
-    for m in measured:
-        d0k = 6 + len(m["s"])
-        rows.append([m["spec"].split(",", 1)[1], m["nodes"], Compare(m["degree"], d0k), m["formula"],
-                     m["diameter"], m["radius"], m["orbits"], "yes" if m["vertex_transitive"] else "no",
-                     f"{m['sampled_eccentricity'][0]}..{m['sampled_eccentricity'][1]}",
-                     "<" if m["diameter"] < m["formula"] else ("=" if m["diameter"] == m["formula"] else ">")])
-        if m["diameter"] < m["formula"]:
-            smaller.append(m)
-        if m["diameter"] > m["formula"]:
-            larger.append(m)
-    report.tables.append(Table(
+def _cmp_formula(m: dict) -> str:
+    return "<" if m["diameter"] < m["formula"] else ("=" if m["diameter"] == m["formula"] else ">")
+
+
+def diameter_table(measured: list[dict]) -> Table:
+    """Theorem 1: degree and diameter, formula against exact BFS."""
+    rows = [[m["spec"].split(",", 1)[1], m["nodes"], Compare(m["degree"], 6 + len(m["s"]), kind="closed_form"),
+             m["formula"], m["diameter"], m["radius"], m["orbits"], "yes" if m["vertex_transitive"] else "no",
+             f"{m['sampled_eccentricity'][0]}..{m['sampled_eccentricity'][1]}", _cmp_formula(m)] for m in measured]
+    smaller = [m for m in measured if m["diameter"] < m["formula"]]
+    return Table(
         "Theorem 1: degree d0+k and diameter, formula vs exact BFS",
         ["config", "nodes", "degree (ours | d0+k)", "D formula", "D measured", "radius", "orbits",
          "vertex-transitive", "sampled ecc", "measured vs formula"], rows,
         notes=["exact diameter: BFS from one node per orbit of a verified automorphism group "
                "(one orbit = vertex-transitive, one BFS)",
                "measured smaller than the formula in: " + (", ".join(
-                   f"{m['spec'].split(',', 1)[1]} ({m['diameter']} < {m['formula']})" for m in smaller) or "none")]))
-    report.claims.append(Claim(
-        "Node degree of HDN(B,k,S) is d0 + k", all(m["degree"] == m["degree_min"] == 6 + len(m["s"]) for m in measured),
-        f"checked on {len(measured)} built graphs (d0 = 6 for the 2x3x5 torus, a ring of 2 being a double link)"))
-    report.claims.append(Claim(
-        "Theorem 1's diameter formula is an upper bound", not larger,
-        f"measured <= formula in {len(measured) - len(larger)}/{len(measured)} configurations"))
-    report.claims.append(Claim(
-        "Theorem 1's diameter formula is the exact diameter", not smaller,
-        f"measured smaller in {len(smaller)}/{len(measured)} configurations, e.g. "
-        + ", ".join(f"s={m['s']}: {m['diameter']} vs {m['formula']}" for m in smaller[:4])))
+                   f"{m['spec'].split(',', 1)[1]} ({m['diameter']} < {m['formula']})" for m in smaller) or "none")])
+
+
+def diameter_claims(measured: list[dict]) -> list[Claim]:
+    smaller = [m for m in measured if m["diameter"] < m["formula"]]
+    larger = [m for m in measured if m["diameter"] > m["formula"]]
     asym = [m for m in measured if m["radius"] != m["diameter"]]
-    report.claims.append(Claim(
-        "HDN is symmetric (all nodes look alike)", not asym,
-        f"{sum(m['vertex_transitive'] for m in measured)}/{len(measured)} proved vertex-transitive; "
-        f"{len(asym)} have nodes of different eccentricity, e.g. "
-        + ", ".join(f"s={m['s']}: radius {m['radius']}, diameter {m['diameter']}" for m in asym[:3])))
+    return [
+        Claim("Node degree of HDN(B,k,S) is d0 + k",
+              all(m["degree"] == m["degree_min"] == 6 + len(m["s"]) for m in measured),
+              f"checked on {len(measured)} built graphs (d0 = 6 for the 2x3x5 torus, a ring of 2 being a double link)"),
+        Claim("Theorem 1's diameter formula is an upper bound", not larger,
+              f"measured <= formula in {len(measured) - len(larger)}/{len(measured)} configurations"),
+        Claim("Theorem 1's diameter formula is the exact diameter", not smaller,
+              f"measured smaller in {len(smaller)}/{len(measured)} configurations, e.g. "
+              + ", ".join(f"s={m['s']}: {m['diameter']} vs {m['formula']}" for m in smaller[:4])),
+        Claim("HDN is symmetric (all nodes look alike)", not asym,
+              f"{sum(m['vertex_transitive'] for m in measured)}/{len(measured)} proved vertex-transitive; "
+              f"{len(asym)} have nodes of different eccentricity, e.g. "
+              + ", ".join(f"s={m['s']}: radius {m['radius']}, diameter {m['diameter']}" for m in asym[:3])),
+    ]
 
 
 # -- Theorem 2: routing ----------------------------------------------------------
@@ -190,147 +202,179 @@ def _route_stats(topology, sources: np.ndarray, targets: np.ndarray, literal: bo
     return lengths, all_links
 
 
-def routing_table(report: Report, quick: bool, progress: Progress, seed: int = 0) -> None:
-    rows = []
-    over_literal = []
-    proof_ok = True
+def _route_pairs(n: int, k: int, pairs_k2: int, rng) -> tuple:
+    """(sources, targets, description, BFS sources): every pair for k = 1, random targets of 100 sources else."""
+    if k == 1:
+        return np.repeat(np.arange(n), n), np.tile(np.arange(n), n), f"all {n * n:,} pairs", np.arange(n)
+    bfs_sources = rng.choice(n, 100, replace=False)
+    sources = np.repeat(bfs_sources, pairs_k2 // 100)
+    targets = rng.integers(0, n, len(sources))
+    return sources, targets, f"{len(sources):,} random pairs", bfs_sources
+
+
+def measure_route(s: tuple[int, ...], pairs_k2: int, rng) -> dict:
+    """Theorem 2: Algorithm 1 (proof choice and literal listing) on one configuration, against BFS."""
+    topology = build(_spec(s))
+    n = topology.num_nodes
+    sources, targets, what, bfs_sources = _route_pairs(n, len(s), pairs_k2, rng)
+    dist = np.stack([bfs_distances(topology, int(x)) for x in bfs_sources])
+    row_of = np.empty(n, dtype=np.int64)
+    row_of[bfs_sources] = np.arange(len(bfs_sources))
+    shortest = dist[row_of[sources], targets].astype(np.int64)
+    nonzero = shortest > 0
+    lengths, links = _route_stats(topology, sources, targets, False)
+    lit_lengths, lit_links = _route_stats(topology, sources, targets, True)
+    stretch = lengths[nonzero] / shortest[nonzero]
+    return {"s": s, "nodes": n, "what": what, "bound": theorem2_bound(topology.codec.layout),
+            "max": int(lengths.max()), "mean": round(float(lengths.mean()), 3),
+            "bfs_mean": round(float(shortest.mean()), 3), "stretch_max": round(float(stretch.max()), 3),
+            "stretch_mean": round(float(stretch.mean()), 4), "literal_max": int(lit_lengths.max()),
+            "literal_mean": round(float(lit_lengths.mean()), 3), "links": bool(links and lit_links)}
+
+
+def measure_routing(quick: bool, progress: Progress, seed: int = 0) -> list[dict]:
+    """Theorem 2 over the k = 1 configurations (every pair) and a few k = 2 ones (random pairs)."""
     k1 = [(s1,) for s1 in SIZES if not quick or _layout((s1,)).num_nodes <= 600]
     k2 = [(6, 15), (15, 30), (30, 30), (5, 10)] if quick else [(6, 15), (5, 2), (2, 5), (1, 30), (2, 2), (3, 10)]
     pairs_k2 = 20_000 if quick else 100_000
     rng = np.random.default_rng(seed)
-    for s in progress.track(k1 + k2, "routing"):
-        topology = build(_spec(s))
-        layout = topology.codec.layout
-        n = topology.num_nodes
-        if len(s) == 1:
-            sources = np.repeat(np.arange(n), n)
-            targets = np.tile(np.arange(n), n)
-            what = f"all {n * n:,} pairs"
-            bfs_sources = np.arange(n)
-        else:
-            bfs_sources = rng.choice(n, 100, replace=False)
-            sources = np.repeat(bfs_sources, pairs_k2 // 100)
-            targets = rng.integers(0, n, len(sources))
-            what = f"{len(sources):,} random pairs"
-        dist = np.stack([bfs_distances(topology, int(x)) for x in bfs_sources])
-        row_of = np.empty(n, dtype=np.int64)
-        row_of[bfs_sources] = np.arange(len(bfs_sources))
-        shortest = dist[row_of[sources], targets].astype(np.int64)
-        nonzero = shortest > 0
-        stats = {}
-        for literal in (False, True):
-            lengths, links = _route_stats(topology, sources, targets, literal)
-            stats[literal] = (lengths, links)
-        lengths, links = stats[False]
-        lit_lengths, lit_links = stats[True]
-        bound = theorem2_bound(layout)
-        proof_ok &= links and lit_links and int(lengths.max()) <= bound
-        if lit_lengths.max() > bound:
-            over_literal.append((s, int(lit_lengths.max()), bound))
-        stretch = lengths[nonzero] / shortest[nonzero]
-        rows.append([_spec(s).split(",", 1)[1], n, what, bound, int(lengths.max()), round(float(lengths.mean()), 3),
-                     round(float(shortest.mean()), 3), round(float(stretch.max()), 3),
-                     round(float(stretch.mean()), 4), int(lit_lengths.max()), round(float(lit_lengths.mean()), 3),
-                     "yes" if links and lit_links else "NO"])
-    report.tables.append(Table(
+    return [measure_route(s, pairs_k2, rng) for s in progress.track(k1 + k2, "routing")]
+
+
+def routing_table(routes: list[dict]) -> Table:
+    rows = [[_spec(r["s"]).split(",", 1)[1], r["nodes"], r["what"], r["bound"], r["max"], r["mean"], r["bfs_mean"],
+             r["stretch_max"], r["stretch_mean"], r["literal_max"], r["literal_mean"], "yes" if r["links"] else "NO"]
+            for r in routes]
+    return Table(
         "Theorem 2: Algorithm 1 route lengths against the bound and BFS",
         ["config", "nodes", "pairs", "Thm 2 bound", "max", "mean", "BFS mean", "max stretch", "mean stretch",
          "literal max", "literal mean", "all hops links"], rows,
         notes=["max/mean: Algorithm 1 with u', v' chosen as the proof of Theorem 2 assumes (sub-routes leave "
                "the super-node coordinates alone); literal: u' = (u0,u1,v1,u3), v' = (v0,v1,u1,v3) word for word",
-               "k = 1 rows route every ordered pair; k = 2 rows use 100 BFS sources with random targets"]))
-    report.claims.append(Claim(
-        "Theorem 2: Algorithm 1 routes within 2^k R(B) - sum 2^j R(SN^{k-j}) + 2^{k+1} - 2 hops", proof_ok,
-        "with u', v' as the proof assumes: every route within the bound, every hop a link"))
-    report.claims.append(Claim(
-        "The listing of Algorithm 1 taken literally (u' keeps N_u, sub-routes to that exact node) meets Theorem 2",
-        not over_literal,
-        "exceeds the bound in " + (", ".join(f"s={s}: {m} > {b}" for s, m, b in over_literal) or "no configuration")))
+               "k = 1 rows route every ordered pair; k = 2 rows use 100 BFS sources with random targets"])
 
 
-def routing_example(report: Report) -> None:
+def routing_claims(routes: list[dict]) -> list[Claim]:
+    proof_ok = all(r["links"] and r["max"] <= r["bound"] for r in routes)
+    over_literal = [(r["s"], r["literal_max"], r["bound"]) for r in routes if r["literal_max"] > r["bound"]]
+    return [
+        Claim("Theorem 2: Algorithm 1 routes within 2^k R(B) - sum 2^j R(SN^{k-j}) + 2^{k+1} - 2 hops", proof_ok,
+              "with u', v' as the proof assumes: every route within the bound, every hop a link"),
+        Claim("The listing of Algorithm 1 taken literally (u' keeps N_u, sub-routes to that exact node) meets "
+              "Theorem 2", not over_literal,
+              "exceeds the bound in " + (", ".join(f"s={s}: {m} > {b}" for s, m, b in over_literal)
+                                         or "no configuration")),
+    ]
+
+
+def measure_routing_example() -> list[dict]:
+    """Section 4's worked example, routed by both readings of Algorithm 1."""
     topology = build(EXAMPLE_SPEC)
     layout = topology.codec.layout
     u, v = topology.index(EXAMPLE_FROM), topology.index(EXAMPLE_TO)
     rows = []
     for literal in (False, True):
         path = compact_path(route_paths(layout, [u], [v], literal)[0])
-        ok = all(topology.has_edge(a, b) for a, b in zip(path, path[1:]))
-        rows.append(["literal listing" if literal else "proof choice", Compare(len(path) - 1, PAPER_EXAMPLE_HOPS),
-                     theorem2_bound(layout), int(bfs_distances(topology, u)[v]), "yes" if ok else "NO",
-                     " ".join("(" + ",".join(map(str, topology.label(x))) + ")" for x in path)])
-    report.tables.append(Table(
+        rows.append({"variant": "literal listing" if literal else "proof choice", "hops": len(path) - 1,
+                     "bound": theorem2_bound(layout), "bfs": int(bfs_distances(topology, u)[v]),
+                     "valid": all(topology.has_edge(a, b) for a, b in zip(path, path[1:], strict=False)),
+                     "path": " ".join("(" + ",".join(map(str, topology.label(x))) + ")" for x in path)})
+    return rows
+
+
+def routing_example_table(rows: list[dict]) -> Table:
+    return Table(
         f"Routing example: u=({EXAMPLE_FROM}) -> v=({EXAMPLE_TO}) in HDN(B,2,(6,15)) (ours | paper)",
-        ["variant", "hops", "Thm 2 bound", "BFS distance", "valid", "path"], rows,
+        ["variant", "hops", "Thm 2 bound", "BFS distance", "valid", "path"],
+        [[r["variant"], Compare(r["hops"], PAPER_EXAMPLE_HOPS), r["bound"], r["bfs"], "yes" if r["valid"] else "NO",
+          r["path"]] for r in rows],
         notes=["the paper prints 17 hops, over its own Theorem 2 bound of 15: its sub-paths inside the 2x3 "
                "super-node are not shortest (errata); labels here follow the paper's text (SN^2 = "
-               "(C^1, U^1, b1), N^2 = the 3x5 coordinates), not its Table 4, which keeps serial numbers"]))
-    report.claims.append(Claim(
-        "The worked example routes u -> v in 17 hops (paper)", False,
-        f"Algorithm 1 finds {rows[0][1].ours} hops (BFS distance {rows[0][3]}), within the bound of 15"))
+               "(C^1, U^1, b1), N^2 = the 3x5 coordinates), not its Table 4, which keeps serial numbers"])
+
+
+def routing_example_claim(rows: list[dict]) -> Claim:
+    proof = rows[0]
+    return Claim("The worked example routes u -> v in 17 hops (paper)", proof["hops"] == PAPER_EXAMPLE_HOPS,
+                 f"Algorithm 1 finds {proof['hops']} hops (BFS distance {proof['bfs']}), within the bound of "
+                 f"{proof['bound']}")
 
 
 # -- Theorem 3: broadcasting -----------------------------------------------------
-def broadcast_table(report: Report, measured: list[dict]) -> None:
-    rows = []
-    ok = True
-    for m in measured:
-        if "bcast_steps" not in m:
-            continue
-        ok &= m["bcast_once"] and m["bcast_steps"] <= m["theorem3"]
-        rows.append([m["spec"].split(",", 1)[1], m["nodes"], m["bcast_steps"], m["theorem3"], m["bcast_lower"],
-                     "yes" if m["bcast_once"] else "NO"])
-    report.tables.append(Table(
+def broadcast_table(measured: list[dict]) -> Table:
+    """Theorem 3: the broadcasts measured by :func:`measure_config`, steps against the bounds."""
+    rows = [[m["spec"].split(",", 1)[1], m["nodes"], m["bcast_steps"], m["theorem3"], m["bcast_lower"],
+             "yes" if m["bcast_once"] else "NO"] for m in measured if "bcast_steps" in m]
+    return Table(
         "Theorem 3: one-port HDN_broadcast from node 0, steps against the bound and the lower bound",
         ["config", "nodes", "steps", "Thm 3 bound", "lower bound max(ceil log2 N, ecc)", "exactly once"], rows,
         notes=["T(B_i): ring ceil(n/2), so T(B) = 1 + 2 + 3 = 6 and T(SN) is the sum over its factors "
-               "(the text prints a product)"]))
-    report.claims.append(Claim(
+               "(the text prints a product)"])
+
+
+def broadcast_claim(measured: list[dict]) -> Claim:
+    done = [m for m in measured if "bcast_steps" in m]
+    ok = all(m["bcast_once"] and m["bcast_steps"] <= m["theorem3"] for m in done)
+    return Claim(
         "Theorem 3: one-port broadcast within 2^k T(B) - sum 2^i T(SN^{k-i}) + 2^{k+1} - 2 steps", ok,
-        f"{len(rows)} configurations, every node reached exactly once, steps = bound in "
-        f"{sum(r[2] == r[3] for r in rows)}/{len(rows)}"))
+        f"{len(done)} configurations, every node reached exactly once, steps = bound in "
+        f"{sum(m['bcast_steps'] == m['theorem3'] for m in done)}/{len(done)}")
 
 
 # -- bisection ---------------------------------------------------------------------
-def bisection_table(report: Report, measured: list[dict], quick: bool, seed: int = 0) -> None:
+def _partitioner_cut(spec: str, trials: int, seed: int) -> int:
+    """Best balanced cut Kernighan-Lin finds in ``trials`` seeded runs, recounted on our graph."""
     import networkx as nx
 
+    topology = build(spec)
+    graph = _weighted_graph(topology)
+    best = None
+    for trial in range(trials):
+        _, b = nx.algorithms.community.kernighan_lin_bisection(graph, seed=seed + trial, weight="weight")
+        side = np.zeros(topology.num_nodes, dtype=np.int8)
+        side[list(b)] = 1
+        assert 2 * int(side.sum()) == topology.num_nodes
+        c = cut_size(topology, side)
+        best = c if best is None else min(best, c)
+    return best
+
+
+def measure_bisection(measured: list[dict], quick: bool, seed: int = 0) -> list[dict]:
+    """Section 3: the cut of Figure 9's partition, and a partitioner's best cut on the smaller graphs."""
     rows = []
-    paper_ok = True
-    beaten = []
     for m in measured:
         if m["bisection_cut"] is None:
             continue
-        cut = m["bisection_cut"]
-        paper_ok &= cut * 4 == m["nodes"]
         best = None
         if m["nodes"] <= (1000 if quick else 2000):
-            topology = build(m["spec"])
-            graph = _weighted_graph(topology)
-            for trial in range(2 if quick else 4):
-                _, b = nx.algorithms.community.kernighan_lin_bisection(graph, seed=seed + trial, weight="weight")
-                side = np.zeros(topology.num_nodes, dtype=np.int8)
-                side[list(b)] = 1
-                assert 2 * int(side.sum()) == topology.num_nodes
-                c = cut_size(topology, side)
-                best = c if best is None else min(best, c)
-            if best < cut:
-                beaten.append((m["s"], best, cut))
-        rows.append([m["spec"].split(",", 1)[1], m["nodes"], cut, m["nodes"] // 4, "—" if best is None else best])
-    report.tables.append(Table(
+            best = _partitioner_cut(m["spec"], 2 if quick else 4, seed)
+        rows.append({"spec": m["spec"], "s": m["s"], "nodes": m["nodes"], "cut": m["bisection_cut"], "best": best})
+    return rows
+
+
+def bisection_table(cuts: list[dict]) -> Table:
+    """Section 3: the cut of Figure 9's partition against N/4 and a partitioner."""
+    return Table(
         "Bisection (section 3): cut of the paper's partition against N/4, and a partitioner",
-        ["config", "nodes", "paper partition cut", "N/4", "Kernighan-Lin best cut"], rows,
+        ["config", "nodes", "paper partition cut", "N/4", "Kernighan-Lin best cut"],
+        [[c["spec"].split(",", 1)[1], c["nodes"], c["cut"], c["nodes"] // 4, "—" if c["best"] is None else c["best"]]
+         for c in cuts],
         notes=["partition of Figure 9: left/right halves of the clusters of both classes; only configurations "
                "with an even number of clusters per class are balanced",
                "Kernighan-Lin (networkx, seeded) with a double link of a 2-ring weighted 2; its cut is "
-               "recounted on our graph and its halves checked equal"]))
-    report.claims.append(Claim("The partition of Figure 9 cuts N/4 links", paper_ok,
-                               f"{len(rows)} balanced configurations, cut = N/4 in every one"
-                               if paper_ok else "see table"))
-    report.claims.append(Claim(
-        "Bisection width is N/4", not beaten,
-        "a partitioner found smaller balanced cuts: " + ", ".join(f"s={s}: {b} < {c}" for s, b, c in beaten)
-        if beaten else "no smaller balanced cut found by Kernighan-Lin"))
+               "recounted on our graph and its halves checked equal"])
+
+
+def bisection_claims(cuts: list[dict]) -> list[Claim]:
+    paper_ok = all(c["cut"] * 4 == c["nodes"] for c in cuts)
+    beaten = [(c["s"], c["best"], c["cut"]) for c in cuts if c["best"] is not None and c["best"] < c["cut"]]
+    return [
+        Claim("The partition of Figure 9 cuts N/4 links", paper_ok,
+              f"{len(cuts)} balanced configurations, cut = N/4 in every one" if paper_ok else "see table"),
+        Claim("Bisection width is N/4", not beaten,
+              "a partitioner found smaller balanced cuts: " + ", ".join(f"s={s}: {b} < {c}" for s, b, c in beaten)
+              if beaten else "no smaller balanced cut found by Kernighan-Lin"),
+    ]
 
 
 def _weighted_graph(topology):
@@ -342,108 +386,144 @@ def _weighted_graph(topology):
                               axis=0, return_counts=True)
     graph = nx.Graph()
     graph.add_nodes_from(range(topology.num_nodes))
-    graph.add_weighted_edges_from((int(u), int(v), int(w)) for (u, v), w in zip(pairs, counts))
+    graph.add_weighted_edges_from((int(u), int(v), int(w)) for (u, v), w in zip(pairs, counts, strict=False))
     return graph
 
 
 # -- Tables 2 and 3 ------------------------------------------------------------------
-def table2(report: Report) -> None:
-    rows = []
+def _table2_cases() -> list[tuple]:
+    """(network, nodes formula, degree formula, diameter formula, spec, n, d, D) of Table 2's families."""
+    cases = [("3D torus", "x*y*z", "6", "(x+y+z)/2 (floors)", "torus:4x6x8", 192, 6, 9),
+             ("n-cube", "2^n", "n", "n", "hypercube:8", 256, 8, 8)]
+    cases += [(f"CCC({n})", "n*2^n", "3", "2n+floor(n/2)-2", f"ccc:{n}", n * 2 ** n, 3, ccc_diameter_formula(n))
+              for n in (3, 4, 6)]
+    cases += [(f"Dual-Cube({n})", "2^(2n-1)", "n", "2n", f"dualcube:{n}", 2 ** (2 * n - 1), n, 2 * n) for n in (3, 4)]
+    cases += [(f"RDN({m},{k})", "(2m)^(2^k)/2", "d0+k", "2^k D0 + 2^(k+1) - 2", f"rdn:base={base},k={k}",
+               (2 * m) ** (2 ** k) // 2, d0 + k, 2 ** k * D0 + 2 ** (k + 1) - 2)
+              for base, m, d0, D0, k in (("Q3", 8, 3, 3, 1), ("Q2", 4, 2, 2, 2), ("2x3x5", 30, 6, 4, 1))]
+    cases += [(f"HDN(B,2,{s})", "N_i = 2N_{i-1}^2/s_i", "d0+k", "Theorem 1", _spec(s), _layout(s).num_nodes,
+               _layout(s).degree, _layout(s).theorem1_diameter) for s in ((6, 15), (30, 30))]
+    return cases
 
-    def add(network, formula_n, formula_d, formula_D, spec, n, d, D):
+
+def measure_table2() -> list[dict]:
+    """Section 5, Table 2: build one network per family and measure nodes, degree and diameter."""
+    rows = []
+    for network, formula_n, formula_d, formula_D, spec, n, d, D in _table2_cases():
         t = build(spec)
         diam = symmetry_and_diameter(t)["diameter"] if t.family in ("hdn", "rdn", "dualcube") else diameter(t)
-        rows.append([network, spec, Compare(t.num_nodes, n), Compare(int(t.port_degree.max()), d),
-                     Compare(diam, D), formula_n, formula_d, formula_D])
+        rows.append({"network": network, "spec": spec, "nodes": t.num_nodes, "degree": int(t.port_degree.max()),
+                     "diameter": diam, "n": n, "d": d, "D": D, "formulas": (formula_n, formula_d, formula_D)})
+    return rows
 
-    add("3D torus", "x*y*z", "6", "(x+y+z)/2 (floors)", "torus:4x6x8", 192, 6, 9)
-    add("n-cube", "2^n", "n", "n", "hypercube:8", 256, 8, 8)
-    for n in (3, 4, 6):
-        add(f"CCC({n})", "n*2^n", "3", "2n+floor(n/2)-2", f"ccc:{n}", n * 2 ** n, 3, ccc_diameter_formula(n))
-    for n in (3, 4):
-        add(f"Dual-Cube({n})", "2^(2n-1)", "n", "2n", f"dualcube:{n}", 2 ** (2 * n - 1), n, 2 * n)
-    for base, m, d0, D0, k in (("Q3", 8, 3, 3, 1), ("Q2", 4, 2, 2, 2), ("2x3x5", 30, 6, 4, 1)):
-        add(f"RDN({m},{k})", "(2m)^(2^k)/2", "d0+k", "2^k D0 + 2^(k+1) - 2", f"rdn:base={base},k={k}",
-            (2 * m) ** (2 ** k) // 2, d0 + k, 2 ** k * D0 + 2 ** (k + 1) - 2)
-    for s in ((6, 15), (30, 30)):
-        layout = _layout(s)
-        add(f"HDN(B,2,{s})", "N_i = 2N_{i-1}^2/s_i", "d0+k", "Theorem 1", _spec(s), layout.num_nodes,
-            layout.degree, layout.theorem1_diameter)
-    mism = [r for r in rows if not (r[2].match and r[3].match)]
-    diam_off = [r for r in rows if not r[4].match]
-    report.tables.append(Table(
+
+def table2_table(built: list[dict]) -> Table:
+    """Section 5, Table 2: the formulas evaluated are closed-form checks, not printed values."""
+    rows = [[b["network"], b["spec"], Compare(b["nodes"], b["n"], kind="closed_form"),
+             Compare(b["degree"], b["d"], kind="closed_form"), Compare(b["diameter"], b["D"], kind="closed_form"),
+             *b["formulas"]] for b in built]
+    return Table(
         "Table 2: formulas, and built comparators (measured | formula)",
         ["network", "built", "nodes", "degree", "diameter", "nodes formula", "degree formula", "diameter formula"],
         rows, notes=["Dual-Cube(n) joins (n-1)-cubes (degree n), as in Table 2; CCC(3) has diameter 6, one more "
-                     "than the usual formula, which holds from n = 4"]))
-    report.claims.append(Claim(
-        "Table 2 node-count and degree formulas match the built networks", not mism,
-        "mismatches: " + (", ".join(f"{r[0]} ({r[1]})" for r in mism) or "none")))
-    report.claims.append(Claim(
-        "Table 2 diameter formulas match the built networks", not diam_off,
-        "measured differs for " + (", ".join(f"{r[0]}: {r[4].ours} vs {r[4].paper}" for r in diam_off) or "none")))
+                     "than the usual formula, which holds from n = 4"])
 
 
-def table3(report: Report, quick: bool, progress: Progress, measured: dict[str, dict]) -> None:
+def table2_claims(built: list[dict]) -> list[Claim]:
+    mism = [b for b in built if not (b["nodes"] == b["n"] and b["degree"] == b["d"])]
+    diam_off = [b for b in built if b["diameter"] != b["D"]]
+    return [
+        Claim("Table 2 node-count and degree formulas match the built networks", not mism,
+              "mismatches: " + (", ".join(f"{b['network']} ({b['spec']})" for b in mism) or "none")),
+        Claim("Table 2 diameter formulas match the built networks", not diam_off,
+              "measured differs for " + (", ".join(f"{b['network']}: {b['diameter']} vs {b['D']}" for b in diam_off)
+                                         or "none")),
+    ]
+
+
+def _table3_formulas(spec: str) -> tuple[int, int, int]:
+    """(nodes, degree, diameter) of a Table 3 network from our construction and formulas."""
+    if spec.startswith("hdn"):
+        layout = _layout(tuple(int(x) for x in spec.rsplit("s=", 1)[1].split("/")))
+        return layout.num_nodes, layout.degree, layout.theorem1_diameter
+    nodes = build(spec).num_nodes
+    if spec.startswith("hypercube"):
+        return nodes, int(spec.split(":")[1]), int(spec.split(":")[1])
+    return nodes, 6, 3 * (int(spec.split(":")[1].split("x")[0]) // 2)
+
+
+def measure_table3(quick: bool, progress: Progress, measured: dict[str, dict]) -> list[dict]:
+    """Section 5, Table 3: node count, degree and diameter of each network, the diameter measured if small."""
     rows = []
-    for name, spec, n, d, D, cr in progress.track(PAPER_TABLE3, "Table 3"):
-        fam_nodes = build(spec).num_nodes if spec.startswith(("hypercube", "torus")) else _node_count(spec)
-        if spec.startswith("hdn"):
-            layout = _layout(tuple(int(x) for x in spec.rsplit("s=", 1)[1].split("/")))
-            formula_d, formula_D = layout.degree, layout.theorem1_diameter
-        elif spec.startswith("hypercube"):
-            formula_d = formula_D = int(spec.split(":")[1])
-        else:
-            side = int(spec.split(":")[1].split("x")[0])
-            formula_d, formula_D = 6, 3 * (side // 2)
+    for name, spec, *_ in progress.track(PAPER_TABLE3, "Table 3"):
+        nodes, formula_d, formula_D = _table3_formulas(spec)
         if spec in measured:
             meas_D = measured[spec]["diameter"]
-        elif quick and fam_nodes > QUICK_NODES:
+        elif quick and nodes > QUICK_NODES:
             meas_D = None
         else:
             t = build(spec)
             meas_D = symmetry_and_diameter(t)["diameter"] if spec.startswith("hdn") else diameter(t)
-        rows.append([name, Compare(fam_nodes, n), Compare(formula_d, d), Compare(formula_D, D),
-                     Compare(round(_cr(formula_d, formula_D, fam_nodes), 2), cr),
-                     "—" if meas_D is None else Compare(meas_D, D),
-                     "—" if meas_D is None else round(_cr(formula_d, meas_D, fam_nodes), 2)])
-    report.tables.append(Table(
+        rows.append({"name": name, "nodes": nodes, "d": formula_d, "D": formula_D, "measured_D": meas_D,
+                     "cr": round(_cr(formula_d, formula_D, nodes), 2)})
+    return rows
+
+
+def table3_table(ev: list[dict]) -> Table:
+    """Section 5, Table 3: CR_w from our formulas and from the measured diameter, beside the printed values."""
+    rows = []
+    for e, (_, _, n, d, D, cr) in zip(ev, PAPER_TABLE3, strict=False):
+        meas = e["measured_D"]
+        rows.append([e["name"], Compare(e["nodes"], n), Compare(e["d"], d), Compare(e["D"], D), Compare(e["cr"], cr),
+                     "—" if meas is None else Compare(meas, D),
+                     "—" if meas is None else round(_cr(e["d"], meas, e["nodes"]), 2)])
+    return Table(
         "Table 3: CR_w with w1 = w2 = 50% (ours | paper)",
         ["network", "n", "d", "D (formula)", "CR_w", "D measured", "CR_w measured"], rows,
-        notes=["CR_w = (0.5 d + 0.5 D) / log2 n; '—': not measured in --quick"]))
-    crs = [r[4].ours for r in rows]
-    hdn_crs = [r[4].ours for r in rows if r[0].startswith("HDN")]
-    others = [r[4].ours for r in rows if not r[0].startswith("HDN")]
-    report.claims.append(Claim("The minimum CR_w in Table 3 is 0.69, for HDN(B,2,(2,2))",
-                               min(crs) == 0.69 and rows[7][4].ours == 0.69, f"minimum {min(crs)}"))
-    report.claims.append(Claim("HDNs have a smaller CR_w than hypercubes and tori", max(hdn_crs) < min(others),
-                               f"HDN at most {max(hdn_crs)}, cubes and tori at least {min(others)}"))
+        notes=["CR_w = (0.5 d + 0.5 D) / log2 n; '—': not measured in --quick"])
 
 
-def _node_count(spec: str) -> int:
-    s = tuple(int(x) for x in spec.rsplit("s=", 1)[1].split("/"))
-    return _layout(s).num_nodes
+def table3_claims(ev: list[dict]) -> list[Claim]:
+    crs = [e["cr"] for e in ev]
+    hdn_crs = [e["cr"] for e in ev if e["name"].startswith("HDN")]
+    others = [e["cr"] for e in ev if not e["name"].startswith("HDN")]
+    best = next(e["cr"] for e in ev if e["name"] == "HDN(B,2,(2,2))")
+    return [Claim("The minimum CR_w in Table 3 is 0.69, for HDN(B,2,(2,2))", min(crs) == 0.69 and best == 0.69,
+                  f"minimum {min(crs)}"),
+            Claim("HDNs have a smaller CR_w than hypercubes and tori", max(hdn_crs) < min(others),
+                  f"HDN at most {max(hdn_crs)}, cubes and tori at least {min(others)}")]
+
+
+def measure(quick: bool, progress: Progress) -> dict:
+    """Compute: every measurement of the HDN reproduction, as plain data."""
+    configs = [s for s in _configs() if not quick or _layout(s).num_nodes <= QUICK_NODES]
+    measured = [measure_config(s, progress) for s in progress.track(configs, "diameters and broadcasts")]
+    return {"table1": measure_table1(), "measured": measured, "table2": measure_table2(),
+            "table3": measure_table3(quick, progress, {m["spec"]: m for m in measured}),
+            "routes": measure_routing(quick, progress), "example": measure_routing_example(),
+            "bisection": measure_bisection(measured, quick)}
+
+
+def tables(ev: dict) -> list[Table]:
+    return [table1_table(ev["table1"]), diameter_table(ev["measured"]), table2_table(ev["table2"]),
+            table3_table(ev["table3"]), routing_table(ev["routes"]), routing_example_table(ev["example"]),
+            broadcast_table(ev["measured"]), bisection_table(ev["bisection"])]
+
+
+def claims(ev: dict) -> list[Claim]:
+    return (table1_claims(ev["table1"]) + diameter_claims(ev["measured"]) + table2_claims(ev["table2"])
+            + table3_claims(ev["table3"]) + routing_claims(ev["routes"]) + [routing_example_claim(ev["example"])]
+            + [broadcast_claim(ev["measured"])] + bisection_claims(ev["bisection"]))
 
 
 def run_hdn(quick: bool = True, out: Path | None = None, progress: Progress | None = None) -> Report:
-    progress = progress or SILENT
+    """Li, Peng and Chu (2012), sections 2-5: compute, then tables and claims (no figures)."""
+    ev = measure(quick, progress or SILENT)
     report = Report("hdn", "Hierarchical dual-nets HDN(B,k,S): Tables 1-3, Theorems 1-3, routing example "
-                           "(Li, Peng, Chu 2012)")
-    table1(report)
-    configs = [s for s in _configs() if not quick or _layout(s).num_nodes <= QUICK_NODES]
-    measured = []
-    for s in progress.track(configs, "diameters and broadcasts"):
-        measured.append(measure_config(s, progress))
-    diameter_tables(report, measured)
-    table2(report)
-    table3(report, quick, progress, {m["spec"]: m for m in measured})
-    routing_table(report, quick, progress)
-    routing_example(report)
-    broadcast_table(report, measured)
-    bisection_table(report, measured, quick)
+                           "(Li, Peng, Chu 2012)", tables(ev), claims(ev))
     report.notes += [
-        f"{'--quick: graphs up to 30,000 nodes; ' if quick else ''}{len(measured)} of 72 Table 1 configurations "
-        "built and measured",
+        f"{'--quick: graphs up to 30,000 nodes; ' if quick else ''}{len(ev['measured'])} of 72 Table 1 "
+        "configurations built and measured",
         "labels: serial = copy * N0 + perm_i(a), perm_i listing the base coordinates outside SN^i first; "
         "a level-i super-node is the SN^i sub-product of one base copy",
         "Theorem 1 and 2 use R = D: shortest dimension-order routing in B and in each super-node",

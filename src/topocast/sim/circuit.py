@@ -1,114 +1,33 @@
-"""Circuit engine: switch configurations of a multistage network, traced input to output.
+"""Circuit engine: switch configurations of a multistage network, traced input to output (thesis 3.2.4, 4, 5).
 
-A :class:`MultistageNetwork` is a sequence of switch stages.  Stage ``s`` has
-``switches[s]`` switches with ``ins[s]`` inputs and ``outs[s]`` outputs each;
-a port is named by its *flat* index ``switch * ins + port`` (or ``* outs``)
-inside its stage, and by its *global* index (flat index plus the stage's
-offset) inside the whole network.  ``next_in[g]`` takes the global output
-``g`` of a stage to the global input of the next stage it is wired to (``-1``
-where the wire leads nowhere; entries of the last stage are unused): the
-outputs of the last stage lead to the network's outputs through ``net_out``; network input ``i`` enters at global
-input ``net_in[i]``.
-
-A *configuration* (a "route") is one int array over all global inputs: the
-output port (``0 .. outs-1``) each switch input is connected to, or ``-1``
-(not connected).  Switch states of a family (shift, XOR, window) become a
-route through :func:`shift_route`, :func:`xor_route` and :func:`window_route`.
+The network is a :class:`~topocast.topology.stages.MultistageNetwork` (switch
+stages and the wires between them); a *configuration* (a "route") gives the
+output port each switch input is connected to, or ``-1``.  Switch states of
+a family (shift, XOR, window) become a route through :func:`shift_route`,
+:func:`xor_route` and :func:`window_route`.
 
 :func:`trace` follows every network input through its switches and returns
 the permutation realised (``perm[i]`` = output reached by input ``i``, ``-1``
 where the circuit is not set up or is cut), the use count of every link
 (switch output) and the links used by two or more circuits (conflicts).
 :func:`trace_many` does the same for a batch of configurations in parallel
-(numba), which is what the fat-tree benchmark uses.
+(numba).  :func:`trace_plan` runs a whole
+:class:`~topocast.plans.circuit.CircuitPlan` -- every row, every pass, a
+chunk of rows at a time -- and hands the merged rows to the one circuit
+check, :class:`topocast.verify.CircuitSquare`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
-
-ROUTE_DTYPE = np.int16
-
-
-@dataclass(frozen=True, eq=False)
-class MultistageNetwork:
-    """Switch stages and the wires between them (see the module docstring)."""
-
-    name: str
-    switches: np.ndarray
-    ins: np.ndarray
-    outs: np.ndarray
-    next_in: np.ndarray
-    net_in: np.ndarray
-    net_out: np.ndarray
-    stage_names: tuple[str, ...] = ()
-    meta: dict = field(default_factory=dict)
-
-    def __post_init__(self):
-        for name in ("switches", "ins", "outs", "next_in", "net_in", "net_out"):
-            arr = np.ascontiguousarray(getattr(self, name), dtype=np.int64)
-            arr.setflags(write=False)
-            object.__setattr__(self, name, arr)
-        in_off = np.zeros(self.num_stages + 1, dtype=np.int64)
-        np.cumsum(self.switches * self.ins, out=in_off[1:])
-        out_off = np.zeros(self.num_stages + 1, dtype=np.int64)
-        np.cumsum(self.switches * self.outs, out=out_off[1:])
-        object.__setattr__(self, "in_off", in_off)
-        object.__setattr__(self, "out_off", out_off)
-        if len(self.next_in) != out_off[-1]:
-            raise ValueError("next_in must have one entry per switch output")
-
-    @property
-    def num_stages(self) -> int:
-        return len(self.switches)
-
-    @property
-    def num_inputs(self) -> int:
-        return len(self.net_in)
-
-    @property
-    def num_outputs(self) -> int:
-        return int(self.net_out.max()) + 1 if len(self.net_out) else 0
-
-    @property
-    def route_size(self) -> int:
-        return int(self.in_off[-1])
-
-    def empty_route(self) -> np.ndarray:
-        """A configuration with nothing connected."""
-        return np.full(self.route_size, -1, dtype=ROUTE_DTYPE)
-
-    def stage_slice(self, stage: int) -> slice:
-        return slice(int(self.in_off[stage]), int(self.in_off[stage + 1]))
-
-    def set_stage(self, route: np.ndarray, stage: int, table: np.ndarray) -> None:
-        """Write a ``(switches, ins)`` table of output ports into ``route``."""
-        table = np.asarray(table)
-        shape = (int(self.switches[stage]), int(self.ins[stage]))
-        if table.shape != shape:
-            raise ValueError(f"stage {stage}: table of shape {table.shape}, expected {shape}")
-        route[..., self.stage_slice(stage)] = table.reshape(-1)
-
-    def describe_link(self, global_out: int) -> str:
-        stage = int(np.searchsorted(self.out_off, global_out, side="right") - 1)
-        flat = global_out - int(self.out_off[stage])
-        sw, port = divmod(flat, int(self.outs[stage]))
-        name = self.stage_names[stage] if self.stage_names else f"stage {stage}"
-        return f"{name} switch {sw} output {port}"
-
-
-def stage_wiring(out_switches: int, outs: int, ins_next: int, target_switch: np.ndarray,
-                 target_port: np.ndarray) -> np.ndarray:
-    """Flat ``next_in`` block of one stage from the target switch and port of each output."""
-    target_switch = np.asarray(target_switch, dtype=np.int64).reshape(out_switches * outs)
-    target_port = np.asarray(target_port, dtype=np.int64).reshape(out_switches * outs)
-    return target_switch * ins_next + target_port
-
+from ..plans.circuit import CircuitPlan
+from ..topology.stages import ROUTE_DTYPE, MultistageNetwork
+from ..verify import CircuitSquare, SquareCheck
 
 # -- switch states ---------------------------------------------------------------
 
@@ -280,49 +199,41 @@ def trace_many(network: MultistageNetwork, routes: np.ndarray) -> tuple[np.ndarr
     return perms, conflicts, dropped
 
 
-# -- checks on a set of permutations -------------------------------------------
+# -- a whole plan ------------------------------------------------------------------
 
-def is_latin_square(perms: np.ndarray) -> bool:
-    """True when the rows are permutations of ``0..N-1`` and no column repeats a value.
 
-    ``perms`` has shape ``(N, N)``: row ``k`` is a permutation.
+def trace_plan(plan: CircuitPlan, progress=None) -> SquareCheck:
+    """Trace every row of ``plan`` in every pass, ``plan.chunk`` rows at a time, and check the merged rows.
+
+    ``progress`` (optional) has ``track(items, label)``.  Memory: the check
+    keeps an ``int32`` and a ``uint8`` matrix of ``rows x inputs``.
     """
-    perms = np.asarray(perms)
-    if perms.ndim != 2 or perms.shape[0] != perms.shape[1]:
-        return False
-    n = perms.shape[0]
-    if perms.min(initial=0) < 0 or perms.max(initial=0) >= n:
-        return False
-    flat = perms.astype(np.int64)
-    idx = np.arange(n, dtype=np.int64)
-    # one count per (row, value) and per (column, value): a Latin square fills both exactly once
-    rows_ok = np.all(np.bincount((flat + n * idx[:, None]).ravel(), minlength=n * n) == 1)
-    cols_ok = np.all(np.bincount((flat * n + idx[None, :]).ravel(), minlength=n * n) == 1)
-    return bool(rows_ok and cols_ok)
+    net = plan.network
+    square = CircuitSquare(plan.rows, net.num_inputs, plan.passes, plan.collective)
+    steps = [(p, lo) for p in range(plan.passes) for lo in range(0, plan.rows, plan.chunk)]
+    if progress is not None:
+        steps = progress.track(steps, f"tracing {net.name}")
+    for p, lo in steps:
+        rows = np.arange(lo, min(plan.rows, lo + plan.chunk), dtype=np.int64)
+        routes = np.ascontiguousarray(plan.routes(rows, p), dtype=ROUTE_DTYPE)
+        perms, conflicts, dropped = trace_many(net, routes)
+        square.add(lo, perms, conflicts, dropped)
+        if conflicts.any() or dropped.any():
+            _describe_faults(square, net, routes, rows, p, conflicts, dropped)
+    return square.finish(plan.expected_rows if plan.expected is not None else None, plan.chunk)
 
 
-def delivery_counts(n: int, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """``counts[src, dst]``: how often a circuit joined ``src`` to ``dst``."""
-    ok = targets >= 0
-    flat = np.asarray(sources)[ok] * n + np.asarray(targets)[ok]
-    return np.bincount(flat, minlength=n * n).reshape(n, n)
-
-
-def path_counts(net):
-    """``paths[i, j]``: input-to-output paths through the layered switch graph, whatever the switch
-    settings (a banyan network has exactly one between every pair)."""
-    n = net.num_inputs
-    counts = np.zeros((n, int(net.in_off[1])), dtype=np.int64)
-    counts[np.arange(n), net.net_in] = 1
-    for s in range(net.num_stages):
-        ins, outs = int(net.ins[s]), int(net.outs[s])
-        per_switch = counts.reshape(n, -1, ins).sum(axis=2)
-        out_counts = np.repeat(per_switch, outs, axis=1)
-        if s == net.num_stages - 1:
-            result = np.zeros((n, net.num_outputs), dtype=np.int64)
-            result[:, net.net_out] = out_counts
-            return result
-        nxt = np.zeros((n, int(net.in_off[s + 2] - net.in_off[s + 1])), dtype=np.int64)
-        targets = net.next_in[net.out_off[s]:net.out_off[s + 1]] - net.in_off[s + 1]
-        nxt[:, targets] = out_counts
-        counts = nxt
+def _describe_faults(square: CircuitSquare, net: MultistageNetwork, routes: np.ndarray, rows: np.ndarray,
+                     pass_index: int, conflicts: np.ndarray, dropped: np.ndarray) -> None:
+    """Name the first conflicting link and the first cut circuit of a chunk (traced once more, alone)."""
+    if conflicts.any() and "conflict" not in square.first:
+        c = int(np.argmax(conflicts > 0))
+        square.note("conflict", f"row {int(rows[c])} pass {pass_index}: {trace(net, routes[c]).first_conflict()}")
+    if dropped.any() and "dropped" not in square.first:
+        c = int(np.argmax(dropped > 0))
+        fail = trace(net, routes[c]).fail_stage
+        i = int(np.argmax(fail > 0))
+        stage = int(fail[i])
+        name = net.stage_names[stage] if net.stage_names else f"stage {stage}"
+        square.note("dropped", f"row {int(rows[c])} pass {pass_index}: the circuit of input {i} "
+                               f"stops at {name}")

@@ -35,9 +35,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import Family, Param, register_family
-from ..sim.circuit import MultistageNetwork
 from .core import Topology
 from .multistage import _check_dary, _digit_swap, line_network, network_topology
+from .stages import MultistageNetwork
 
 FAMILY = "butterfly-butterfly"
 
@@ -97,6 +97,7 @@ def butterfly_butterfly(n: int, d: int = 2) -> Topology:
     >>> butterfly_butterfly(3).meta["stages"]
     5
     """
+    n, d = _check_dary(FAMILY, n, d)
     net = butterfly_butterfly_network(n, d)
     return network_topology(net, FAMILY, {"n": n, "d": d},
                             {"spec": f"{FAMILY}:n={n},d={d}", "lines": d ** n, "middle_stage": n - 1})

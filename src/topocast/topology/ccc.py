@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import TopocastError
 from ..registry import Family, Param, register_family
+from ..validate import integer
 from .core import MixedRadixCodec, Topology
 
 
@@ -22,9 +22,7 @@ def ccc_diameter_formula(n: int) -> int:
 
 
 def _check_n(n) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 3 <= n <= 24:
-        raise TopocastError(f"ccc: parameter 'n' must be an integer in 3..24, got {n}")
-    return int(n)
+    return integer(n, "n", owner="ccc", minimum=3, maximum=24)
 
 
 def _estimate(n: int) -> tuple[int, int]:

@@ -15,18 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import TopocastError
 from ..registry import Family, Param, register_family
+from ..validate import integer, integers
 from .core import MixedRadixCodec, Topology
 from .product import cartesian_product
-
-
-def _check_size(name: str, value: int, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TopocastError(f"{name}: must be an integer, got {value!r}")
-    if value < minimum:
-        raise TopocastError(f"{name}: must be >= {minimum}, got {value}")
-    return int(value)
 
 
 def ring(n: int) -> Topology:
@@ -35,7 +27,7 @@ def ring(n: int) -> Topology:
     >>> ring(5).num_edges
     5
     """
-    n = _check_size("ring n", n, 2)
+    n = integer(n, "n", owner="ring", minimum=2)
     nodes = np.arange(n, dtype=np.int64)
     src = np.concatenate([nodes, nodes])
     dst = np.concatenate([(nodes + 1) % n, (nodes - 1) % n])
@@ -50,7 +42,7 @@ def path(n: int) -> Topology:
     >>> path(4).num_edges
     3
     """
-    n = _check_size("path n", n, 1)
+    n = integer(n, "n", owner="path", minimum=1)
     nodes = np.arange(n - 1, dtype=np.int64)
     src = np.concatenate([nodes, nodes + 1])
     dst = np.concatenate([nodes + 1, nodes])
@@ -65,19 +57,17 @@ def complete(n: int) -> Topology:
     >>> complete(4).num_edges
     6
     """
-    n = _check_size("complete n", n, 1)
+    n = integer(n, "n", owner="complete", minimum=1)
     u, v = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
     mask = u != v
     return Topology.from_arcs("complete", {"n": n}, n, u[mask], v[mask], None, ("link",),
                               vertex_transitive=True, meta={"spec": f"complete:{n}"})
 
 
-def _dims(name: str, dims) -> tuple[int, ...]:
-    if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-        dims = tuple(dims[0])
-    if not dims:
-        raise TopocastError(f"{name} dims: give at least one size")
-    return tuple(_check_size(f"{name} dims", d, 2) for d in dims)
+def _dims(name: str, dims: tuple) -> tuple[int, ...]:
+    if len(dims) == 1 and not isinstance(dims[0], (int, float, str)) and hasattr(dims[0], "__len__"):
+        dims = dims[0]
+    return integers(dims, "dims", owner=name, minimum=2)
 
 
 def mesh(*dims: int) -> Topology:
@@ -110,9 +100,7 @@ def hypercube(n: int) -> Topology:
     >>> hypercube(3).num_edges
     12
     """
-    n = _check_size("hypercube n", n, 1)
-    if n > 40:
-        raise TopocastError(f"hypercube n: must be <= 40, got {n}")
+    n = integer(n, "n", owner="hypercube", minimum=1, maximum=40)
     total = 1 << n
     nodes = np.arange(total, dtype=np.int64)
     src = np.repeat(nodes, n)
@@ -141,12 +129,12 @@ register_family(Family(
     "complete graph K_n", positional="n", aliases=("clique",),
     estimate=lambda n: (n, n * (n - 1)), example="complete:8"))
 register_family(Family(
-    "mesh", lambda dims: mesh(*dims), (Param("dims", "dims", doc="sizes per dimension, e.g. 16x16", minimum=2),),
+    "mesh", lambda dims: mesh(dims), (Param("dims", "dims", doc="sizes per dimension, e.g. 16x16", minimum=2),),
     "k-ary n-D mesh, mixed radix", positional="dims",
     estimate=lambda dims: (_prod(dims), sum(2 * (d - 1) * _prod(dims) // d for d in dims)),
     example="mesh:16x16"))
 register_family(Family(
-    "torus", lambda dims: torus(*dims), (Param("dims", "dims", doc="sizes per dimension, e.g. 8x8x8", minimum=2),),
+    "torus", lambda dims: torus(dims), (Param("dims", "dims", doc="sizes per dimension, e.g. 8x8x8", minimum=2),),
     "k-ary n-cube (torus), mixed radix", positional="dims",
     estimate=lambda dims: (_prod(dims), 2 * len(dims) * _prod(dims)), example="torus:8x8x8"))
 register_family(Family(

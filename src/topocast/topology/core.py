@@ -10,13 +10,15 @@ name such as ``+d0``, ``+rho``, ``global``, ``up``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from types import MappingProxyType
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..errors import TopocastError
+from ..validate import integer
 
 
 class Codec:
@@ -31,7 +33,7 @@ class Codec:
 
     def encode(self, label: Sequence) -> int:
         """Node index of the coordinates ``label``."""
-        return int(label[0])
+        return integer(label[0], "index", owner="node")
 
     def format(self, index: int) -> str:
         return ",".join(str(v) for v in self.decode(index))
@@ -60,20 +62,21 @@ class MixedRadixCodec(Codec):
         self.strides = tuple(strides)
 
     def decode(self, index: int) -> tuple:
-        return tuple(int(index) // s % r for s, r in zip(self.strides, self.radices))
+        return tuple(int(index) // s % r for s, r in zip(self.strides, self.radices, strict=False))
 
     def decode_array(self, index: np.ndarray) -> np.ndarray:
         """Coordinates of many nodes, shape ``(len(index), dims)``."""
         index = np.asarray(index, dtype=np.int64)
-        return np.stack([(index // s) % r for s, r in zip(self.strides, self.radices)], axis=-1)
+        return np.stack([(index // s) % r for s, r in zip(self.strides, self.radices, strict=False)], axis=-1)
 
     def encode(self, label: Sequence) -> int:
         if len(label) != len(self.radices):
             raise TopocastError(f"node: expected {len(self.radices)} coordinates, got {len(label)}")
-        for value, r, name in zip(label, self.radices, self.fields):
-            if not 0 <= int(value) < r:
+        coords = [integer(value, name, owner="node") for value, name in zip(label, self.fields, strict=True)]
+        for value, r, name in zip(coords, self.radices, self.fields, strict=True):
+            if not 0 <= value < r:
                 raise TopocastError(f"node: coordinate {name}={value} must be in 0..{r - 1}")
-        return int(sum(int(v) * s for v, s in zip(label, self.strides)))
+        return sum(v * s for v, s in zip(coords, self.strides, strict=True))
 
     def encode_array(self, coords: np.ndarray) -> np.ndarray:
         coords = np.asarray(coords, dtype=np.int64)
@@ -116,7 +119,7 @@ class Topology:
         for arr in (self.indptr, self.indices, self.arc_labels):
             arr.setflags(write=False)
         if len(self.indptr) < 2 or self.indptr[-1] != len(self.indices) or len(self.arc_labels) != len(self.indices):
-            raise ValueError("inconsistent CSR arrays")
+            raise TopocastError(f"{family}: inconsistent CSR arrays (need indptr[-1] == len(indices) == len(labels))")
 
     # -- construction -----------------------------------------------------
     @classmethod
@@ -130,8 +133,9 @@ class Topology:
         labels: np.ndarray | None = None,
         label_names: Sequence[str] = ("link",),
         **kwargs: Any,
-    ) -> "Topology":
+    ) -> Topology:
         """Build from directed arcs (give both directions of every link)."""
+        num_nodes = integer(num_nodes, "num_nodes", owner=family, minimum=0)
         src = np.asarray(src, dtype=np.int64)
         dst = np.asarray(dst, dtype=np.int64)
         labels = np.zeros(len(src), dtype=np.int16) if labels is None else np.asarray(labels, dtype=np.int16)
@@ -142,7 +146,7 @@ class Topology:
         return cls(family, params, indptr, dst, labels, label_names, **kwargs)
 
     @classmethod
-    def from_networkx(cls, graph, family: str = "networkx") -> "Topology":
+    def from_networkx(cls, graph, family: str = "networkx") -> Topology:
         """Wrap a networkx (Multi)Graph; nodes are renumbered in iteration order.
 
         The original node names become the codec (``decode`` gives ``(name,)``).
@@ -228,7 +232,7 @@ class Topology:
         rev = np.empty(self.num_arcs, dtype=np.int64)
         rev[forward] = backward
         if not (np.array_equal(src[forward], dst[backward]) and np.array_equal(dst[forward], src[backward])):
-            raise ValueError("adjacency is not symmetric")
+            raise TopocastError(f"{self.family}: adjacency is not symmetric")
         rev.setflags(write=False)
         return rev
 
@@ -238,9 +242,10 @@ class Topology:
     # -- labels -----------------------------------------------------------
     def label(self, node: int) -> tuple:
         """The family's coordinates of ``node``."""
-        if not 0 <= int(node) < self.num_nodes:
+        node = integer(node, "node", owner="node")
+        if not 0 <= node < self.num_nodes:
             raise TopocastError(f"node: {node} is outside 0..{self.num_nodes - 1}")
-        return self.codec.decode(int(node))
+        return self.codec.decode(node)
 
     def index(self, label: Sequence | str) -> int:
         """Node index of a label (tuple of coordinates or text ``"1,2"``)."""
@@ -271,7 +276,7 @@ class Topology:
         keep = src < dst
         names = np.asarray(self.label_names, dtype=object)[self.arc_labels[keep]]
         graph.add_edges_from(
-            (int(u), int(v), {"label": lab}) for u, v, lab in zip(src[keep], dst[keep], names)
+            (int(u), int(v), {"label": lab}) for u, v, lab in zip(src[keep], dst[keep], names, strict=False)
         )
         return graph
 

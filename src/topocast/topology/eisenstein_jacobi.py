@@ -40,14 +40,15 @@ paper's dimension n (the highest layer).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from math import gcd
-from typing import Sequence
 
 import numpy as np
 
 from ..errors import TopocastError
 from ..registry import Family, Param, register_family
+from ..validate import integer
 from .core import Codec, Topology
 from .product import cartesian_product
 
@@ -71,11 +72,9 @@ def hex_norm(x, y):
     return np.where(x * y >= 0, np.abs(x) + np.abs(y), np.maximum(np.abs(x), np.abs(y)))
 
 
-def check_alpha(a: int, b: int, n: int = 1) -> None:
-    """Raise :class:`TopocastError` unless 0 <= a <= b, a^2 + ab + b^2 >= 2 and n >= 1."""
-    for name, value in (("a", a), ("b", b), ("n", n)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TopocastError(f"ej: parameter '{name}' must be an integer, got {value!r}")
+def check_alpha(a: int, b: int, n: int = 1) -> tuple[int, int, int]:
+    """``(a, b, n)`` as ints, or a :class:`TopocastError` unless 0 <= a <= b, a^2 + ab + b^2 >= 2 and n >= 1."""
+    a, b, n = (integer(value, name, owner="ej") for name, value in (("a", a), ("b", b), ("n", n)))
     if a < 0 or b < 0:
         raise TopocastError(f"ej: parameters 'a' and 'b' must be >= 0, got a={a}, b={b}")
     if a > b:
@@ -84,6 +83,7 @@ def check_alpha(a: int, b: int, n: int = 1) -> None:
         raise TopocastError(f"ej: the norm a^2 + ab + b^2 must be >= 2, got a={a}, b={b} (norm {a * a + a * b + b * b})")
     if n < 1:
         raise TopocastError(f"ej: parameter 'n' must be >= 1, got n={n}")
+    return a, b, n
 
 
 class EJRing:
@@ -94,8 +94,8 @@ class EJRing:
     """
 
     def __init__(self, a: int, b: int):
-        check_alpha(a, b)
-        self.a, self.b = int(a), int(b)
+        a, b, _ = check_alpha(a, b)
+        self.a, self.b = a, b
         self.norm = a * a + a * b + b * b
         self.g = gcd(a, b)
         self.d1 = self.norm // self.g
@@ -337,7 +337,8 @@ class EJCodec(Codec):
             raise TopocastError(f"node: expected {2 * self.dims} coordinates (x, y per dimension), got {len(label)}")
         index = 0
         for d in range(self.dims):
-            index = index * self.ring.norm + int(self.ring.reduce(int(label[2 * d]), int(label[2 * d + 1])))
+            x, y = (integer(label[2 * d + i], name, owner="node") for i, name in enumerate(("x", "y")))
+            index = index * self.ring.norm + int(self.ring.reduce(x, y))
         return index
 
     def format(self, index: int) -> str:
@@ -364,7 +365,7 @@ def ej_1d(a: int, b: int) -> Topology:
     src = np.repeat(np.arange(n, dtype=np.int64), 6)
     dst = ring.neighbors.ravel()
     labels = np.tile(np.arange(6, dtype=np.int16), n)
-    return Topology.from_arcs("ej", {"a": a, "b": b, "n": 1}, n, src, dst, labels, DIRECTION_NAMES,
+    return Topology.from_arcs("ej", {"a": ring.a, "b": ring.b, "n": 1}, n, src, dst, labels, DIRECTION_NAMES,
                               codec=EJCodec(ring, 1), vertex_transitive=True,
                               meta=_meta(ring, 1))
 
@@ -403,7 +404,7 @@ def eisenstein_jacobi(a: int, b: int, n: int = 1) -> Topology:
     >>> eisenstein_jacobi(3, 4).num_nodes
     37
     """
-    check_alpha(a, b, n)
+    a, b, n = check_alpha(a, b, n)
     one = ej_1d(a, b)
     if n == 1:
         return one
@@ -414,7 +415,7 @@ def eisenstein_jacobi(a: int, b: int, n: int = 1) -> Topology:
 
 
 def _estimate(a: int, b: int, n: int = 1) -> tuple[int, int]:
-    check_alpha(a, b, n)
+    a, b, n = check_alpha(a, b, n)
     nodes = (a * a + a * b + b * b) ** n
     return nodes, 6 * n * nodes
 

@@ -22,7 +22,7 @@ Graph view (:func:`gft`): nodes ``0 .. N-1`` are the processors (label
 
 Opened view (:func:`gft_network`): the ``2h + 1`` switch stages the thesis
 draws left to right -- up levels ``0 .. h-1``, the top, down levels
-``h-1 .. 0`` -- as a :class:`~topocast.sim.circuit.MultistageNetwork`:
+``h-1 .. 0`` -- as a :class:`~topocast.topology.stages.MultistageNetwork`:
 
 * stage ``x`` (``x < h``) is up level ``x``: level 0 has inputs = processor
   ports ``t``, outputs = up ports; level ``x >= 1`` has inputs = down ports
@@ -45,21 +45,25 @@ import numpy as np
 
 from ..errors import TopocastError
 from ..registry import Family, Param, register_family
-from ..sim.circuit import MultistageNetwork
+from ..validate import integer
 from .core import Codec, Topology
+from .stages import MultistageNetwork
 
 
-def check_gft_params(h: int, m: int, w: int, powers_of_two: bool = False, owner: str = "gft") -> None:
-    """Raise :class:`TopocastError` unless ``h >= 1``, ``m >= 2``, ``w >= 1`` (and powers of 2 if asked)."""
-    for name, value, low in (("h", h, 1), ("m", m, 2), ("w", w, 1)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TopocastError(f"{owner}: parameter '{name}' must be an integer, got {value!r}")
-        if value < low:
-            raise TopocastError(f"{owner}: parameter '{name}' must be >= {low}, got {name}={value}")
+def check_gft_params(h: int, m: int, w: int, powers_of_two: bool = False,
+                     owner: str = "gft") -> tuple[int, int, int]:
+    """``(h, m, w)`` as ints, or a :class:`TopocastError` unless ``h >= 1``, ``m >= 2``, ``w >= 1``.
+
+    With ``powers_of_two``, ``m`` and ``w`` must be powers of two as well.
+    """
+    h = integer(h, "h", owner=owner, minimum=1)
+    m = integer(m, "m", owner=owner, minimum=2)
+    w = integer(w, "w", owner=owner, minimum=1)
     if powers_of_two:
         for name, value in (("m", m), ("w", w)):
             if value & (value - 1):
                 raise TopocastError(f"{owner}: parameter '{name}' must be a power of two, got {name}={value}")
+    return h, m, w
 
 
 @dataclass(frozen=True)
@@ -137,9 +141,10 @@ def gft_network(h: int, m: int, w: int) -> MultistageNetwork:
     """The opened GFT(h, m, w): ``2h + 1`` switch stages (see the module docstring).
 
     >>> net = gft_network(2, 2, 2)
-    >>> net.num_stages, net.num_inputs, list(net.switches)
+    >>> net.num_stages, net.num_inputs, net.switches.tolist()
     (5, 8, [4, 4, 4, 4, 4])
     """
+    h, m, w = check_gft_params(h, m, w)
     shape = GFTShape(h, m, w)
     switches, ins, outs, names = [], [], [], []
     for x in range(h):
@@ -205,6 +210,7 @@ def gft(h: int, m: int, w: int) -> Topology:
     >>> t.num_nodes, t.meta["level_counts"]
     (20, [4, 4, 4])
     """
+    h, m, w = check_gft_params(h, m, w)
     shape = GFTShape(h, m, w)
     codec = GFTCodec(shape)
     off = codec.offsets

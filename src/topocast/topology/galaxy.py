@@ -42,6 +42,7 @@ import numpy as np
 
 from ..errors import TopocastError
 from ..registry import Family, Param, register_family
+from ..validate import integer
 from .core import MixedRadixCodec, Topology
 
 INTRA, INTER = 0, 1
@@ -133,9 +134,9 @@ class FiniteField:
 @lru_cache(maxsize=32)
 def finite_field(q: int, owner: str = "galaxy") -> FiniteField:
     """GF(q) for ``q`` a prime power (or 1); raises :class:`TopocastError` otherwise."""
-    if isinstance(q, bool) or not isinstance(q, (int, np.integer)) or q < 1:
-        raise TopocastError(f"{owner}: parameter 'q' must be a prime power (or 1), got q={q!r}")
-    q = int(q)
+    q = integer(q, "q", owner=owner)
+    if q < 1:
+        raise TopocastError(f"{owner}: parameter 'q' must be a prime power (or 1), got q={q}")
     if q == 1:
         return FiniteField(1, 1, 0, 0, np.zeros(0, np.int64), np.full(1, -1, np.int64))
     pk = prime_power(q)
@@ -182,6 +183,7 @@ def generator_sets(q: int, owner: str = "galaxy") -> GeneratorSets:
     >>> g.X.tolist(), g.X_prime.tolist(), g.H.tolist()
     ([1, 4], [2, 3], [0, 2, 4, 1, 3])
     """
+    q = integer(q, "q", owner=owner)
     field = finite_field(q, owner)
     if q == 1:
         empty = np.zeros(0, dtype=np.int64)
@@ -262,16 +264,13 @@ def galaxy_degree(n: int, q: int) -> int:
 
 
 def _check_int(owner: str, name: str, value, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TopocastError(f"{owner}: parameter '{name}' must be an integer, got {value!r}")
-    if value < minimum:
-        raise TopocastError(f"{owner}: parameter '{name}' must be >= {minimum}, got {name}={value}")
-    return int(value)
+    return integer(value, name, owner=owner, minimum=minimum)
 
 
 def galaxy_arcs(n: int, q: int, owner: str = "galaxy"):
     """Directed arcs ``(src, dst, label)`` of the Galaxy graph and its generator sets."""
     n = _check_int(owner, "n", n, 1)
+    q = _check_int(owner, "q", q, 1)
     sets = generator_sets(q, owner)
     iu, iv = _difference_arcs(sets.field, sets.X)
     clusters = np.arange(n, dtype=np.int64)
@@ -307,6 +306,7 @@ def galaxy(n: int, q: int) -> Topology:
     >>> [int(v) + 1 for v in g.neighbors(7)]  # S8 -> S5, S7, S9, S12
     [5, 7, 9, 12]
     """
+    n, q = _check_int("galaxy", "n", n, 1), _check_int("galaxy", "q", q, 1)
     src, dst, lab, sets = galaxy_arcs(n, q)
     return Topology.from_arcs(
         "galaxy", {"n": n, "q": q}, n * q, src, dst, lab, ("intra", "inter"),

@@ -120,6 +120,7 @@ def galaxyfly(n: int, q: int, a: int, h: int | None = None, p: int = 1) -> Topol
     >>> t.num_nodes, t.meta["supernode_degree"], t.meta["h"]
     (60, 4, 1)
     """
+    n, q, a = (_check_int("galaxyfly", name, value, 1) for name, value in (("n", n), ("q", q), ("a", a)))
     return _network("galaxyfly", {"n": n, "q": q, "a": a}, n, q, a, h, p,
                     MixedRadixCodec([n, q, a], ("cluster", "element", "router")))
 
@@ -133,7 +134,7 @@ def dragonfly(g: int, a: int, h: int | None = None, p: int = 1) -> Topology:
     >>> t.num_nodes, t.meta["global_links"]
     (60, 3)
     """
-    g = _check_int("dragonfly", "g", g, 1)
+    g, a = _check_int("dragonfly", "g", g, 1), _check_int("dragonfly", "a", a, 1)
     return _network("dragonfly", {"g": g, "a": a}, g, 1, a, h, p,
                     MixedRadixCodec([g, a], ("group", "router")))
 

@@ -32,14 +32,15 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Sequence
 
 import numpy as np
 
 from ..errors import TopocastError
 from ..registry import Family, Param, register_family
+from ..validate import integer
 from .classic import complete, hypercube, ring
 from .core import MixedRadixCodec, Topology
 from .product import cartesian_product
@@ -349,7 +350,7 @@ class HDNLayout:
         copy, a = self.split(level, serial)
         return self.join(self.k, np.asarray(instance, dtype=np.int64) * (self.sizes[level] // self.N0) + copy, a)
 
-    def codec(self) -> "HDNCodec":
+    def codec(self) -> HDNCodec:
         return HDNCodec(self)
 
     def spec_s(self) -> str:
@@ -359,7 +360,7 @@ class HDNLayout:
         they do, else positions (``d0xd2``).
         """
         entries = []
-        for level, (subset, size) in enumerate(zip(self.supernodes, self.s), 1):
+        for level, (subset, size) in enumerate(zip(self.supernodes, self.s, strict=False), 1):
             if _subset_by_size(self.factors, size, level, "hdn") == subset:
                 entries.append(str(size))
                 continue
@@ -441,13 +442,12 @@ def _layout(base, k, s, owner: str) -> HDNLayout:
         k = len(s.split("/"))  # k defaults to the number of super-nodes listed
     if k is None:
         raise TopocastError(f"{owner}: parameter 'k' is required when 's' is not given (e.g. k=2)")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise TopocastError(f"{owner}: parameter 'k' must be an integer >= 1, got {k}")
+    k = integer(k, "k", owner=owner, minimum=1)
     if k > MAX_LEVELS:
         raise TopocastError(f"{owner}: parameter 'k' must be <= {MAX_LEVELS} (HDN(B,k) has at least "
                             f"2^(2^k) nodes), got {k}")
     factors = parse_base(base, owner)
-    return HDNLayout(factors, parse_supernodes(s, factors, int(k), owner))
+    return HDNLayout(factors, parse_supernodes(s, factors, k, owner))
 
 
 def _base_text(factors: Sequence[BaseFactor]) -> str:
@@ -531,10 +531,9 @@ def dual_cube(n: int) -> Topology:
     >>> dual_cube(3).num_nodes
     32
     """
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2:
-        raise TopocastError(f"dualcube: parameter 'n' must be an integer >= 2, got {n}")
-    layout = HDNLayout((BaseFactor("hypercube", int(n) - 1),), ((),))
-    return build_from_layout(layout, "dualcube", {"n": int(n)}, spec=f"dualcube:{int(n)}")
+    n = integer(n, "n", owner="dualcube", minimum=2)
+    layout = HDNLayout((BaseFactor("hypercube", n - 1),), ((),))
+    return build_from_layout(layout, "dualcube", {"n": n}, spec=f"dualcube:{n}")
 
 
 #: beyond this the memory guard's figures would overflow a float; no such network is buildable
@@ -546,13 +545,6 @@ def _estimate_layout(layout: HDNLayout) -> tuple[int, int]:
         raise TopocastError(f"max-memory: HDN(B,{layout.k},S) on base {'x'.join(f.name for f in layout.factors)} "
                             f"has about 10^{int(math.log10(layout.num_nodes))} nodes; nothing that size can be built")
     return layout.num_nodes, layout.num_nodes * layout.degree
-
-
-def hdn_routing(topology: Topology, source: int, target: int) -> list[int]:
-    """Algorithm 1 (``topocast route``); lives in :mod:`topocast.algorithms.hdn_routing`."""
-    from ..algorithms.hdn_routing import hdn_route
-
-    return hdn_route(topology, source, target)
 
 
 def _orbits(topology: Topology) -> np.ndarray:
@@ -569,6 +561,7 @@ def hdn_layout(topology: Topology) -> HDNLayout:
     return codec.layout
 
 
+# the family router (Algorithm 1) is attached by topocast.algorithms.hdn_routing (registry.attach_router)
 register_family(Family(
     name="hdn",
     builder=hierarchical_dual_net,
@@ -579,7 +572,6 @@ register_family(Family(
     aliases=("hierarchical-dual-net",),
     estimate=lambda base, k=None, s=None: _estimate_layout(_layout(base, k, s, "hdn")),
     example="hdn:base=2x3x5,k=2,s=6/15",
-    router=hdn_routing,
     orbits=_orbits,
 ))
 register_family(Family(
@@ -591,7 +583,6 @@ register_family(Family(
     aliases=("recursive-dual-net",),
     estimate=lambda base, k: _estimate_layout(_layout(base, k, None, "rdn")),
     example="rdn:base=Q3,k=2",
-    router=hdn_routing,
     orbits=_orbits,
 ))
 register_family(Family(
@@ -603,6 +594,5 @@ register_family(Family(
     positional="n",
     estimate=lambda n: _estimate_layout(HDNLayout((BaseFactor("hypercube", max(1, n - 1)),), ((),))),
     example="dualcube:4",
-    router=hdn_routing,
     orbits=_orbits,
 ))

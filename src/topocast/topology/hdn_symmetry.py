@@ -121,7 +121,7 @@ def orbit_labels(topology: Topology, generators: list[np.ndarray]) -> np.ndarray
         inverses.append(inv)
     while True:
         before = label.copy()
-        for g, inv in zip(generators, inverses):
+        for g, inv in zip(generators, inverses, strict=False):
             np.minimum(label, label[g], out=label)
             np.minimum(label, label[inv], out=label)
         while True:

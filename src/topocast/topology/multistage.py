@@ -1,7 +1,7 @@
 """Multistage interconnection networks: butterfly, Omega, baseline, Benes and Clos (thesis 1.1.6, 2.1).
 
 Each family has a circuit view (:func:`multistage_network`, a
-:class:`~topocast.sim.circuit.MultistageNetwork` the circuit engine traces)
+:class:`~topocast.topology.stages.MultistageNetwork` the circuit engine traces)
 and a graph view (the registered builder: input terminals, switches stage by
 stage, output terminals; labels ``(stage, index)``, inputs at stage -1 and
 outputs at stage S).
@@ -35,18 +35,15 @@ import numpy as np
 
 from ..errors import TopocastError
 from ..registry import Family, Param, register_family
-from ..sim.circuit import MultistageNetwork
+from ..validate import integer
 from .core import Codec, Topology
+from .stages import MultistageNetwork
 
 MIN_FAMILIES = ("butterfly", "omega", "baseline", "benes")
 
 
 def _check_int(owner: str, name: str, value, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TopocastError(f"{owner}: parameter '{name}' must be an integer, got {value!r}")
-    if value < low:
-        raise TopocastError(f"{owner}: parameter '{name}' must be >= {low}, got {name}={value}")
-    return int(value)
+    return integer(value, name, owner=owner, minimum=low)
 
 
 def _check_dary(owner: str, n: int, d: int) -> tuple[int, int]:
@@ -101,7 +98,7 @@ def line_network(name: str, d: int, n: int, wires: list[np.ndarray], stage_names
 def _digit_network(name: str, d: int, n: int, digits: list[int]) -> MultistageNetwork:
     pos = np.arange(d ** n, dtype=np.int64)
     wires = [_digit_swap(pos, d, digits[0])]
-    for prev, cur in zip(digits, digits[1:]):
+    for prev, cur in zip(digits, digits[1:], strict=False):
         wires.append(_digit_swap(_digit_swap(pos, d, prev), d, cur))
     wires.append(_digit_swap(pos, d, digits[-1]))
     return line_network(name, d, n, wires, [f"stage {s} (digit {j})" for s, j in enumerate(digits)])
@@ -143,7 +140,7 @@ def check_clos(n: int, m: int, r: int, n2: int = 0, m2: int | None = None) -> tu
     m = _check_int("clos", "m", m, 1)
     r = _check_int("clos", "r", r, 1)
     n2 = _check_int("clos", "n2", n2, 0)
-    m2 = n2 if m2 in (None, 0) else _check_int("clos", "m2", m2, 1)
+    m2 = (0 if m2 is None else _check_int("clos", "m2", m2, 0)) or n2
     if n2 and r % n2:
         raise TopocastError(f"clos: parameter 'n2' must divide r (middle switches r x r become "
                             f"C(n2, m2, r/n2)), got r={r}, n2={n2}")
@@ -263,7 +260,7 @@ def network_topology(net: MultistageNetwork, family: str, params: dict, meta: di
     s, d = np.concatenate(src), np.concatenate(dst)
     labels = np.concatenate([np.zeros(len(s), np.int16), np.ones(len(s), np.int16)])
     meta = dict(meta, stages=stages, switches_per_stage=[int(v) for v in net.switches],
-                switch_sizes=[f"{a}x{b}" for a, b in zip(net.ins, net.outs)], terminals=n_in)
+                switch_sizes=[f"{a}x{b}" for a, b in zip(net.ins, net.outs, strict=False)], terminals=n_in)
     return Topology.from_arcs(family, params, int(off[-1]), np.concatenate([s, d]), np.concatenate([d, s]),
                               labels, ("forward", "backward"), codec=codec, meta=meta)
 
@@ -291,6 +288,7 @@ def network_of(topology: Topology) -> MultistageNetwork:
 
 def _min_family(name: str, doc: str):
     def build(n: int, d: int = 2) -> Topology:
+        n, d = _check_dary(name, n, d)
         net = _MIN_BUILDERS[name](n, d)
         return network_topology(net, name, {"n": n, "d": d},
                                 {"spec": f"{name}:n={n},d={d}", "lines": d ** n})
@@ -319,6 +317,8 @@ def clos(n: int, m: int, r: int, n2: int = 0, m2: int = 0) -> Topology:
     >>> clos(2, 3, 4).meta["strictly_nonblocking"]
     True
     """
+    n, m, r, n2, _ = check_clos(n, m, r, n2, m2)
+    m2 = 0 if m2 is None else int(m2)
     net = clos_network(n, m, r, n2, m2)
     body = f"n={n},m={m},r={r}" + (f",n2={n2},m2={net.meta['m2']}" if n2 else "")
     return network_topology(net, "clos", {"n": n, "m": m, "r": r, "n2": n2, "m2": m2},
@@ -363,7 +363,7 @@ def folded_graph(net: MultistageNetwork):
         target = net.next_in[outs]
         sw = (outs - net.out_off[s]) // net.outs[s]
         to = (target - net.in_off[s + 1]) // net.ins[s + 1]
-        return sorted(zip(sw.tolist(), to.tolist()))
+        return sorted(zip(sw.tolist(), to.tolist(), strict=False))
 
     graph = nx.MultiGraph()
     for i in range(net.num_inputs):

@@ -7,7 +7,7 @@ one coordinate ``i`` and those coordinates are adjacent in factor ``i``.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -40,7 +40,7 @@ def cartesian_product(factors: Sequence[Topology], family: str = "product",
     nodes = np.arange(total, dtype=np.int64)
     label_names: list[str] = []
     srcs, dsts, labs = [], [], []
-    for dim, (fac, stride) in enumerate(zip(factors, codec.strides)):
+    for dim, (fac, stride) in enumerate(zip(factors, codec.strides, strict=False)):
         coord = (nodes // stride) % fac.num_nodes
         deg = fac.port_degree[coord]
         src = np.repeat(nodes, deg)
@@ -64,46 +64,36 @@ def cartesian_product(factors: Sequence[Topology], family: str = "product",
     )
 
 
-def _split_factors(body: str) -> list[str]:
-    parts = [p.strip() for p in body.split("*")]
-    if len(parts) < 1 or any(not p for p in parts):
+def split_factors(body: str) -> dict:
+    """``ring:3*ring:5`` -> ``{"factors": ("ring:3", "ring:5")}``: the factor specs, not yet parsed.
+
+    The spec layer (:mod:`topocast.spec`) parses, estimates and builds each
+    factor and calls the builder with the built topologies.
+    """
+    parts = tuple(p.strip() for p in body.split("*"))
+    if any(not p for p in parts):
         raise TopocastError("product: write factors as SPEC*SPEC, e.g. product:ring:3*ring:5")
-    return parts
+    return {"factors": parts}
 
 
-def _parse_body(body: str) -> dict:
-    from ..spec import parse_spec
-
-    parts = _split_factors(body)
-    for part in parts:
-        parse_spec(part)  # validates each factor now, with its own message
-    return {"factors": tuple(parts)}
+def product_of(factors: Sequence[Topology]) -> Topology:
+    """The builder of ``product:``: the Cartesian product of built factor topologies."""
+    return cartesian_product(list(factors))
 
 
-def _build(factors: tuple[str, ...]) -> Topology:
-    from ..spec import build
-
-    return cartesian_product([build(f) for f in factors])
-
-
-def _estimate(factors: tuple[str, ...]) -> tuple[int, int]:
-    from ..spec import parse_spec
-
-    sizes = []
-    for f in factors:
-        fam, kw = parse_spec(f)
-        sizes.append(fam.estimate(**kw) if fam.estimate else (0, 0))
-    nodes = int(np.prod([s[0] for s in sizes], dtype=np.float64))
-    arcs = int(sum(a * nodes / max(n, 1) for n, a in sizes))
+def product_estimate(factors: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    """``(nodes, directed edges)`` of the product from each factor's ``(nodes, directed edges)``."""
+    nodes = int(np.prod([n for n, _ in factors], dtype=np.float64))
+    arcs = int(sum(a * nodes / max(n, 1) for n, a in factors))
     return nodes, arcs
 
 
 register_family(Family(
     name="product",
-    builder=_build,
+    builder=product_of,
     params=(Param("factors", "str", doc="factor specs joined by '*'"),),
     doc="Cartesian product of any topologies",
-    parse_body=_parse_body,
-    estimate=_estimate,
+    parse_body=split_factors,
+    estimate=product_estimate,
     example="product:ring:3*ring:5",
 ))

@@ -1,15 +1,13 @@
-"""Flit-level wormhole engine for path-based multicast on meshes.
+"""Flit-level wormhole engine: worms with explicit paths on a mesh, cycle by cycle.
 
-``engine`` (the cycle-driven numba core), ``routing`` (e-cube and Lin-Ni
-Hamiltonian routing, path expansion), ``traffic`` (plans into arrays,
-Poisson generators), ``workload`` (one load point with batch-means
-statistics, load sweeps in a process pool).
+``engine`` holds the cycle-driven numba core (:func:`simulate`), the router
+configuration (:class:`RouterConfig`) and the trace.  Its input is the
+:class:`~topocast.plans.wormhole.WormPlan`'s traffic arrays; routing and
+workload generation build plans (:mod:`topocast.algorithms.mesh_routing`,
+:mod:`topocast.algorithms.worm_traffic`), and the statistics and verification
+of a run live in :mod:`topocast.measure.wormhole` and :mod:`topocast.verify`.
 """
 
-from .engine import WormholeConfig, WormTrace, WormTraffic, simulate
-from .routing import ECUBE, HIGH, LOW, snake_labels
-from .traffic import TrafficBuilder
-from .workload import WorkloadResult, run_workload, sweep
+from .engine import RouterConfig, WormTrace, simulate
 
-__all__ = ["ECUBE", "HIGH", "LOW", "TrafficBuilder", "WormTrace", "WormTraffic", "WormholeConfig",
-           "WorkloadResult", "run_workload", "simulate", "snake_labels", "sweep"]
+__all__ = ["RouterConfig", "WormTrace", "simulate"]

@@ -56,6 +56,8 @@ import numba as nb
 import numpy as np
 
 from ...errors import TopocastError
+from ...plans.wormhole import WormTraffic
+from ...validate import integer
 
 OK, DEADLOCK = 0, 1
 # stats slots
@@ -64,8 +66,15 @@ NUM_STATS = 7
 
 
 @dataclass(frozen=True)
-class WormholeConfig:
-    """Timing and router resources (defaults: the paper's section 4)."""
+class RouterConfig:
+    """The router's cycle parameters, the ``router`` of :class:`~topocast.sim.models.Model`.
+
+    Start-up latency and message length in cycles and flits, injection and
+    ejection channels per node, worms launched per start-up (default one per
+    injection channel), whether intermediate destinations hold an ejection
+    channel, and the deadlock watchdog in cycles.  Defaults: Al-Dubai et al.
+    2003, section 4.
+    """
 
     startup: int = 33
     flits: int = 32
@@ -77,53 +86,15 @@ class WormholeConfig:
 
     def __post_init__(self):
         for name in ("startup", "flits", "injection_channels", "ejection_channels", "watchdog"):
-            value = getattr(self, name)
             minimum = 0 if name in ("startup", "ejection_channels") else 1
-            if int(value) != value or value < minimum:
-                raise TopocastError(f"wormhole: parameter '{name}' must be an integer >= {minimum}, got {value}")
-        if self.worms_per_startup is not None and self.worms_per_startup < 1:
-            raise TopocastError(f"wormhole: parameter 'worms_per_startup' must be >= 1, got {self.worms_per_startup}")
+            object.__setattr__(self, name, integer(getattr(self, name), name, owner="wormhole", minimum=minimum))
+        if self.worms_per_startup is not None:
+            object.__setattr__(self, "worms_per_startup",
+                               integer(self.worms_per_startup, "worms_per_startup", owner="wormhole", minimum=1))
 
     @property
     def batch(self) -> int:
         return int(self.worms_per_startup or self.injection_channels)
-
-
-@dataclass
-class WormTraffic:
-    """Jobs, worms and destination slots, all as flat numpy arrays.
-
-    Job ``j`` runs on ``job_node[j]``; it is released at cycle
-    ``job_release[j]`` or, when that is -1, the cycle slot
-    ``job_trigger[j]`` is delivered.  Its worms are
-    ``job_worm_ptr[j] .. job_worm_ptr[j+1]-1``; worm ``w``'s path is
-    ``path_*[path_ptr[w]:path_ptr[w+1]]``.  ``slot_job[s]`` is the job the
-    delivery of slot ``s`` releases (or -1).
-    """
-
-    job_node: np.ndarray
-    job_release: np.ndarray
-    job_prep: np.ndarray
-    job_worm_ptr: np.ndarray
-    path_ptr: np.ndarray
-    path_node: np.ndarray
-    path_arc: np.ndarray
-    path_slot: np.ndarray
-    slot_node: np.ndarray
-    slot_job: np.ndarray
-    meta: dict = field(default_factory=dict)
-
-    @property
-    def num_jobs(self) -> int:
-        return len(self.job_node)
-
-    @property
-    def num_worms(self) -> int:
-        return len(self.path_ptr) - 1
-
-    @property
-    def num_slots(self) -> int:
-        return len(self.slot_node)
 
 
 @dataclass
@@ -459,7 +430,7 @@ def _simulate(cycles, flits, startup, inj_channels, ej_channels, batch, inter_ej
     return n_active
 
 
-def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: WormholeConfig,
+def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: RouterConfig,
              cycles: int, stop_when_idle: bool = True) -> WormTrace:
     """Run ``traffic`` for at most ``cycles`` cycles (fewer if everything is done and ``stop_when_idle``)."""
     if cycles < 1:
@@ -496,7 +467,7 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Wormho
     return trace
 
 
-def wait_for_cycle(traffic: WormTraffic, worm_pos, owner, dead, config: WormholeConfig) -> list[tuple[int, int]]:
+def wait_for_cycle(traffic: WormTraffic, worm_pos, owner, dead, config: RouterConfig) -> list[tuple[int, int]]:
     """One cycle of the wait-for graph among the knotted worms ``dead``.
 
     Each entry is ``(u, v)`` for the link ``u -> v`` a worm waits for, or

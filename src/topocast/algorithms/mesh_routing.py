@@ -1,4 +1,4 @@
-"""Routing functions of the wormhole engine and the expansion of worms into paths.
+"""Mesh routing for wormhole plans: e-cube and Lin-Ni Hamiltonian routing, and the expansion of worms into paths.
 
 Three deadlock-free routing functions on a k-ary n-D mesh (coordinates
 mixed-radix, the first one most significant, as ``topocast.build("mesh:...")``
@@ -20,7 +20,8 @@ numbers them):
   channel dependency graph is acyclic: deadlock-free for any mix of worms in
   the two subnetworks (Lin and Ni, ISCA 1991).
 
-Paths are expanded in numba for a whole workload at once.
+Paths are expanded in numba for a whole workload at once; the engine
+(:mod:`topocast.sim.wormhole.engine`) only follows the explicit arc paths.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ...errors import TopocastError
-from ...topology.core import Topology
-from ...topology.csr import first_arc
+from ..errors import TopocastError
+from ..topology.core import Topology
+from ..topology.csr import first_arc
 
 ECUBE, HIGH, LOW = 0, 1, 2
 ROUTING_NAMES = {ECUBE: "e-cube", HIGH: "high-channel", LOW: "low-channel"}
@@ -61,7 +62,7 @@ def snake_labels(dims: tuple[int, ...]) -> np.ndarray:
     strides = [1] * len(dims)
     for i in range(len(dims) - 2, -1, -1):
         strides[i] = strides[i + 1] * dims[i + 1]
-    coords = [(nodes // s) % k for s, k in zip(strides, dims)]
+    coords = [(nodes // s) % k for s, k in zip(strides, dims, strict=False)]
     prefix = np.zeros(n, dtype=np.int64)
     label = np.zeros(n, dtype=np.int64)
     for i, k in enumerate(dims):

@@ -1,0 +1,76 @@
+"""Circuit engine adapter: a :class:`CircuitPlan` traced row by row and pass by pass (:mod:`topocast.sim.circuit`).
+
+Time (thesis 4.3, 5.3): a circuit-switched exchange sets the switches, then
+sends one message through every circuit, once per configuration in sequence:
+:meth:`~topocast.sim.models.CostModel.circuit_time` over ``(rows - 1) *
+passes`` configurations for a total exchange (the identity row stays home)
+and ``rows * passes`` for permutation routing.  Lower bound: every input
+takes its messages in through its one link -- one start-up, then ``N - 1``
+messages (total exchange) or ``rows`` messages (one per permutation).
+"""
+
+from __future__ import annotations
+
+from ..errors import TopocastError
+from ..execute import Outcome
+from ..plans.circuit import CircuitPlan
+from ..sim.circuit import trace_plan
+from ..sim.models import CostModel, Model
+
+PLAN = CircuitPlan
+
+UNITS = {"time": "s", "lower_bound": "s"}
+
+#: bytes per (row, input) cell the check needs at its peak (merged rows, pass counts, Latin-square counts)
+CHECK_BYTES_PER_CELL = 42
+
+
+def measure(topology, plan: CircuitPlan, model: Model, max_bytes: float) -> Outcome:
+    check_square_memory(plan.rows, plan.inputs, max_bytes, plan.owner)
+    check = trace_plan(plan)
+    time = model.cost.circuit_time(plan.message_bytes, configurations(plan))
+    bound = exchange_lower_bound(model.cost, plan.message_bytes, messages_per_input(plan))
+    notes = []
+    if plan.passes > plan.pass_lower_bound:
+        notes.append(f"{plan.passes} passes per permutation against a bound of {plan.pass_lower_bound:g}")
+    return Outcome(check.verification, metrics(plan, check, time), dict(UNITS), time, bound, notes=notes,
+                   trace=check)
+
+
+def metrics(plan: CircuitPlan, check, time: float) -> dict:
+    """The circuit engine's metrics, each under one name."""
+    out = {"permutations": plan.rows, "passes": plan.passes, "pass_lower_bound": plan.pass_lower_bound,
+           "conflicts": check.conflicts, "dropped_circuits": check.dropped}
+    if plan.collective == "alltoall":
+        out["latin_square"] = check.latin_square
+    if plan.expected is not None:
+        out["rows_match_plan"] = check.wrong_rows == 0
+    out.update({"inputs": plan.inputs, "stages": plan.network.num_stages, "time": time})
+    return out
+
+
+def configurations(plan: CircuitPlan) -> int:
+    """Configurations set one after the other: a total exchange skips the identity row."""
+    rows = plan.rows - 1 if plan.collective == "alltoall" else plan.rows
+    return rows * plan.passes
+
+
+def messages_per_input(plan: CircuitPlan) -> int:
+    """Messages each input sends: ``N - 1`` in a total exchange, one per row in permutation routing."""
+    return plan.inputs - 1 if plan.collective == "alltoall" else plan.rows
+
+
+def exchange_lower_bound(cost: CostModel, message_bytes: float, messages: int) -> float:
+    """Every input takes its ``messages`` messages in through its one link: one start-up, then the bytes."""
+    return cost.transfer_time(messages * message_bytes)
+
+
+def check_square_memory(rows: int, inputs: int, max_bytes: float | None, owner: str) -> None:
+    """Refuse a check whose ``rows x inputs`` matrices (merged rows, counts, Latin square) would not fit."""
+    from ..memory import default_limit
+
+    need = rows * inputs * CHECK_BYTES_PER_CELL
+    limit = default_limit() if max_bytes is None else max_bytes
+    if need > limit:
+        raise TopocastError(f"max-memory: {owner} on {inputs} inputs checks {rows} x {inputs} permutations and "
+                            f"needs about {need / 2**30:.1f} GiB, over the limit of {limit / 2**30:.1f} GiB")

@@ -1,0 +1,78 @@
+"""CircuitPlan: switch configurations of a multistage network, row by row and pass by pass (thesis 3.2.4, 4, 5).
+
+A circuit-switched collective routes ``rows`` permutations, each in
+``passes`` configurations of the network's switches (one pass unless a
+slimmed fat tree forwards only some of its inputs at a time, thesis 4.2).
+The plan holds no Python object per circuit: ``routes(rows, pass_index)``
+produces the configurations of a chunk of rows for one pass (``int16[k,
+route_size]``, :data:`~topocast.topology.stages.ROUTE_DTYPE`), so a square of
+millions of circuits is traced a chunk at a time.
+
+``collective`` says what the rows promise:
+
+* ``"alltoall"``: the rows, merged over their passes, form a Latin square --
+  every (input, output) pair exactly once (total exchange);
+* ``"permutation"``: row ``r`` realises its requested permutation ``expected(r)``.
+
+``expected(rows) -> int[k, N]`` (or an array ``(rows, N)``) is the
+permutation each row must realise when the algorithm promises one (the
+rotation ``i -> i + k``, ``i XOR x``, a requested permutation); ``None``
+when any Latin square will do.  The circuit engine
+(:func:`topocast.sim.circuit.trace_plan`) traces the plan and the one
+circuit check (:class:`topocast.verify.CircuitSquare`) judges it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import TopocastError
+from ..topology.stages import MultistageNetwork
+
+CIRCUIT_COLLECTIVES = ("alltoall", "permutation")
+
+Expected = Callable[[np.ndarray], np.ndarray] | np.ndarray | None
+
+
+@dataclass(frozen=True, eq=False)
+class CircuitPlan:
+    """Rows of circuit configurations on ``network`` and what they must deliver (see the module docstring)."""
+
+    network: MultistageNetwork
+    rows: int
+    passes: int
+    routes: Callable[[np.ndarray, int], np.ndarray]
+    message_bytes: float
+    collective: str = "alltoall"
+    expected: Expected = None
+    pass_lower_bound: float = 1.0
+    owner: str = "circuit plan"
+    info: dict = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    chunk: int = 256
+
+    def __post_init__(self):
+        if self.collective not in CIRCUIT_COLLECTIVES:
+            raise TopocastError(f"{self.owner}: a circuit plan's collective must be one of "
+                                f"{', '.join(CIRCUIT_COLLECTIVES)}, got '{self.collective}'")
+        for name in ("rows", "passes", "chunk"):
+            value = getattr(self, name)
+            if int(value) < 1:
+                raise TopocastError(f"{self.owner}: a circuit plan needs {name} >= 1, got {value}")
+            object.__setattr__(self, name, int(value))
+        object.__setattr__(self, "notes", tuple(self.notes))
+
+    @property
+    def inputs(self) -> int:
+        return self.network.num_inputs
+
+    def expected_rows(self, rows: np.ndarray) -> np.ndarray | None:
+        """The permutations rows ``rows`` must realise, shape ``(len(rows), N)``, or None."""
+        if self.expected is None:
+            return None
+        if callable(self.expected):
+            return np.asarray(self.expected(rows))
+        return np.asarray(self.expected)[rows]

@@ -1,0 +1,118 @@
+"""The wormhole engine's plan: worms with explicit paths, the jobs that launch them, and a measurement window.
+
+A :class:`WormPlan` is what a mesh multicast (or unicast) algorithm hands to
+the ``wormhole`` engine (Al-Dubai et al. 2003, section 4; Lin and Ni 1991):
+
+* *jobs*: processor work at a node, ``prep`` cycles then one start-up per
+  batch of worms, released at a cycle or by the delivery of a destination
+  slot (a relay, e.g. a Qualified Groups leader);
+* *worms*: each an explicit path of nodes and arcs, with the path positions
+  where a destination absorbs its copy (*slots*);
+* *multicasts*: the generation cycle, source, destination slots and jobs of
+  every message;
+* the measurement window: ``cycles`` simulated, the first ``warmup`` and the
+  last ``drain`` cycles' multicasts not measured, ``batches`` for the
+  batch-means interval, the offered ``load``.
+
+How a router times the worms (start-up cycles, flits, channels) is the
+model's :class:`~topocast.sim.wormhole.engine.RouterConfig`, not the plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+COLLECTIVES = ("multicast", "unicast")
+
+
+@dataclass
+class WormTraffic:
+    """Jobs, worms and destination slots, all as flat numpy arrays (what the engine runs).
+
+    Job ``j`` runs on ``job_node[j]``; it is released at cycle
+    ``job_release[j]`` or, when that is -1, the cycle a slot ``s`` with
+    ``slot_job[s] == j`` is delivered.  Its worms are
+    ``job_worm_ptr[j] .. job_worm_ptr[j+1]-1``; worm ``w``'s path is
+    ``path_*[path_ptr[w]:path_ptr[w+1]]``: ``path_node`` the nodes,
+    ``path_arc[k]`` the arc entering position ``k`` (-1 at the start),
+    ``path_slot[k]`` the destination slot absorbing a copy there (-1
+    elsewhere).  ``slot_node[s]`` is the node of slot ``s``.
+    """
+
+    job_node: np.ndarray
+    job_release: np.ndarray
+    job_prep: np.ndarray
+    job_worm_ptr: np.ndarray
+    path_ptr: np.ndarray
+    path_node: np.ndarray
+    path_arc: np.ndarray
+    path_slot: np.ndarray
+    slot_node: np.ndarray
+    slot_job: np.ndarray
+
+    @property
+    def num_jobs(self) -> int:
+        return len(self.job_node)
+
+    @property
+    def num_worms(self) -> int:
+        return len(self.path_ptr) - 1
+
+    @property
+    def num_slots(self) -> int:
+        return len(self.slot_node)
+
+
+@dataclass
+class WormPlan:
+    """Worms of many multicasts with their release dependencies, and the window they are measured in.
+
+    Multicast ``m`` is generated at cycle ``generated[m]`` at node
+    ``source[m]``; its destination slots are ``slot_ptr[m] .. slot_ptr[m+1]-1``
+    and its jobs ``job_ptr[m] .. job_ptr[m+1]-1`` of :attr:`traffic`.
+    ``cycles`` are simulated (all of them, or until every worm is done with
+    ``stop_when_idle``); multicasts generated before ``warmup`` or from
+    ``cycles - drain`` on are not measured, and the promise of the run covers
+    every multicast generated before ``cycles - drain``.  ``flits`` is the
+    message length the offered ``load`` (flits per node per cycle) was drawn
+    with; the router must use the same.
+    """
+
+    traffic: WormTraffic
+    generated: np.ndarray
+    source: np.ndarray
+    slot_ptr: np.ndarray
+    job_ptr: np.ndarray
+    cycles: int
+    warmup: int
+    drain: int
+    batches: int
+    flits: int
+    load: float | None = None
+    collective: str = "multicast"
+    stop_when_idle: bool = False
+    info: dict = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if self.collective not in COLLECTIVES:
+            raise ValueError(f"WormPlan: collective must be one of {', '.join(COLLECTIVES)}, got {self.collective}")
+
+    @property
+    def num_multicasts(self) -> int:
+        return len(self.generated)
+
+    @property
+    def drain_start(self) -> int:
+        """First cycle of the drain window: multicasts generated from here on are not promised."""
+        return self.cycles - self.drain
+
+    def slot_multicast(self) -> np.ndarray:
+        """The multicast of every destination slot."""
+        return np.repeat(np.arange(self.num_multicasts, dtype=np.int64), np.diff(self.slot_ptr))
+
+    def job_multicast(self) -> np.ndarray:
+        """The multicast of every job."""
+        return np.repeat(np.arange(self.num_multicasts, dtype=np.int64), np.diff(self.job_ptr))

@@ -1,0 +1,120 @@
+"""Multistage networks as switch stages and wires (thesis 1.1.6, 2.1): the data every circuit view shares.
+
+A :class:`MultistageNetwork` is a sequence of switch stages.  Stage ``s`` has
+``switches[s]`` switches with ``ins[s]`` inputs and ``outs[s]`` outputs each;
+a port is named by its *flat* index ``switch * ins + port`` (or ``* outs``)
+inside its stage, and by its *global* index (flat index plus the stage's
+offset) inside the whole network.  ``next_in[g]`` takes the global output
+``g`` of a stage to the global input of the next stage it is wired to (``-1``
+where the wire leads nowhere; entries of the last stage are unused): the
+outputs of the last stage lead to the network's outputs through ``net_out``;
+network input ``i`` enters at global input ``net_in[i]``.
+
+A *configuration* (a "route") is one int array over all global inputs: the
+output port (``0 .. outs-1``) each switch input is connected to, or ``-1``
+(not connected); :data:`ROUTE_DTYPE` is its element type.  The circuit
+engine (:mod:`topocast.sim.circuit`) traces configurations through a network.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+ROUTE_DTYPE = np.int16
+
+
+@dataclass(frozen=True, eq=False)
+class MultistageNetwork:
+    """Switch stages and the wires between them (see the module docstring)."""
+
+    name: str
+    switches: np.ndarray
+    ins: np.ndarray
+    outs: np.ndarray
+    next_in: np.ndarray
+    net_in: np.ndarray
+    net_out: np.ndarray
+    stage_names: tuple[str, ...] = ()
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        for name in ("switches", "ins", "outs", "next_in", "net_in", "net_out"):
+            arr = np.ascontiguousarray(getattr(self, name), dtype=np.int64)
+            arr.setflags(write=False)
+            object.__setattr__(self, name, arr)
+        in_off = np.zeros(self.num_stages + 1, dtype=np.int64)
+        np.cumsum(self.switches * self.ins, out=in_off[1:])
+        out_off = np.zeros(self.num_stages + 1, dtype=np.int64)
+        np.cumsum(self.switches * self.outs, out=out_off[1:])
+        object.__setattr__(self, "in_off", in_off)
+        object.__setattr__(self, "out_off", out_off)
+        if len(self.next_in) != out_off[-1]:
+            raise ValueError("next_in must have one entry per switch output")
+
+    @property
+    def num_stages(self) -> int:
+        return len(self.switches)
+
+    @property
+    def num_inputs(self) -> int:
+        return len(self.net_in)
+
+    @property
+    def num_outputs(self) -> int:
+        return int(self.net_out.max()) + 1 if len(self.net_out) else 0
+
+    @property
+    def route_size(self) -> int:
+        return int(self.in_off[-1])
+
+    def empty_route(self) -> np.ndarray:
+        """A configuration with nothing connected."""
+        return np.full(self.route_size, -1, dtype=ROUTE_DTYPE)
+
+    def stage_slice(self, stage: int) -> slice:
+        return slice(int(self.in_off[stage]), int(self.in_off[stage + 1]))
+
+    def set_stage(self, route: np.ndarray, stage: int, table: np.ndarray) -> None:
+        """Write a ``(switches, ins)`` table of output ports into ``route``."""
+        table = np.asarray(table)
+        shape = (int(self.switches[stage]), int(self.ins[stage]))
+        if table.shape != shape:
+            raise ValueError(f"stage {stage}: table of shape {table.shape}, expected {shape}")
+        route[..., self.stage_slice(stage)] = table.reshape(-1)
+
+    def describe_link(self, global_out: int) -> str:
+        stage = int(np.searchsorted(self.out_off, global_out, side="right") - 1)
+        flat = global_out - int(self.out_off[stage])
+        sw, port = divmod(flat, int(self.outs[stage]))
+        name = self.stage_names[stage] if self.stage_names else f"stage {stage}"
+        return f"{name} switch {sw} output {port}"
+
+
+def stage_wiring(out_switches: int, outs: int, ins_next: int, target_switch: np.ndarray,
+                 target_port: np.ndarray) -> np.ndarray:
+    """Flat ``next_in`` block of one stage from the target switch and port of each output."""
+    target_switch = np.asarray(target_switch, dtype=np.int64).reshape(out_switches * outs)
+    target_port = np.asarray(target_port, dtype=np.int64).reshape(out_switches * outs)
+    return target_switch * ins_next + target_port
+
+
+def path_counts(net: MultistageNetwork) -> np.ndarray:
+    """``paths[i, j]``: input-to-output paths through the layered switch graph, whatever the switch
+    settings (a banyan network has exactly one between every pair)."""
+    n = net.num_inputs
+    counts = np.zeros((n, int(net.in_off[1])), dtype=np.int64)
+    counts[np.arange(n), net.net_in] = 1
+    for s in range(net.num_stages):
+        ins, outs = int(net.ins[s]), int(net.outs[s])
+        per_switch = counts.reshape(n, -1, ins).sum(axis=2)
+        out_counts = np.repeat(per_switch, outs, axis=1)
+        if s == net.num_stages - 1:
+            result = np.zeros((n, net.num_outputs), dtype=np.int64)
+            result[:, net.net_out] = out_counts
+            return result
+        nxt = np.zeros((n, int(net.in_off[s + 2] - net.in_off[s + 1])), dtype=np.int64)
+        targets = net.next_in[net.out_off[s]:net.out_off[s + 1]] - net.in_off[s + 1]
+        nxt[:, targets] = out_counts
+        counts = nxt
