@@ -62,7 +62,7 @@ def _guard(function):
             _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, 2)
         except KeyboardInterrupt:
             err.print("topocast: interrupted; files already written are complete, none is half-written")
-            raise typer.Exit(130)
+            raise typer.Exit(130) from None
         except MemoryError:
             _fail("out of memory: lower the size or pass a smaller --max-memory to be refused early", 2)
 
@@ -111,7 +111,8 @@ def info(
     as_json: bool = typer.Option(False, "--json"),
     csv: Path | None = typer.Option(None, "--csv", help="write the distance distribution as CSV"),
     no_distances: bool = typer.Option(False, "--no-distances", help="skip diameter and distances"),
-    max_memory: str | None = typer.Option(None, "--max-memory", help="refuse builds larger than this (default: half of RAM)"),
+    max_memory: str | None = typer.Option(None, "--max-memory",
+                                          help="refuse builds larger than this (default: half of RAM)"),
 ):
     """Nodes, links, degree, diameter, average distance, distance distribution."""
     from .api import info as api_info
@@ -151,12 +152,14 @@ def parse_settings(settings: list[str]) -> dict[str, str]:
 def run(
     spec: str = typer.Argument(..., help="topology spec"),
     algorithm: str = typer.Argument(..., help="algorithm name (topocast list)"),
-    engine: str | None = typer.Option(None, "--engine", help="step, event, circuit or wormhole (default: the algorithm's first)"),
+    engine: str | None = typer.Option(
+        None, "--engine", help="step, event, circuit, wormhole or frontier (default: the algorithm's first)"),
     settings: list[str] = typer.Option([], "--set", help="algorithm parameter key=value (repeatable)"),
     seed: int = typer.Option(0, "--seed", help="seed for every random choice"),
     as_json: bool = typer.Option(False, "--json"),
     csv: Path | None = typer.Option(None, "--csv", help="write the per-step series (or the metrics) as CSV"),
-    max_memory: str | None = typer.Option(None, "--max-memory", help="refuse runs larger than this (default: half of RAM)"),
+    max_memory: str | None = typer.Option(None, "--max-memory",
+                                          help="refuse runs larger than this (default: half of RAM)"),
 ):
     """Run an algorithm, verify delivery, print metrics and the lower-bound ratio."""
     from .api import run as api_run

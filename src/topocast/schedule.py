@@ -170,7 +170,9 @@ class ScheduleBuilder:
         return ids
 
     def build(self) -> Schedule:
-        cat = (lambda parts: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64))
+        def cat(parts):
+            return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
         nranges = cat(self._nranges)
         range_ptr = np.zeros(len(nranges) + 1, dtype=np.int64)
         np.cumsum(nranges, out=range_ptr[1:])

@@ -64,9 +64,8 @@ def parse_spec(spec: str) -> tuple[registry.Family, dict[str, Any]]:
                 raise TopocastError(f"{fam.name}: parameter '{key}' given twice")
             kwargs[key] = fam.param(key).parse(text, fam.name)
     for p in fam.params:
-        if p.name not in kwargs:
-            if p.required:
-                raise TopocastError(f"{fam.name}: parameter '{p.name}' is required ({p.doc})")
+        if p.name not in kwargs and p.required:
+            raise TopocastError(f"{fam.name}: parameter '{p.name}' is required ({p.doc})")
     for part in kwargs.get(NESTED.get(fam.name), ()):
         parse_spec(part)  # validates each factor now, with its own message
     return fam, kwargs

@@ -20,7 +20,8 @@ RUN_PARAMS: tuple[Param, ...] = (
     Param("startup", "float", 1e-6, "per-transfer start-up time t_s in seconds", minimum=0),
     Param("per_byte", "float", 1e-10, "time per byte t_w in seconds (1/bandwidth)", minimum=0),
     Param("per_hop", "float", 0.0, "per-hop latency t_h in seconds", minimum=0),
-    Param("ports", "str", "default", "ports per node per step: 'all', a number, or 'default' (the algorithm's own model)"),
+    Param("ports", "str", "default",
+          "ports per node per step: 'all', a number, or 'default' (the algorithm's own model)"),
     Param("duplex", "str", "default", "'full', 'half' or 'default'", choices=("full", "half", "default")),
 )
 

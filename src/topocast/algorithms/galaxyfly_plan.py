@@ -212,8 +212,9 @@ class Plan:
                  meta: dict | None = None) -> Schedule:
         """The planned transfers as a dependency :class:`Schedule`, numbered in key order."""
         n, total = self.num_routers, self.size
-        cat = (lambda parts, width: np.concatenate(parts) if parts
-               else np.zeros((0, width) if width else 0, np.int64))
+        def cat(parts, width):
+            return np.concatenate(parts) if parts else np.zeros((0, width) if width else 0, np.int64)
+
         keys = cat(self._key, KEY_WIDTH)
         order = np.lexsort(keys.T[::-1])            # old id of the transfer at each new position
         renumber = np.empty(total, dtype=np.int64)

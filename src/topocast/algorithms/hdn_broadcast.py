@@ -49,8 +49,8 @@ def factor_broadcast(factor: BaseFactor) -> tuple[np.ndarray, np.ndarray, np.nda
         right, left = n // 2, (n - 1) // 2
         for r in range(1, right + 1):
             steps.append(r - 1), src.append(r - 1), dst.append(r)
-        for l in range(1, left + 1):
-            steps.append(l), src.append((1 - l) % n), dst.append((-l) % n)
+        for j in range(1, left + 1):
+            steps.append(j), src.append((1 - j) % n), dst.append((-j) % n)
     else:
         t = 0
         while (1 << t) < n:
@@ -59,6 +59,18 @@ def factor_broadcast(factor: BaseFactor) -> tuple[np.ndarray, np.ndarray, np.nda
                 dst.append(i + (1 << t) if factor.kind == "complete" else i ^ (1 << t))
             t += 1
     return np.array(steps, dtype=np.int64), np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
+
+
+def _shifted(hc: np.ndarray, i: int, factor, rel: np.ndarray) -> np.ndarray:
+    """Base coordinates of every holder moved by each relative offset ``rel`` along factor ``i``.
+
+    The holders share their coordinate in factor ``i``; a hypercube factor moves by XOR, a ring by addition.
+    """
+    c = np.repeat(hc, len(rel), axis=0)
+    r = np.tile(rel, len(hc))
+    o = np.repeat(hc[:, i], len(rel))
+    c[:, i] = (o ^ r) if factor.kind == "hypercube" else (o + r) % factor.size
+    return c
 
 
 def supernode_broadcast(layout: HDNLayout, holder: int, held: tuple[int, ...], order: list[int]):
@@ -86,18 +98,9 @@ def supernode_broadcast(layout: HDNLayout, holder: int, held: tuple[int, ...], o
         f = layout.factors[i]
         fstep, fsrc, fdst = factor_broadcast(f)
         hc = layout.base_coords(holders)
-        origin = hc[:, i]  # the holders' coordinate in this factor (all equal)
-
-        def shifted(rel):
-            c = np.repeat(hc, len(rel), axis=0)
-            r = np.tile(rel, len(holders))
-            o = np.repeat(origin, len(rel))
-            c[:, i] = (o ^ r) if f.kind == "hypercube" else (o + r) % f.size
-            return codec.encode_array(c)
-
         out_step.append(np.tile(fstep, len(holders)) + t0)
-        out_src.append(shifted(fsrc))
-        out_dst.append(shifted(fdst))
+        out_src.append(codec.encode_array(_shifted(hc, i, f, fsrc)))
+        out_dst.append(codec.encode_array(_shifted(hc, i, f, fdst)))
         holders = np.concatenate([holders, out_dst[-1]])
         t0 += f.broadcast_steps
     if not out_step:

@@ -45,7 +45,8 @@ from .base import register
 from .mesh_routing import ECUBE, HIGH, LOW, labels_for, mesh_dims
 from .worm_traffic import TrafficBuilder, workload_plan
 
-PAPER = "Al-Dubai, Ould-Khaoua, El-Zayyat, Mackenzie: On balancing traffic load in path-based multicast communication (2003)"
+PAPER = ("Al-Dubai, Ould-Khaoua, El-Zayyat, Mackenzie: On balancing traffic load in path-based multicast "
+         "communication (2003)")
 
 #: preparation times in cycles, section 4 of the paper prints two sets
 PREP_TIMES = {

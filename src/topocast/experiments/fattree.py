@@ -160,9 +160,9 @@ def measure_thesis_algorithms(quick: bool) -> list[dict]:
         shape = GFTShape(h, m, w)
         n = shape.processors
         if m == w:
-            check = ft.trace_thesis_algorithm(shape, lambda k, p: ft.thesis_algorithm1_states(shape, k))
+            check = ft.trace_thesis_algorithm(shape, lambda k, p, s=shape: ft.thesis_algorithm1_states(s, k))
         else:
-            check = ft.trace_thesis_algorithm(shape, lambda k, p: ft.thesis_algorithm2_states(shape, k, p))
+            check = ft.trace_thesis_algorithm(shape, lambda k, p, s=shape: ft.thesis_algorithm2_states(s, k, p))
         rotations = int(sum(np.array_equal(check.perms[k], (np.arange(n) - k) % n) for k in range(n)))
         rows.append({"tree": f"GFT({h},{m},{w})", "algorithm": "Algorithm 1" if m == w else "Algorithm 2",
                      "passes": check.passes, "rotations": rotations, "rows": n, "ok": check.ok})

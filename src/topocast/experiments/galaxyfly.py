@@ -254,7 +254,8 @@ def _vals(rs: list[dict], key: str) -> list:
 def comparison_claims(sf: list[dict], rf: list[dict]) -> list[Claim]:
     """Section 5, Table 6: SFATA against RFATA."""
     ratio = [b / a for a, b in zip(_vals(sf, "max_time"), _vals(rf, "max_time"), strict=False)]
-    smaller = {k: all(a < b for a, b in zip(_vals(sf, k), _vals(rf, k), strict=False)) for k in ("avg_time", "max_time", "min_time")}
+    smaller = {k: all(a < b for a, b in zip(_vals(sf, k), _vals(rf, k), strict=False))
+               for k in ("avg_time", "max_time", "min_time")}
     rt = [a / b for a, b in zip(_vals(sf, "router_time"), _vals(rf, "router_time"), strict=False)]
     ch = [a / b for a, b in zip(_vals(sf, "avg_channel"), _vals(rf, "avg_channel"), strict=False)]
     return [

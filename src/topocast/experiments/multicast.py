@@ -219,14 +219,14 @@ def _fmt(x: float) -> str:
 
 def _loads_of(points) -> dict[int, list[float]]:
     loads_of: dict = {}
-    for (fig, key, load) in points:
+    for (fig, _key, load) in points:
         if fig != "unicast":
             loads_of.setdefault(fig, set()).add(load)
     return {f: sorted(v) for f, v in loads_of.items()}
 
 
 def _last_stable(points, loads_of, fig, key) -> float:
-    stable = [l for l in loads_of[fig] if not points[(fig, key, l)]["saturated"]]
+    stable = [load for load in loads_of[fig] if not points[(fig, key, load)]["saturated"]]
     return max(stable) if stable else 0.0
 
 
@@ -255,22 +255,24 @@ def _high_load_check(points, loads_of, qg_key: str) -> tuple[str, bool, str]:
     """QG lowest at high load, beyond DP/MP saturation."""
     ok_high, ev_high = True, []
     for fig, loads in loads_of.items():
-        high = [l for l in loads if (points[(fig, "DP", l)]["saturated"] or points[(fig, "MP", l)]["saturated"])
-                and not points[(fig, qg_key, l)]["saturated"]]
+        high = [load for load in loads
+                if (points[(fig, "DP", load)]["saturated"] or points[(fig, "MP", load)]["saturated"])
+                and not points[(fig, qg_key, load)]["saturated"]]
         if not high:
             ok_high = False
-            cp_beyond = [l for l in loads if points[(fig, "DP", l)]["saturated"]
-                         and points[(fig, "MP", l)]["saturated"] and not points[(fig, "CP", l)]["saturated"]]
+            cp_beyond = [load for load in loads if points[(fig, "DP", load)]["saturated"]
+                         and points[(fig, "MP", load)]["saturated"] and not points[(fig, "CP", load)]["saturated"]]
             ev_high.append(f"Fig {fig}: no load where DP or MP saturates and {qg_key} does not "
-                           f"(CP still unsaturated at {', '.join(str(l) for l in cp_beyond) or 'none'})")
+                           f"(CP still unsaturated at {', '.join(str(load) for load in cp_beyond) or 'none'})")
             continue
-        wins = [l for l in high if _latency(points, fig, qg_key, l)
-                < min(_latency(points, fig, k, l) for k in ("DP", "MP", "CP"))]
+        wins = [load for load in high if _latency(points, fig, qg_key, load)
+                < min(_latency(points, fig, k, load) for k in ("DP", "MP", "CP"))]
         ok_high &= len(wins) * 2 > len(high)
         ev_high.append(f"Fig {fig}: {qg_key} lowest at {len(wins)} of {len(high)} high loads "
-                       + ", ".join(f"{l}: {qg_key} {_fmt(_latency(points, fig, qg_key, l))} vs DP "
-                                   f"{_fmt(_latency(points, fig, 'DP', l))} MP {_fmt(_latency(points, fig, 'MP', l))}"
-                                   f" CP {_fmt(_latency(points, fig, 'CP', l))}" for l in high))
+                       + ", ".join(f"{load}: {qg_key} {_fmt(_latency(points, fig, qg_key, load))} vs DP "
+                                   f"{_fmt(_latency(points, fig, 'DP', load))} "
+                                   f"MP {_fmt(_latency(points, fig, 'MP', load))}"
+                                   f" CP {_fmt(_latency(points, fig, 'CP', load))}" for load in high))
     return ("At high load (beyond DP/MP saturation) QG has the lowest latency", ok_high, "; ".join(ev_high))
 
 
@@ -279,13 +281,13 @@ def _twenty_check(points, loads_of, qg_key: str) -> tuple[str, bool, str]:
     ok20, ev20 = True, []
     for fig in (4, 6):
         loads = loads_of[fig]
-        contested = [l for l in loads[1:] if not all(points[(fig, k, l)]["saturated"]
+        contested = [load for load in loads[1:] if not all(points[(fig, k, load)]["saturated"]
                                                      for k in ("DP", "MP", "CP", qg_key))]
-        wins = [l for l in contested if _latency(points, fig, qg_key, l)
-                <= min(_latency(points, fig, k, l) for k in ("DP", "MP", "CP"))]
+        wins = [load for load in contested if _latency(points, fig, qg_key, load)
+                <= min(_latency(points, fig, k, load) for k in ("DP", "MP", "CP"))]
         ok20 &= len(wins) * 2 > len(contested)
         ev20.append(f"Fig {fig}: {qg_key} lowest at {len(wins)} of {len(contested)} loads above the lowest "
-                    f"({', '.join(str(l) for l in wins) or 'none'})")
+                    f"({', '.join(str(load) for load in wins) or 'none'})")
     return ("With 20 destinations QG has the lowest latency (Figs 4 and 6)", ok20, "; ".join(ev20))
 
 
@@ -305,9 +307,9 @@ def _claims(points) -> list[Claim]:
     # MP slightly better than DP in Figs 3 and 5
     ok, ev = True, []
     for fig in (3, 5):
-        common = [l for l in loads_of[fig] if not (points[(fig, "DP", l)]["saturated"]
-                                                   or points[(fig, "MP", l)]["saturated"])]
-        better = sum(_latency(points, fig, "MP", l) <= _latency(points, fig, "DP", l) for l in common)
+        common = [load for load in loads_of[fig] if not (points[(fig, "DP", load)]["saturated"]
+                                                   or points[(fig, "MP", load)]["saturated"])]
+        better = sum(_latency(points, fig, "MP", load) <= _latency(points, fig, "DP", load) for load in common)
         ok &= better * 2 > len(common) or _last_stable(points, loads_of, fig, "MP") > \
             _last_stable(points, loads_of, fig, "DP")
         ev.append(f"Fig {fig}: MP <= DP at {better} of {len(common)} loads where both are unsaturated; "
@@ -371,13 +373,13 @@ def _plot(fig: int, spec: str, dests: int, points, quick: bool, out: Path) -> Pa
     top = 0.0
     sat_marks = []
     for key, label, _, _ in SERIES:
-        loads = sorted(l for (f, k, l) in points if f == fig and k == key)
-        xs = [l for l in loads if not points[(fig, key, l)]["saturated"]]
-        ys = [points[(fig, key, l)]["mean_latency"] for l in xs]
+        loads = sorted(load for (f, k, load) in points if f == fig and k == key)
+        xs = [load for load in loads if not points[(fig, key, load)]["saturated"]]
+        ys = [points[(fig, key, load)]["mean_latency"] for load in xs]
         if ys:
             top = max(top, max(ys))
         line, = ax.plot(xs, ys, styles[key], label=label, markersize=4)
-        sat = [l for l in loads if points[(fig, key, l)]["saturated"]]
+        sat = [load for load in loads if points[(fig, key, load)]["saturated"]]
         if sat:
             sat_marks.append((sat[0], line.get_color()))
     top = top * 1.1 if top else 1.0

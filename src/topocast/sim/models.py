@@ -13,7 +13,7 @@ switches.  Defaults: 1 us start-up, 10 GB/s (0.1 ns per byte), no hop
 latency, no set-up; times in seconds.
 
 The wormhole engine counts in cycles; its parameters live in its router
-configuration (:class:`topocast.sim.wormhole.engine.WormholeConfig`), carried
+configuration (:class:`topocast.sim.wormhole.engine.RouterConfig`), carried
 by :class:`Model` as ``router``.
 """
 
@@ -90,8 +90,3 @@ class Model:
     cost: CostModel = CostModel()
     router: Any = None
 
-    def as_params(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"ports": self.ports.name, "startup": self.cost.startup,
-                               "per_byte": self.cost.per_byte, "per_hop": self.cost.per_hop,
-                               "setup": self.cost.setup}
-        return out

@@ -137,11 +137,14 @@ def _run(indptr, indices, rev, order, step_ptr, group_ptr, step_groups, src, dst
                 recv_u = recvs[u] if recv_at[u] == s else 0
                 send_v = sends[v] if sent_at[v] == s else 0
                 if sends[u] > ports or (half and sends[u] + recv_u > ports):
-                    return t, PORT_SEND, -1, senders, receivers, active, max_link, moved, completion, receipts, redundant
+                    return (t, PORT_SEND, -1, senders, receivers, active, max_link, moved, completion, receipts,
+                            redundant)
                 if recvs[v] > ports or (half and send_v + recvs[v] > ports):
-                    return t, PORT_RECV, -1, senders, receivers, active, max_link, moved, completion, receipts, redundant
+                    return (t, PORT_RECV, -1, senders, receivers, active, max_link, moved, completion, receipts,
+                            redundant)
             if missing[i] >= 0:
-                return t, NOT_HELD, missing[i], senders, receivers, active, max_link, moved, completion, receipts, redundant
+                return (t, NOT_HELD, missing[i], senders, receivers, active, max_link, moved, completion, receipts,
+                        redundant)
             for r in range(range_ptr[t], range_ptr[t + 1]):
                 arc_load[e] += count[r]
                 moved[s] += count[r]

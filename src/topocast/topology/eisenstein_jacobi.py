@@ -80,7 +80,8 @@ def check_alpha(a: int, b: int, n: int = 1) -> tuple[int, int, int]:
     if a > b:
         raise TopocastError(f"ej: parameter 'a' must be <= b, got a={a}, b={b}")
     if a * a + a * b + b * b < 2:
-        raise TopocastError(f"ej: the norm a^2 + ab + b^2 must be >= 2, got a={a}, b={b} (norm {a * a + a * b + b * b})")
+        raise TopocastError(
+            f"ej: the norm a^2 + ab + b^2 must be >= 2, got a={a}, b={b} (norm {a * a + a * b + b * b})")
     if n < 1:
         raise TopocastError(f"ej: parameter 'n' must be >= 1, got n={n}")
     return a, b, n
@@ -167,27 +168,27 @@ class EJRing:
         dist = _bfs_1d(self.neighbors)
         w = 0
         while level:
-            cands = []  # (sector, k, l, parent node, direction)
+            cands = []  # (sector, k, ell, parent node, direction)
             for node in level:
                 if node == 0:
                     cands += [(j, 1, 0, 0, SECTORS[j][0]) for j in range(1, 7)]
                     continue
-                j, k, l = int(sector[node]), int(kk[node]), int(ll[node])
+                j, k, ell = int(sector[node]), int(kk[node]), int(ll[node])
                 major, minor = SECTORS[j]
-                cands.append((j, k, l + 1, node, minor))
-                if l == 0:
+                cands.append((j, k, ell + 1, node, minor))
+                if ell == 0:
                     cands.append((j, k + 1, 0, node, major))
             cands.sort(key=lambda c: (c[0], c[1], c[2]))
             nxt = []
-            for j, k, l, par, direction in cands:
+            for j, k, ell, par, direction in cands:
                 major, minor = SECTORS[j]
-                x, y = k * UNITS[major] + l * UNITS[minor]
+                x, y = k * UNITS[major] + ell * UNITS[minor]
                 idx = int(self.reduce(x, y))
                 if depth[idx] >= 0:
                     continue
                 depth[idx], parent[idx], parent_dir[idx] = w + 1, par, direction
                 rep[idx] = (x, y)
-                sector[idx], kk[idx], ll[idx] = j, k, l
+                sector[idx], kk[idx], ll[idx] = j, k, ell
                 nxt.append(idx)
             for idx in np.flatnonzero((dist == w + 1) & (depth < 0)):
                 # no sector candidate: attach to the first neighbour one level up

@@ -137,6 +137,14 @@ def _down_target(shape: GFTShape, x: int) -> tuple[np.ndarray, np.ndarray]:
     return lower, port
 
 
+def _stage(switches: list, ins: list, outs: list, names: list, count: int, n_in: int, n_out: int, name: str):
+    """Append one stage of ``count`` switches ``n_in x n_out``."""
+    switches.append(count)
+    ins.append(n_in)
+    outs.append(n_out)
+    names.append(name)
+
+
 def gft_network(h: int, m: int, w: int) -> MultistageNetwork:
     """The opened GFT(h, m, w): ``2h + 1`` switch stages (see the module docstring).
 
@@ -149,11 +157,11 @@ def gft_network(h: int, m: int, w: int) -> MultistageNetwork:
     switches, ins, outs, names = [], [], [], []
     for x in range(h):
         down, up = shape.switch_size(x)
-        switches.append(shape.level_count(x)); ins.append(down); outs.append(up); names.append(f"up level {x}")
-    switches.append(shape.level_count(h)); ins.append(m); outs.append(m); names.append(f"top level {h}")
+        _stage(switches, ins, outs, names, shape.level_count(x), down, up, f"up level {x}")
+    _stage(switches, ins, outs, names, shape.level_count(h), m, m, f"top level {h}")
     for x in range(h - 1, -1, -1):
         down, up = shape.switch_size(x)
-        switches.append(shape.level_count(x)); ins.append(up); outs.append(down); names.append(f"down level {x}")
+        _stage(switches, ins, outs, names, shape.level_count(x), up, down, f"down level {x}")
     blocks = []
     for x in range(h):  # up level x -> level x+1 (up, or the top)
         upper, port = _up_target(shape, x)

@@ -170,7 +170,7 @@ class GeneratorSets:
 
     field: FiniteField
     delta: int
-    l: int
+    l: int  # noqa: E741 -- the paper's q = 4l + delta
     X: np.ndarray
     X_prime: np.ndarray
     H: np.ndarray
@@ -192,7 +192,7 @@ def generator_sets(q: int, owner: str = "galaxy") -> GeneratorSets:
     if rem == 2:
         raise TopocastError(f"{owner}: parameter 'q' must be 4l-1, 4l or 4l+1 for some l >= 1, got q={q}")
     delta = {1: 1, 3: -1, 0: 0}[rem]
-    l = (q - delta) // 4
+    l = (q - delta) // 4  # noqa: E741 -- the paper's q = 4l + delta
     e = np.arange(q - 1)
     if delta == 1:
         chosen = e[(e % 2 == 0)]

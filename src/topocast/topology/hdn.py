@@ -125,10 +125,8 @@ def parse_factor(token: str, owner: str = "hdn", param: str = "base") -> BaseFac
 
 def parse_base(base: str | Sequence, owner: str = "hdn") -> tuple[BaseFactor, ...]:
     """Factors of a base spec such as ``2x3x5`` (a 2 x 3 x 5 torus) or ``K4xC5`` or ``Q3``."""
-    if isinstance(base, (tuple, list)):
-        tokens = [str(t) for t in base]
-    else:
-        tokens = re.split(r"[xX*]", str(base))  # no factor name contains an 'x'
+    # no factor name contains an 'x'
+    tokens = [str(t) for t in base] if isinstance(base, (tuple, list)) else re.split(r"[xX*]", str(base))
     tokens = [t for t in tokens if t.strip()]
     if not tokens:
         raise TopocastError(f"{owner}: parameter 'base' needs at least one factor, e.g. base=2x3x5")
@@ -567,7 +565,8 @@ register_family(Family(
     builder=hierarchical_dual_net,
     params=(Param("base", "str", doc="base factors, e.g. 2x3x5 (torus), K4xC5, Q3"),
             Param("k", "int", None, doc="levels (dual-constructions), >= 1; default: the length of s", minimum=1),
-            Param("s", "str", None, doc="super-nodes s_1/.../s_k by size (6/15) or factors (2x3/3x5, or positions d0xd1); default all 1")),
+            Param("s", "str", None, doc="super-nodes s_1/.../s_k by size (6/15) or factors (2x3/3x5, or positions "
+                                        "d0xd1); default all 1")),
     doc="hierarchical dual-net HDN(B,k,S) (Li, Peng, Chu 2012)",
     aliases=("hierarchical-dual-net",),
     estimate=lambda base, k=None, s=None: _estimate_layout(_layout(base, k, s, "hdn")),

@@ -379,9 +379,8 @@ def _simulate(cycles, flits, startup, inj_channels, ej_channels, batch, inter_ej
                             slot_time[s] = t
                         slot_count[s] += 1
                         jn = slot_job[s]
-                        if jn >= 0:
-                            if _enqueue(jn, job_node[jn], q_head, q_tail, job_next, node_work):
-                                busy_nodes += 1
+                        if jn >= 0 and _enqueue(jn, job_node[jn], q_head, q_tail, job_next, node_work):
+                            busy_nodes += 1
                 if q == h:
                     finished = True
             if finished:
