@@ -37,7 +37,8 @@ def run_case(a: int, b: int, n: int, algorithm: str) -> dict:
     expected = product_counts(a, b, n, algorithm)
     return {
         "network": f"EJ_{{{a}+{b}rho}}^({n})", "nodes": (a * a + a * b + b * b) ** n, "algorithm": algorithm,
-        "seconds": round(seconds, 1), "peak_rss_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2),
+        "seconds": round(seconds, 1),
+        "peak_rss_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2),
         "steps": result.steps, "total_senders": int(result.senders.sum()),
         "exactly_once": result.exactly_once,
         "equals_product_counts": bool(np.array_equal(result.senders, expected["senders"])

@@ -76,8 +76,11 @@ def test_pi_matches_the_thesis_quarters():
     assert involution(8).tolist() == [0, 6, 2, 4, 3, 5, 1, 7]
     pi, lines = involution(16), 16
     assert pi[[0, 2, 4, 6]].tolist() == [0, 2, 4, 6]                     # even, first half: in place
-    assert [int(np.flatnonzero(pi == o)[0]) for o in (1, 3, 5, 7)] == [14, 12, 10, 8]   # N-2, N-4, .., N/2
-    assert [int(np.flatnonzero(pi == o)[0]) for o in (8, 10, 12, 14)] == [7, 5, 3, 1]   # N/2-1, .., 1
+    # N-2, N-4, .., N/2
+    assert [int(np.flatnonzero(pi == o)[0]) for o in (1, 3, 5, 7)] == [14, 12, 10, 8] == list(range(lines - 2, 7, -2))
+    # N/2-1, .., 1
+    positions = [int(np.flatnonzero(pi == o)[0]) for o in (8, 10, 12, 14)]
+    assert positions == [7, 5, 3, 1] == list(range(lines // 2 - 1, 0, -2))
     assert pi[[9, 11, 13, 15]].tolist() == [9, 11, 13, 15]
 
 
@@ -126,7 +129,9 @@ def test_registered_run_and_cli_params():
     r = tc.run("butterfly-butterfly:n=5", "rls", message_bytes=2048.0)
     assert r.verified and r.engine == "circuit" and r.collective == "alltoall"
     m = r.metrics
+    # 2^5 rotations, one pass each; time: 2^5 - 1 non-identity rotations x (setup + startup + 2048 bytes)
     assert (m["permutations"], m["latin_square"], m["conflicts"], m["passes"]) == (32, True, 0, 1)
+    assert m["permutations"] == 2 ** 5
     assert m["time"] == pytest.approx(31 * (1e-6 + 1e-6 + 2048 * 1e-10))
     assert tc.run("double-butterfly:3", "right-latin-square").verified
 

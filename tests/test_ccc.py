@@ -24,11 +24,15 @@ def test_equals_definition(n):
     assert set(t.port_degree.tolist()) == {3}
 
 
+# diameters: 2n + floor(n/2) - 2 for n >= 4 (Fris, Havel and Liebl 1997), 6 for n = 3; networkx checks n <= 5
 @pytest.mark.parametrize("n, diam", [(3, 6), (4, 8), (5, 10), (6, 13), (7, 15), (8, 18)])
 def test_diameter_and_symmetry(n, diam):
     t = tc.build(f"ccc:{n}")
     ecc = eccentricity(t)
     assert ecc.min() == ecc.max() == diam
+    assert diam == (2 * n + n // 2 - 2 if n >= 4 else 6)
+    if n <= 5:
+        assert nx.diameter(t.to_networkx()) == diam
     assert t.num_nodes == n * 2 ** n
     if n >= 4:
         assert ccc_diameter_formula(n) == diam

@@ -135,7 +135,8 @@ def run_plan(topology, plan, max_bytes=None):
 
 def test_unbroken_plan_verifies():
     r = run_plan(*broken_plan())
-    assert r.verified and r.metrics["latin_square"] and r.metrics["receipts"] == 16
+    # 4 rows x 4 inputs receipts; each input sends N - 1 = 3 messages of 100 bytes at 1 s/byte, no start-up
+    assert r.verified and r.metrics["latin_square"] and r.metrics["receipts"] == 16 == 4 * 4
     assert r.metrics["time"] == 3 * 100.0 and r.metrics["lower_bound"] == 3 * 100.0
 
 

@@ -23,9 +23,12 @@ def test_info_torus_json(capsys):
     code, out, _ = cli(capsys, "info", "torus:10x10x10", "--json")
     data = json.loads(out)
     assert code == 0
+    # by hand: 10^3 nodes, 3 links per node, degree 2 * 3, diameter 3 * (10 // 2); a ring of 10 sums
+    # 0+1+2+3+4+5+4+3+2+1 = 25 distances from one node, so one node's total is 3 * 25 * 10^2 = 7500
     assert (data["nodes"], data["edges"], data["degree"]["min"], data["degree"]["max"], data["diameter"]) == \
-        (1000, 3000, 6, 6, 15)
+        (1000, 3000, 6, 6, 15) == (10 ** 3, 3 * 10 ** 3, 2 * 3, 2 * 3, 3 * (10 // 2))
     assert data["average_distance"] == pytest.approx(7500 / 999)
+    assert 3 * sum(min(i, 10 - i) for i in range(10)) * 10 ** 2 == 7500
     assert sum(data["distance_distribution"]) == 1000 * 1000
 
 
@@ -34,7 +37,7 @@ def test_run_recursive_doubling_json(capsys):
     data = json.loads(out)
     assert code == 0
     assert data["verified"] and data["exactly_once"] and data["redundant_receipts"] == 0
-    assert data["steps"] == 6 and len(data["per_step"]["senders"]) == 6
+    assert data["steps"] == 6 and len(data["per_step"]["senders"]) == 6  # log2(64) exchanges
     assert data["lower_bound_ratio"] == 1.0
 
 
@@ -44,7 +47,10 @@ def test_run_event_engine_with_settings_and_csv(capsys, tmp_path):
                        "--set", "per_byte=0.5", "--set", "message_bytes=1", "--json", "--csv", str(target))
     assert code == 0
     data = json.loads(out)
+    # Grama et al.'s mesh all-to-all, (2 ts + tw m p)(sqrt(p) - 1) with ts = 2, tw = 0.5, m = 1, p = 16: 12 * 3
     assert data["time"] == pytest.approx(2 * (3 * 2 + 4 * 0.5 * 6))
+    grama = (2 * 2 + 0.5 * 1 * 16) * (4 - 1)
+    assert data["time"] == pytest.approx(grama)
     assert target.read_text().startswith("metric,value")
 
 
@@ -108,7 +114,7 @@ def test_list_json_has_every_family_and_algorithm(capsys):
 def test_route_falls_back_to_shortest_path(capsys):
     code, out, _ = cli(capsys, "route", "mesh:4x4", "--from", "0,0", "--to", "3,2", "--json")
     data = json.loads(out)
-    assert code == 0 and data["length"] == data["shortest"] == 5
+    assert code == 0 and data["length"] == data["shortest"] == 5 == abs(3 - 0) + abs(2 - 0)  # Manhattan distance
     assert data["path"][0] == [0, 0] and data["path"][-1] == [3, 2]
 
 

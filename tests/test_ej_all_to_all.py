@@ -52,8 +52,10 @@ def test_paper_phases_and_literal_coverage():
     assert [sorted({d for s in PHASE_SECTORS[p] for d in SECTORS[s]}) for p in (1, 2, 3)] == [
         [0, 1, 5], [1, 2, 3], [3, 4, 5]]  # (+1,+rho,-rho2), (+rho,+rho2,-1), (-1,-rho,-rho2)
     ring = ej_ring(3, 4)
-    assert literal_coverage(ring, 1) == 36  # one dimension: the paper's algorithm covers everything
-    assert literal_coverage(ring, 2) == 504  # two: only 504 of 1368 without cross-phase forwarding
+    assert literal_coverage(ring, 1) == 36 == ring.norm - 1  # one dimension: the paper's algorithm covers everything
+    # two: only 504 of 1368 without cross-phase forwarding (design/errata.md, EJ, Algorithm 3); the simulated
+    # oracle is test_literal_reading_reaches_only_single_phase_offsets_by_simulation below
+    assert literal_coverage(ring, 2) == 504
 
 
 def test_too_large_for_the_full_run_falls_back_to_symmetry_and_says_so():
@@ -61,7 +63,9 @@ def test_too_large_for_the_full_run_falls_back_to_symmetry_and_says_so():
     r = tc.run("ej:a=3,b=4,n=3", "all-to-all-three-phase")
     assert r.engine == "frontier" and r.verified and r.metrics["exactly_once"] and r.metrics["complete"]
     assert r.notes[0].startswith("step engine not run") and "translation symmetry" in r.notes[1]
+    # N (N - 1) receipts, N = 37^3; the paper: n M steps per phase, 3 phases, n = 3, M = diameter 3
     assert r.metrics["receipts"] == 50653 * 50652 and r.metrics["steps"] == 27
+    assert 37 ** 3 == 50653 and 3 * 3 * ej_ring(3, 4).diameter == 27
     assert r.metrics["total_senders"] == sum(r.per_step["senders"])
     # a small network under a tiny memory limit: the same figures as the full step run
     topo = tc.build("ej:a=2,b=3,n=2")

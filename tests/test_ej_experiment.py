@@ -1,9 +1,15 @@
 """``topocast reproduce ej --quick``: every table cell compared with the paper matches; figures and CSV written."""
 
+import pytest
+
 from topocast.registry import experiment
 from topocast.report import Compare
 
 
+# regression: the claim tally "7 confirmed / 3 refuted" is topocast output (commit 21c1d09); the three refuted
+# claims are the errata's (design/errata.md, EJ: Formula (3), Formula (6), Algorithm 3), whose 1,369 and 504 of
+# 1,368 are checked below
+@pytest.mark.regression
 def test_reproduce_ej_quick(tmp_path):
     report = experiment("ej").run(True, tmp_path, None)
     compared = [t.compared() for t in report.tables]

@@ -82,16 +82,16 @@ def test_sector_tree_is_a_shortest_path_tree_of_sector_edges(alpha):
     ring = ej_ring(*alpha)
     assert ring.fallback_edges == 0
     for node in range(1, ring.norm):
-        j, k, l = ring.sector[node], ring.sector_k[node], ring.sector_l[node]
+        j, k, ell = ring.sector[node], ring.sector_k[node], ring.sector_l[node]
         major, minor = SECTORS[int(j)]
-        assert 1 <= j <= 6 and k >= 1 and l >= 0
-        assert tuple(ring.rep[node]) == tuple(k * UNITS[major] + l * UNITS[minor])
-        assert hex_norm(*ring.rep[node]) == ring.depth[node] == k + l
+        assert 1 <= j <= 6 and k >= 1 and ell >= 0
+        assert tuple(ring.rep[node]) == tuple(k * UNITS[major] + ell * UNITS[minor])
+        assert hex_norm(*ring.rep[node]) == ring.depth[node] == k + ell
         parent = ring.parent[node]
         assert ring.depth[parent] == ring.depth[node] - 1
         assert ring.neighbors[parent, ring.parent_dir[node]] == node
         # the edge is the sector's minor direction, or its major one along the axis
-        assert ring.parent_dir[node] == (minor if l > 0 else major)
+        assert ring.parent_dir[node] == (minor if ell > 0 else major)
 
 
 @pytest.mark.parametrize("a", [1, 2, 3, 4, 6])
@@ -140,7 +140,7 @@ def test_non_cyclic_residue_ring_when_gcd_exceeds_1():
 
 def test_product_network_and_codec():
     topo = tc.build("ej:a=2,b=3,n=2")
-    assert topo.num_nodes == 361 and set(topo.port_degree) == {12}
+    assert topo.num_nodes == 361 == (2 * 2 + 2 * 3 + 3 * 3) ** 2 and set(topo.port_degree) == {12} == {6 * 2}
     assert "d0:+rho" in topo.label_names and "d1:-rho2" in topo.label_names
     assert topo.codec.fields == ("x2", "y2", "x1", "y1")
     for node in (0, 5, 200, 360):
@@ -154,7 +154,9 @@ def test_product_network_and_codec():
 
 def test_info_of_papers_network():
     data = tc.info("ej:a=3,b=4,n=3")
-    assert data["nodes"] == 50653 and data["degree"]["max"] == 18 and data["diameter"] == 9
+    # N(3 + 4 rho)^3 = 37^3 nodes, 6 links per dimension, diameter 3 x diameter(EJ_{3+4rho}) = 3 x a (b = a + 1)
+    assert data["nodes"] == 50653 == 37 ** 3 and data["degree"]["max"] == 18 == 6 * 3
+    assert data["diameter"] == 9 == 3 * 3
 
 
 @pytest.mark.parametrize("spec, words", [
@@ -198,7 +200,10 @@ def test_whole_graph_equals_the_definition_built_by_brute_force(alpha):
     ours = [topo.index((x, y)) for x, y in reps]
     assert sorted(ours) == list(range(norm))
     # arcs (source class, target class, direction) from the definition A ~ A +- 1, +- rho, +- rho^2
-    expected = sorted((ours[i], ours[next(j for j, (p, q) in enumerate(reps) if divisible(a, b, x + ux - p, y + uy - q))], k)
+    def target(x, y):
+        return ours[next(j for j, (p, q) in enumerate(reps) if divisible(a, b, x - p, y - q))]
+
+    expected = sorted((ours[i], target(x + ux, y + uy), k)
                       for i, (x, y) in enumerate(reps) for k, (ux, uy) in enumerate(UNITS))
     got = sorted(zip(topo.arc_sources.tolist(), topo.indices.tolist(), topo.arc_labels.tolist(), strict=False))
     assert got == expected

@@ -142,7 +142,8 @@ def test_section_423_example():
 
 def test_algorithm1_as_printed_is_a_latin_square_but_not_all_rotations():
     shape = GFTShape(2, 2, 2)
-    perms = np.array([trace(shape.network, ft.routes_from_thesis_states(shape, ft.thesis_algorithm1_states(shape, k))).perm
+    perms = np.array([trace(shape.network,
+                            ft.routes_from_thesis_states(shape, ft.thesis_algorithm1_states(shape, k))).perm
                       for k in range(8)])
     rotations = [k for k in range(8) if np.array_equal(perms[k], (np.arange(8) - k) % 8)]
     assert rotations == [0, 1, 3, 4, 5, 7]
@@ -203,14 +204,19 @@ def test_run_api_and_metrics():
     assert result.verified and result.engine == "circuit"
     for key in ("permutations", "latin_square", "conflicts", "passes", "time"):
         assert key in result.metrics
-    assert result.metrics["permutations"] == 64 and result.metrics["latin_square"] is True
+    h, m, w = 2, 4, 4
+    assert result.metrics["permutations"] == 64 == w * m ** h and result.metrics["latin_square"] is True
     slim = tc.run("gft:h=2,m=4,w=2", "cls", message_bytes=100.0, setup=0.0, startup=0.0, per_byte=1.0)
-    assert slim.verified and slim.metrics["passes"] == 2
+    # the thesis (4.2.3): a slimmed GFT(2, m, w) needs ceil(m / w) passes; N - 1 = 31 rotations of 100 bytes each
+    h, m, w = 2, 4, 2
+    assert slim.verified and slim.metrics["passes"] == 2 == -(-m // w)
     assert slim.metrics["time"] == pytest.approx(31 * 2 * 100.0)
     assert slim.metrics["lower_bound"] == pytest.approx(31 * 100.0)
     assert slim.metrics["rows_match_plan"] and slim.units["time"] == "s"
     info = tc.info("gft:h=2,m=4,w=2")
-    assert info["level_counts"] == [16, 8, 4] and info["processors"] == 32
+    # construction of 2.2.3: m^(h-x) w^x switches at level x, w m^h processors
+    assert info["level_counts"] == [16, 8, 4] == [m ** (h - x) * w ** x for x in range(h + 1)]
+    assert info["processors"] == 32 == w * m ** h
 
 
 @pytest.mark.parametrize("spec, algo, message", [

@@ -115,14 +115,15 @@ def test_galaxy_paper_numbering():
 
 def test_q1_is_complete_group_graph():
     g = galaxy(5, 1)
-    assert g.num_edges == 10 and diameter(g) == 1
+    assert g.num_edges == 10 == 5 * 4 // 2 and diameter(g) == 1  # K5
 
 
 def test_galaxyfly_paper_network():
     t = galaxyfly(3, 5, 4)
-    assert t.num_nodes == 60
+    assert t.num_nodes == 60 == 3 * 5 * 4  # n q a routers
+    # supernode degree |X| + n - 1 = (q - delta) / 2 + n - 1 = 2 + 2
     assert t.meta["supernodes"] == 15 and t.meta["supernode_degree"] == 4 and t.meta["h"] == 1
-    assert diameter(t) == 5  # the paper: diameter 5 for q > 1
+    assert diameter(t) == 5 == nx.diameter(t.to_networkx())  # the paper (section 5): diameter 5 for q > 1
     assert t.label(7 * 4 + 2) == (1, 2, 2)
 
 
@@ -130,7 +131,7 @@ def test_dragonfly_is_galaxyfly_with_one_supernode_per_cluster():
     d, g = dragonfly(4, 6), galaxyfly(4, 1, 6)
     assert np.array_equal(d.indptr, g.indptr) and np.array_equal(d.indices, g.indices)
     assert np.array_equal(d.arc_labels, g.arc_labels)
-    assert diameter(dragonfly(3, 20)) == 3
+    assert diameter(dragonfly(3, 20)) == 3 == nx.diameter(dragonfly(3, 20).to_networkx())  # the paper: 3
 
 
 @settings(max_examples=30, deadline=None)
@@ -142,7 +143,7 @@ def test_galaxyfly_structure(q, n, a, extra):
     view = supernode_view(t)
     gal = galaxy(n, q)
     assert t.num_nodes == n * q * a
-    t.reverse_arc  # raises unless every link has both directions
+    assert len(t.reverse_arc) == t.num_arcs  # raises unless every link has both directions
     local = t.arc_labels == 0
     src, dst = t.arc_sources, t.indices
     assert np.all(src[local] // a == dst[local] // a)
@@ -185,7 +186,9 @@ def test_cli_info_json_and_error(capsys):
         main(["info", "galaxyfly:n=3,q=5,a=4", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert exit_info.value.code == 0
+    # n q a, n q, (q - delta) / 2 + n - 1, and the paper's diameter 5 (checked with networkx above)
     assert (data["routers"], data["supernodes"], data["supernode_degree"], data["diameter"]) == (60, 15, 4, 5)
+    assert (60, 15, 4) == (3 * 5 * 4, 3 * 5, (5 - 1) // 2 + 3 - 1)
     with pytest.raises(SystemExit) as exit_info:
         main(["info", "galaxyfly:n=3,q=6,a=4"])
     err = capsys.readouterr().err

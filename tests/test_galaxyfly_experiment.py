@@ -23,7 +23,7 @@ def test_tables_and_paper_cells(report):
     table3 = rep.tables[1]
     avg_packet = next(row for row in table3.rows if row[0] == "AvgPacket")
     assert all(cell.ours == 0 and cell.match for cell in avg_packet[1:])
-    assert table3.rows[0][1].paper == 34100  # the paper's printed AvgTime for (3,5,4)
+    assert table3.rows[0][1].paper == 34100  # the paper's printed AvgTime for (3,5,4): Table 3, first cell
 
 
 def test_claims_have_verdicts_with_numbers(report):
@@ -32,8 +32,10 @@ def test_claims_have_verdicts_with_numbers(report):
     assert by_text["SFATA has no redundant packets (AvgPacket = 0)"].confirmed
     assert by_text["RFATA has the lower RouterTime"].confirmed
     sfata_first = next(c for c in rep.claims if c.text.startswith("SFATA finishes first"))
+    # the paper's MaxTime for (3,5,4): Table 4 (RFATA) 67,400 / Table 3 (SFATA) 56,500 = 1.193
     assert "RFATA/SFATA MaxTime =" in sfata_first.evidence and "paper: 1.193" in sfata_first.evidence
-    assert sum("grow with" in c.text for c in rep.claims) == 6
+    assert f"{67400 / 56500:.3f}" == "1.193"
+    assert sum("grow with" in c.text for c in rep.claims) == 6 == 2 * 3  # SFATA and RFATA x (n, q, a)
     assert any("Dragonfly comparator" in c.text for c in rep.claims)
 
 

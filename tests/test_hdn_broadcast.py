@@ -36,17 +36,32 @@ def test_factor_broadcast_one_port_exactly_once(factor):
     assert int(step.max()) + 1 == factor.broadcast_steps
 
 
-@pytest.mark.parametrize("spec, root, steps", [
-    ("hdn:base=2x3x5,k=1,s=1", 0, 14), ("hdn:base=2x3x5,k=1,s=6", 123, 11), ("hdn:base=2x3x5,k=1,s=30", 5, 7),
-    ("hdn:base=2x3x5,k=2,s=6/15", 0, 19), ("hdn:base=2x3x5,k=2,s=6/15", 11999, 19),
-    ("hdn:base=2x3x5,k=2,s=30/30", 77, 12), ("hdn:base=2x3x5,k=2,s=15/2", 4321, 19),
-    ("hdn:base=K2,k=3,s=2/1/2", 500, 17), ("dualcube:4", 3, 8), ("hdn:base=K4xC5,k=2,s=4/5", 17, 19),
+def theorem3(t_base, t_sn):
+    """Theorem 3 as printed: 2^k T(B) - sum_{i=0}^{k-1} 2^i T(SN^{k-i}) + 2^{k+1} - 2; t_sn = T(SN^1..SN^k)."""
+    k = len(t_sn)
+    return 2 ** k * t_base - sum(2 ** i * t_sn[k - 1 - i] for i in range(k)) + 2 ** (k + 1) - 2
+
+
+# one-port broadcast times by hand: T(C2) = T(K2) = 1, T(C3) = T(K4) = 2, T(C5) = T(Q3) = 3, T(SN) adds its factors'
+# so T(2x3x5) = 6, T(C2xC3) = 3, T(C3xC5) = 5, T(K4xC5) = 5.  Every step count equals Theorem 3's bound except
+# s=30 (k = 1), where 7 < 8 is a regression value (topocast output, commit 21c1d09).
+@pytest.mark.parametrize("spec, root, steps, bound", [
+    ("hdn:base=2x3x5,k=1,s=1", 0, 14, theorem3(6, [0])), ("hdn:base=2x3x5,k=1,s=6", 123, 11, theorem3(6, [3])),
+    pytest.param("hdn:base=2x3x5,k=1,s=30", 5, 7, theorem3(6, [6]), marks=pytest.mark.regression),
+    ("hdn:base=2x3x5,k=2,s=6/15", 0, 19, theorem3(6, [3, 5])),
+    ("hdn:base=2x3x5,k=2,s=6/15", 11999, 19, theorem3(6, [3, 5])),
+    ("hdn:base=2x3x5,k=2,s=30/30", 77, 12, theorem3(6, [6, 6])),
+    ("hdn:base=2x3x5,k=2,s=15/2", 4321, 19, theorem3(6, [5, 1])),
+    ("hdn:base=K2,k=3,s=2/1/2", 500, 17, theorem3(1, [1, 0, 1])), ("dualcube:4", 3, 8, theorem3(3, [0])),
+    ("hdn:base=K4xC5,k=2,s=4/5", 17, 19, theorem3(5, [2, 3])),
 ])
-def test_broadcast_exactly_once_within_theorem3(spec, root, steps):
+def test_broadcast_exactly_once_within_theorem3(spec, root, steps, bound):
     result = tc.run(spec, "hdn-broadcast", root=root)
     m = result.metrics
     assert result.verified and m["exactly_once"] and m["complete"]
-    assert m["steps"] == steps <= m["theorem3_bound"]
+    assert m["steps"] == steps <= m["theorem3_bound"] == bound
+    if spec != "hdn:base=2x3x5,k=1,s=30":
+        assert steps == bound
     assert m["port_model"].startswith("one-port") and "one_port_lower_bound" not in m
     assert m["steps"] >= m["lower_bound"] >= np.ceil(np.log2(tc.build(spec).num_nodes))
 

@@ -18,6 +18,8 @@ from topocast.measure.wormhole import startup_chains
 from topocast.sim.wormhole import RouterConfig, simulate
 from topocast.sweep_points import point_seed, sweep
 
+#: the default router settings (a frozen dataclass, shared as a default argument)
+DEFAULT_CONFIG = RouterConfig()
 ALGORITHMS = ("multicast-dp", "multicast-mp", "multicast-cp", "multicast-qg")
 
 
@@ -52,7 +54,7 @@ def test_dual_and_multi_path_split_by_label(case):
             else:
                 assert kind == LOW and labels[0] < label[source] and np.all(np.diff(labels) < 0)
     # multi-path: within each worm all destinations are on one side of the source's column
-    for kind, seq in multi_path_worms(source, dests, label, cols):
+    for _kind, seq in multi_path_worms(source, dests, label, cols):
         assert len({d % cols >= source % cols for d in seq}) == 1
 
 
@@ -142,7 +144,7 @@ def test_qualified_groups_partition_and_two_steps(case, threshold):
         qg_planner(topology, prep=16, threshold=threshold, routing="disjoint-paths")(source, np.array(dests))
 
 
-def one_multicast(topology, jobs, source, dests, config=RouterConfig()):
+def one_multicast(topology, jobs, source, dests, config=DEFAULT_CONFIG):
     """Simulate one multicast alone; returns (trace, message-passing steps)."""
     builder = TrafficBuilder(topology)
     builder.add(source, 0, dests, jobs)

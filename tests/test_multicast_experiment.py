@@ -2,11 +2,16 @@
 
 import csv
 
+import pytest
+
 from topocast import registry
 from topocast.experiments import multicast as experiment
 from topocast.report import Claim, Compare
 
 
+# regression: the counts of settings shown (6), printed matches (2), claims (9) and prep-40 claims (4) are the
+# report's layout (topocast output, commit 21c1d09); 33 cycles and 2 start-ups are the paper's (section 4, Theorem 1)
+@pytest.mark.regression
 def test_reproduce_multicast_small(tmp_path, monkeypatch):
     small = {key: loads[:2] for key, loads in experiment.QUICK_LOADS.items()}
     monkeypatch.setattr(experiment, "QUICK_LOADS", small)

@@ -147,10 +147,8 @@ def test_larger_meshes_and_tori_match_networkx_degree_and_diameter(dims):
     for periodic, build in ((False, mesh), (True, torus)):
         t = build(*dims)
         g = nx.grid_graph(dim=list(reversed(dims)), periodic=periodic)
-        if periodic:  # networkx keeps a single edge for a size-2 ring; we keep two ports
-            expected_ports = sorted(2 * len(dims) for _ in g.nodes())
-        else:
-            expected_ports = sorted(d for _, d in g.degree())
+        # networkx keeps a single edge for a size-2 ring; we keep two ports
+        expected_ports = sorted(2 * len(dims) for _ in g.nodes()) if periodic else sorted(d for _, d in g.degree())
         assert sorted(t.port_degree.tolist()) == expected_ports
         assert sorted(t.distinct_degree.tolist()) == sorted(d for _, d in g.degree())
         assert diameter(t) == nx.diameter(g)

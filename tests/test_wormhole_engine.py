@@ -22,7 +22,11 @@ def manhattan(topology, u, v):
     return sum(abs(a - b) for a, b in zip(topology.label(u), topology.label(v), strict=False))
 
 
-def run_plans(topology, plans, config=RouterConfig(), cycles=100_000):
+#: the default router settings (a frozen dataclass, shared as a default argument)
+DEFAULT_CONFIG = RouterConfig()
+
+
+def run_plans(topology, plans, config=DEFAULT_CONFIG, cycles=100_000):
     """plans: list of (source, generated, dests, jobs); returns (trace, traffic, plan)."""
     builder = TrafficBuilder(topology)
     for source, gen, dests, jobs in plans:
@@ -175,7 +179,9 @@ def test_startups_come_in_batches_of_injection_channels():
     dests = [0, 1, 2, 3, 4, 20]
     plan = [(source, -1, 8, [(ECUBE, [d]) for d in dests])]
     trace, _, built = run_plans(topology, [(source, 0, dests, plan)], config)
-    assert trace.worm_inject.tolist() == [41] * 4 + [74] * 2
+    # by hand: 4 injection channels; the first 4 worms start after prep 8 + start-up 33, the last 2 pay a second
+    # start-up of 33
+    assert trace.worm_inject.tolist() == [41] * 4 + [74] * 2 == [8 + 33] * 4 + [8 + 33 + 33] * 2
     assert startup_chains(built, config.batch)[0].tolist() == [2]
     one = RouterConfig(startup=33, flits=4, worms_per_startup=6)
     trace, _, built = run_plans(topology, [(source, 0, dests, plan)], one)
