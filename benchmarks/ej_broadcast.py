@@ -29,7 +29,8 @@ CASES = [(3, 4, 4), (3, 4, 5), (3, 4, 6), (1, 2, 12)]
 def run_case(a: int, b: int, n: int, algorithm: str) -> dict:
     import numpy as np
 
-    from topocast.algorithms.ej_broadcast import product_counts, simulate_broadcast
+    from topocast.algorithms.ej_broadcast import product_counts
+    from topocast.experiments.traces import simulate_broadcast
 
     start = time.perf_counter()
     result = simulate_broadcast(a, b, n, algorithm)

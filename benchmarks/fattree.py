@@ -24,6 +24,7 @@ import numpy as np
 
 from topocast.algorithms import butterfly_rls as rls
 from topocast.algorithms import fattree_alltoall as ft
+from topocast.experiments.traces import check_rls, route_square
 from topocast.sim.circuit import trace_many
 from topocast.topology.fattree import GFTShape
 
@@ -61,7 +62,7 @@ def gft_schemes(args) -> None:
             ("LLS", ft.lls_routes, lambda: (rows[:, None] + rows[None, :]) % n),
             ("CLS", ft.xor_routes, lambda: rows[:, None] ^ rows[None, :])):
         start = time.perf_counter()
-        check = ft.route_square(shape, make, rows, chunk=args.chunk)
+        check = route_square(shape, make, rows, chunk=args.chunk)
         elapsed = time.perf_counter() - start
         equal = bool(np.array_equal(check.perms, expected()))
         print(f"{name}: {len(rows)} permutations x {check.passes} pass(es), Latin square: "
@@ -80,13 +81,13 @@ def gft_schemes(args) -> None:
 
 def butterfly_rls(n: int, chunk: int) -> None:
     start = time.perf_counter()
-    rls.check_rls(rls.rls_plan(3))
+    check_rls(rls.rls_plan(3))
     print(f"RLS numba warm-up: {time.perf_counter() - start:.2f} s")
     plan = rls.rls_plan(n)
     net, lines = plan.network, plan.lines
     print(f"Butterfly-Butterfly, N = {lines}: {net.num_stages} stages of {int(net.switches[0])} switches 2 x 2")
     start = time.perf_counter()
-    check = rls.check_rls(plan, chunk=chunk)
+    check = check_rls(plan, chunk=chunk)
     elapsed = time.perf_counter() - start
     print(f"RLS: {lines} permutations i -> i - k, Latin square: {'yes' if check.latin_square else 'no'}, "
           f"rows not the rotation: {check.wrong_rows}, conflicts: {check.conflicts}, dropped: {check.dropped}, "

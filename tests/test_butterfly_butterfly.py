@@ -7,7 +7,6 @@ from hypothesis import strategies as st
 
 import topocast as tc
 from topocast.algorithms.butterfly_rls import (
-    check_rls,
     destination_tag_states,
     intermediate,
     involution,
@@ -17,6 +16,7 @@ from topocast.algorithms.butterfly_rls import (
     rotation,
 )
 from topocast.errors import TopocastError
+from topocast.experiments.traces import check_rls
 from topocast.sim.circuit import shift_route, trace, trace_many
 from topocast.topology.butterfly_butterfly import butterfly_butterfly_network, butterfly_digit
 from topocast.topology.stages import path_counts

@@ -195,7 +195,7 @@ def test_memory_guard():
 def test_square_helpers_share_the_check():
     """route_square (fat tree) and check_min_square (MIN) report what the shared check finds."""
     from topocast.algorithms import fattree_alltoall as ft
-    from topocast.algorithms.min_alltoall import check_min_square
+    from topocast.experiments.traces import check_min_square, route_square
     from topocast.topology.fattree import GFTShape
     from topocast.topology.multistage import multistage_network
 
@@ -206,7 +206,7 @@ def test_square_helpers_share_the_check():
         routes[:, s.network.stage_slice(0).start] = -1  # processor 0 never climbs
         return routes
 
-    check = ft.route_square(shape, half_idle, np.arange(8))
+    check = route_square(shape, half_idle, np.arange(8))
     assert check.unrouted == 8 and not check.latin_square and not check.ok
     assert "first: row 0 input 0" in check.verification.first_violation
     found = check_min_square(multistage_network("butterfly", n=3, d=2))

@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 import topocast as tc
-from topocast.algorithms.ej_all_to_all import all_to_all_plan, literal_coverage, simulate_single_source
+from topocast.algorithms.ej_all_to_all import all_to_all_plan, literal_coverage
 from topocast.errors import TopocastError
 from topocast.execute import execute
+from topocast.experiments.traces import simulate_single_source
 from topocast.plans.frontier import FrontierPlan, Phase
 from topocast.sim.models import Model, PortModel
 from topocast.topology.eisenstein_jacobi import PHASE_SECTORS, SECTORS, ej_ring

@@ -6,10 +6,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import topocast as tc
-from topocast.algorithms.ej_broadcast import broadcast_plan, broadcast_schedule, product_counts, simulate_broadcast
+from topocast.algorithms.ej_broadcast import broadcast_plan, broadcast_schedule, product_counts
 from topocast.algorithms.ej_frontier import improved_phases, phase_table
 from topocast.execute import execute
 from topocast.experiments.ej import PAPER_EXAMPLE, PAPER_TABLE1, PAPER_TABLE2, PAPER_TABLE3
+from topocast.experiments.traces import simulate_broadcast
 from topocast.plans.frontier import FrontierPlan, Phase
 from topocast.sim.frontier import run_frontier
 from topocast.sim.models import Model

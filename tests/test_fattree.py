@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 import topocast as tc
 from topocast.algorithms import fattree_alltoall as ft
 from topocast.errors import TopocastError
+from topocast.experiments.traces import route_square, trace_thesis_algorithm, xor_square
 from topocast.sim.circuit import trace
 from topocast.topology.fattree import GFTShape, gft
 from topocast.verify import is_latin_square
@@ -89,7 +90,7 @@ def test_opened_view_uses_each_link_once_per_direction(hmw):
 def test_lls_every_rotation_no_conflict(hmw):
     shape = GFTShape(*hmw)
     n = shape.processors
-    check = ft.route_square(shape, ft.lls_routes, np.arange(n))
+    check = route_square(shape, ft.lls_routes, np.arange(n))
     assert check.ok
     assert np.array_equal(check.perms, (np.arange(n)[:, None] + np.arange(n)[None, :]) % n)
     assert check.passes == len(ft.passes(shape)) == ft.groups_per_level(shape) ** (shape.h - 1)
@@ -102,7 +103,7 @@ def test_lls_every_rotation_no_conflict(hmw):
 def test_cls_is_xor_table(hmw):
     shape = GFTShape(*hmw)
     n = shape.processors
-    check = ft.route_square(shape, ft.xor_routes, np.arange(n))
+    check = route_square(shape, ft.xor_routes, np.arange(n))
     assert check.ok
     assert np.array_equal(check.perms, np.arange(n)[:, None] ^ np.arange(n)[None, :])
 
@@ -117,7 +118,7 @@ def test_passes_partition_processors(hmw):
 
 def test_slimmed_h3_needs_more_than_ceil_m_over_w():
     shape = GFTShape(3, 4, 2)
-    check = ft.route_square(shape, ft.lls_routes, np.arange(shape.processors))
+    check = route_square(shape, ft.lls_routes, np.arange(shape.processors))
     assert check.ok and check.passes == 4 == ft.pass_lower_bound(shape)
     assert check.circuits // (shape.processors * check.passes) == shape.processors // 4
 
@@ -156,7 +157,7 @@ def test_algorithm2_as_printed():
     shape = GFTShape(2, 4, 2)
     assert [s.tolist() for s in ft.thesis_algorithm2_states(shape, 3, 1)] == [[1], [2, 1], [1, 1, 1, 0]]
     assert [s.tolist() for s in ft.thesis_algorithm2_states(shape, 3, 2)] == [[1], [0, 3], [0, 0, 0, 0]]
-    check = ft.trace_thesis_algorithm(shape, lambda k, p: ft.thesis_algorithm2_states(shape, k, p))
+    check = trace_thesis_algorithm(shape, lambda k, p: ft.thesis_algorithm2_states(shape, k, p))
     assert check.ok and check.passes == 2
     rotations = [k for k in range(32) if np.array_equal(check.perms[k], (np.arange(32) - k) % 32)]
     assert len(rotations) == 24 and 3 in rotations
@@ -165,7 +166,7 @@ def test_algorithm2_as_printed():
 def test_figure_5_5():
     shape = GFTShape(2, 2, 2)
     base = [np.array([0, 1, 1, 0]), np.zeros(4, int), np.zeros(4, int)]
-    check = ft.xor_square(shape, base)
+    check = xor_square(shape, base)
     printed = ["01325467", "10234576", "23107645", "32016754", "45761023", "54670132", "67543201", "76452310"]
     assert check.ok
     assert ["".join(map(str, np.argsort(p))) for p in check.perms] == printed
@@ -176,7 +177,7 @@ def test_partition_exhaustive_gft222():
     seen = set()
     squares = 0
     for base in ft.all_xor_bases(shape):
-        check = ft.xor_square(shape, base)
+        check = xor_square(shape, base)
         assert check.ok
         squares += 1
         seen.update(p.tobytes() for p in check.perms)
@@ -190,7 +191,7 @@ def test_partition_sampled(hmw):
     rng = np.random.default_rng(7)
     seen = set()
     for _ in range(4):
-        check = ft.xor_square(shape, ft.random_xor_base(shape, rng))
+        check = xor_square(shape, ft.random_xor_base(shape, rng))
         assert check.ok
         seen.update(p.tobytes() for p in check.perms)
     assert len(seen) == 4 * shape.processors

@@ -329,7 +329,7 @@ def test_cli_run_json(capsys):
 
 
 def test_multicast_worms_lists_start_destinations_and_path():
-    from topocast.algorithms.mesh_multicast import multicast_worms
+    from topocast.experiments.traces import multicast_worms
 
     topology = tc.build("mesh:6x6")
     dests = [0, 7, 20, 35, 33, 4]

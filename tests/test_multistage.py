@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import topocast as tc
-from topocast.algorithms.min_alltoall import check_min_square, min_latin_routes, partition_check, random_base
+from topocast.algorithms.min_alltoall import min_latin_routes, random_base
 from topocast.errors import TopocastError
+from topocast.experiments.traces import check_min_square, partition_check
 from topocast.sim.circuit import shift_route, trace
 from topocast.topology.fattree import gft
 from topocast.topology.multistage import benes_network, clos_network, folded_clos_is_fat_tree, multistage_network

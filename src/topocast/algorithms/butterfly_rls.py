@@ -49,7 +49,6 @@ import numpy as np
 
 from ..errors import TopocastError
 from ..plans.circuit import CircuitPlan
-from ..sim.circuit import trace_plan
 from ..topology.butterfly_butterfly import FAMILY, butterfly_butterfly_network
 from ..topology.core import Topology
 from ..topology.stages import ROUTE_DTYPE, MultistageNetwork
@@ -193,22 +192,6 @@ def rls_routes(plan: RLSPlan, ks) -> np.ndarray:
     return states_to_routes(rls_states(plan, ks))
 
 
-@dataclass
-class RLSCheck:
-    """Every row traced: the permutations, and what is wrong with them if anything."""
-
-    perms: np.ndarray
-    conflicts: int
-    dropped: int
-    wrong_rows: int
-    first_stage_straight: bool
-    latin_square: bool
-
-    @property
-    def ok(self) -> bool:
-        return self.latin_square and not (self.conflicts or self.dropped or self.wrong_rows)
-
-
 def first_stage_straight(plan: RLSPlan, ks: np.ndarray, chunk: int = 256) -> bool:
     """Whether stage 0 is straight in the configurations of rotations ``ks``.
 
@@ -232,15 +215,6 @@ def rls_circuit_plan(plan: RLSPlan, ks=None, *, message_bytes: float = 1024.0, c
                        "alltoall", lambda idx: rotation(lines, ks[idx]), owner=f"algorithm {NAME}",
                        info={"pipeline_stage_times": lines + stages - 1},
                        notes=("configuration k realises i -> (i - k) mod N (the thesis's direction)",), chunk=chunk)
-
-
-def check_rls(plan: RLSPlan, ks=None, chunk: int = 256) -> RLSCheck:
-    """Route rotations ``ks`` (default all ``N``), trace them in chunks, compare with ``i -> i - k``."""
-    circuit = rls_circuit_plan(plan, ks, chunk=chunk)
-    check = trace_plan(circuit)
-    ks = np.arange(plan.lines, dtype=np.int64) if ks is None else np.asarray(ks, dtype=np.int64)
-    return RLSCheck(check.perms, check.conflicts, check.dropped, check.wrong_rows,
-                    first_stage_straight(plan, ks, chunk), check.latin_square)
 
 
 def _plan(topology: Topology, *, message_bytes: float = 1024.0) -> CircuitPlan:

@@ -42,10 +42,9 @@ import numpy as np
 from ..errors import TopocastError
 from ..memory import default_limit, human_bytes
 from ..plans.frontier import FrontierPlan, Phase
-from ..progress import SILENT, Progress
 from ..schedule import Schedule, ScheduleBuilder
-from ..sim.frontier import FrontierTrace, run_frontier
-from ..topology.eisenstein_jacobi import PHASE_SECTORS, EJRing, check_alpha, ej_ring
+from ..sim.frontier import run_frontier
+from ..topology.eisenstein_jacobi import PHASE_SECTORS, EJRing
 from .base import register
 from .ej_broadcast import HALF_DUPLEX_ALL_PORT, PAPER, ring_of
 from .ej_frontier import SECTOR, ej_plan, phase_table
@@ -75,13 +74,6 @@ def single_source_plan(ring: EJRing, n: int, notes: tuple[str, ...] = (SYMMETRY_
                    symmetric=True, notes=notes)
 
 
-def simulate_single_source(a: int, b: int, n: int, record: bool = False,
-                           progress: Progress = SILENT) -> FrontierTrace:
-    """The message of node 0 through the three phases, with its transfers per label."""
-    check_alpha(a, b, n)
-    return run_frontier(single_source_plan(ej_ring(a, b), n), record=record, progress=progress)
-
-
 def literal_coverage(ring: EJRing, n: int) -> int:
     """Other nodes one source reaches if Algorithm 3 recursed with the same phase only."""
     sizes = [1 + int(np.isin(ring.sector, sectors).sum()) for sectors in PHASE_SECTORS.values()]
@@ -106,7 +98,7 @@ def translate(ring: EJRing, n: int, add: np.ndarray, nodes: np.ndarray, shift: n
 def all_to_all_schedule(topology, message_bytes: float = 1024.0) -> Schedule:
     """Every node's message (id = node index) through the three phases, links combined per step."""
     ring, n = ring_of(topology)
-    single = simulate_single_source(ring.a, ring.b, n, record=True)
+    single = run_frontier(single_source_plan(ring, n), record=True)  # the rule writes node 0's transfers
     nodes = topology.num_nodes
     add = addition_table(ring)
     sources = np.arange(nodes, dtype=np.int64)
@@ -164,5 +156,4 @@ register(
     families=("ej",), aliases=("ALL-TO-ALL", "ej-all-to-all-broadcast"), ports=HALF_DUPLEX_ALL_PORT,
     engines=("step", "event", "frontier"), unbuilt_engines=("frontier",), paper=PAPER)
 
-__all__ = ["all_to_all_plan", "all_to_all_schedule", "full_run_bytes", "literal_coverage", "single_source_plan",
-           "simulate_single_source"]
+__all__ = ["all_to_all_plan", "all_to_all_schedule", "full_run_bytes", "literal_coverage", "single_source_plan"]

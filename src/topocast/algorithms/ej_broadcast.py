@@ -25,11 +25,10 @@ import numpy as np
 
 from ..errors import TopocastError
 from ..plans.frontier import FrontierPlan
-from ..progress import SILENT, Progress
 from ..schedule import Schedule, ScheduleBuilder
 from ..sim.frontier import FrontierTrace, run_frontier
 from ..sim.models import PortModel
-from ..topology.eisenstein_jacobi import EJRing, check_alpha, ej_ring
+from ..topology.eisenstein_jacobi import EJRing, ej_ring
 from .base import register
 from .ej_frontier import ej_plan, improved_phases, iterative_phases, phase_table
 
@@ -56,14 +55,6 @@ def broadcast_plan(ring: EJRing, n: int, algorithm: str) -> FrontierPlan:
     return ej_plan(ring, n, phases, phase_table(ring, True), notes=(FRONTIER_NOTE,))
 
 
-def simulate_broadcast(a: int, b: int, n: int, algorithm: str, record: bool = False,
-                       progress: Progress = SILENT, max_bytes: float | None = None) -> FrontierTrace:
-    """Run ``improved`` or ``iterative`` over bitmaps from node 0, no topology needed."""
-    check_alpha(a, b, n)
-    return run_frontier(broadcast_plan(ej_ring(a, b), n, algorithm), record=record, progress=progress,
-                        max_bytes=max_bytes)
-
-
 def records_to_schedule(nodes: int, trace: FrontierTrace, collective: str, message_bytes: float,
                         meta: dict) -> Schedule:
     """A one-message Schedule from the transfers a recorded frontier run wrote."""
@@ -76,7 +67,12 @@ def records_to_schedule(nodes: int, trace: FrontierTrace, collective: str, messa
 
 
 def broadcast_schedule(topology, algorithm: str, message_bytes: float = 1024.0) -> Schedule:
-    """The Schedule of ``improved`` or ``iterative`` on an ``ej`` topology, root 0 (the recorded rule)."""
+    """The Schedule of ``improved`` or ``iterative`` on an ``ej`` topology, root 0.
+
+    The frontier rule with ``record`` on writes every transfer: one rule serves the
+    billion-node bitmap run and this verified Schedule, which the step and event
+    engines then check on their own.
+    """
     ring, n = ring_of(topology)
     trace = run_frontier(broadcast_plan(ring, n, algorithm), record=True)
     return records_to_schedule(topology.num_nodes, trace, "broadcast", message_bytes,
@@ -144,4 +140,4 @@ _register("one-to-all-iterative", "iterative", ("ej-iterative-one-to-all", "ej-p
           "iterative one-to-all broadcast on EJ^(n) of [22]: n rounds, one dimension per round, "
           "highest dimension first")
 
-__all__ = ["broadcast_plan", "broadcast_schedule", "product_counts", "ring_of", "simulate_broadcast"]
+__all__ = ["broadcast_plan", "broadcast_schedule", "product_counts", "ring_of"]

@@ -22,7 +22,7 @@ c_(x-1)``.  Going down, the top chooses destination digit ``c'_h``, down level
   which switches get the carry is in fact set by the digit-reversed local
   index, and the two agree only for some ``k`` (:func:`thesis_algorithm1_states`,
   :func:`thesis_algorithm2_states` for slimmed trees, traced by
-  :func:`trace_thesis_algorithm`; the reproduction report counts them).
+  :func:`topocast.experiments.traces.trace_thesis_algorithm`; the reproduction report counts them).
 * **Slimmed trees** (m > w, section 4.2): an up switch ``m x w`` forwards one
   group of ``w`` of its ``m`` inputs per pass (window offset ``w g``), so a
   pass is a choice ``g_x`` per middle level and a rotation needs
@@ -33,7 +33,7 @@ c_(x-1)``.  Going down, the top chooses destination digit ``c'_h``, down level
   ``x``'s digit ``l`` and realises ``i -> i XOR x``.  XOR has no carries, so
   all switches of a level share the state.  The routable permutations with
   straight up stages (any XOR state per switch) split into Latin squares
-  ``{B XOR x}``: :func:`xor_square`.
+  ``{B XOR x}``: :func:`topocast.experiments.traces.xor_square`.
 
 State numbering.  Here a shift state ``s`` sends input ``u`` to output
 ``(u + s) mod outs`` (Liu et al.'s k-shift); the thesis numbers the same
@@ -54,7 +54,7 @@ import numpy as np
 from ..errors import TopocastError
 from ..plans.circuit import CircuitPlan
 from ..registry import Param
-from ..sim.circuit import shift_route, trace_plan, window_route, xor_route
+from ..sim.circuit import shift_route, window_route, xor_route
 from ..topology.core import Topology
 from ..topology.fattree import GFTShape, check_gft_params
 from ..topology.stages import ROUTE_DTYPE
@@ -305,7 +305,7 @@ CIRCUIT_PARAMS = (
     Param("per_byte", "float", 1e-10, "time per byte t_w in seconds", minimum=0),
 )
 
-#: what :func:`route_square` and :func:`trace_thesis_algorithm` return: the one circuit check's outcome
+#: what a traced square plan gives (:mod:`topocast.experiments.traces`): the one circuit check's outcome
 SchemeCheck = SquareCheck
 
 
@@ -316,12 +316,6 @@ def square_plan(shape: GFTShape, make_routes, rows: np.ndarray | None = None, *,
     groups = passes(shape)
     return CircuitPlan(shape.network, len(rows), len(groups), lambda idx, p: make_routes(shape, rows[idx], groups[p]),
                        message_bytes, "alltoall", expected, pass_lower_bound(shape), owner, chunk=chunk)
-
-
-def route_square(shape: GFTShape, make_routes, rows: np.ndarray, chunk: int = 256,
-                 progress=None) -> SchemeCheck:
-    """Trace ``make_routes(shape, rows_chunk, g)`` for every pass and merge the passes per row."""
-    return trace_plan(square_plan(shape, make_routes, rows, chunk=chunk), progress)
 
 
 def thesis_plan(shape: GFTShape, states_of) -> CircuitPlan:
@@ -336,15 +330,6 @@ def thesis_plan(shape: GFTShape, states_of) -> CircuitPlan:
 
     return CircuitPlan(shape.network, n, c, routes, 1024.0, "alltoall", None, pass_lower_bound(shape),
                        "the thesis's algorithm", chunk=n)
-
-
-def trace_thesis_algorithm(shape: GFTShape, states_of) -> SchemeCheck:
-    """Trace the thesis's own states ``states_of(k, p)`` for every rotation ``k`` and pass ``p = 1 ..``.
-
-    Rows are merged over the passes; the check says whether they form a Latin
-    square, and ``perms`` can be compared with the rotations ``i -> i - k``.
-    """
-    return trace_plan(thesis_plan(shape, states_of))
 
 
 def _shape(topology: Topology) -> GFTShape:
@@ -384,12 +369,6 @@ register(
 
 
 # -- Latin squares of XOR configurations (5.1.3, 5.2.3) --------------------------------
-
-
-def xor_square(shape: GFTShape, base: list[np.ndarray]) -> SchemeCheck:
-    """Route the ``N`` translates ``base XOR x`` and check they form a Latin square."""
-    rows = np.arange(shape.processors, dtype=np.int64)
-    return route_square(shape, lambda s, xs, g: xor_routes(s, xs, g, base), rows)
 
 
 def random_xor_base(shape: GFTShape, rng: np.random.Generator) -> list[np.ndarray]:

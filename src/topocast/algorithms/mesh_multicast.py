@@ -43,7 +43,7 @@ from ..sim.wormhole.engine import RouterConfig
 from ..topology.core import Topology
 from .base import register
 from .mesh_routing import ECUBE, HIGH, LOW, labels_for, mesh_dims
-from .worm_traffic import TrafficBuilder, workload_plan
+from .worm_traffic import workload_plan
 
 PAPER = ("Al-Dubai, Ould-Khaoua, El-Zayyat, Mackenzie: On balancing traffic load in path-based multicast "
          "communication (2003)")
@@ -238,44 +238,3 @@ register_multicast("multicast-cp", "cp", column_path_planner,
                    ("column-path", "CP"))
 
 
-def multicast_worms(topology: Topology, algorithm: str, source: int, destinations,
-                    config: RouterConfig | None = None, **params: Any) -> list[dict]:
-    """The worms of one multicast, alone in the network: start node, start cycle, destinations, path.
-
-    ``algorithm`` is ``dp``, ``mp``, ``cp`` or ``qg``; ``params`` go to the
-    planner (``prep``, and for QG ``threshold``, ``routing``, ``leader_prep``).
-    The plan runs through :func:`topocast.execute.execute` (verified) from
-    generation at cycle 0 until every worm is done.
-
-    >>> import topocast as tc
-    >>> worms = multicast_worms(tc.build("mesh:4x4"), "dp", 5, [0, 15])
-    >>> [(w["start"], w["destinations"]) for w in worms]
-    [(5, [15]), (5, [0])]
-    """
-    from ..execute import execute
-    from .mesh_multicast_qg import qg_planner
-
-    factories = {"dp": dual_path_planner, "mp": multi_path_planner, "cp": column_path_planner, "qg": qg_planner}
-    if algorithm not in factories:
-        raise TopocastError(f"multicast_worms: parameter 'algorithm' must be one of dp, mp, cp, qg, got '{algorithm}'")
-    dests = [int(d) for d in destinations]
-    if source in dests or len(set(dests)) != len(dests) or not dests:
-        raise TopocastError("multicast_worms: destinations must be distinct, non-empty and exclude the source")
-    params.setdefault("prep", PREP_TIMES["figures"][algorithm])
-    router = config or RouterConfig()
-    builder = TrafficBuilder(topology)
-    builder.add(int(source), 0, dests, factories[algorithm](topology, **params)(int(source), np.asarray(dests)))
-    plan = builder.build(cycles=10_000_000, flits=router.flits, stop_when_idle=True)
-    run = execute(topology, plan, "wormhole", Model(router=router), algorithm=f"multicast-{algorithm}")
-    if not run.verified:
-        raise TopocastError(f"multicast_worms: {run.first_violation}")
-    traffic, trace = plan.traffic, run.trace.trace
-    worms = []
-    for w in range(traffic.num_worms):
-        lo, hi = traffic.path_ptr[w], traffic.path_ptr[w + 1]
-        slots = traffic.path_slot[lo:hi]
-        worms.append({"start": int(traffic.path_node[lo]), "start_cycle": int(trace.worm_inject[w]),
-                      "destinations": traffic.path_node[lo:hi][slots >= 0].tolist(),
-                      "delivered": trace.slot_time[slots[slots >= 0]].tolist(),
-                      "path": traffic.path_node[lo:hi].tolist()})
-    return worms

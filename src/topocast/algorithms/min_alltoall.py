@@ -27,11 +27,10 @@ import numpy as np
 from ..errors import TopocastError
 from ..plans.circuit import CircuitPlan
 from ..registry import Param
-from ..sim.circuit import shift_route, trace_many, trace_plan
+from ..sim.circuit import shift_route
 from ..topology.core import Topology
 from ..topology.multistage import network_of
 from ..topology.stages import ROUTE_DTYPE, MultistageNetwork
-from ..verify import is_latin_square
 from .base import register
 from .fattree_alltoall import CIRCUIT_PARAMS
 
@@ -65,40 +64,6 @@ def min_square_plan(net: MultistageNetwork, base: np.ndarray | None = None, *, m
     """The ``N`` configurations ``M_x`` of ``base`` (straight if None), one pass each (thesis 3.2.4.1, 3.2.4.3)."""
     return CircuitPlan(net, net.num_inputs, 1, lambda xs, p: min_latin_routes(net, xs, base), message_bytes,
                        "alltoall", owner=owner, chunk=chunk)
-
-
-def check_min_square(net: MultistageNetwork, base: np.ndarray | None = None, chunk: int = 256) -> dict:
-    """Route all ``N`` configurations (``chunk`` at a time) and report the Latin-square check."""
-    check = trace_plan(min_square_plan(net, base, chunk=chunk))
-    return {"perms": check.perms, "latin_square": check.latin_square, "conflicts": check.conflicts,
-            "dropped": check.dropped, "undelivered": check.unrouted}
-
-
-def partition_check(net: MultistageNetwork, max_configurations: int = 1 << 16) -> dict:
-    """Every configuration of a small MIN, grouped into the Latin squares of its bases (Massini 2003).
-
-    The bases are the matrices with the first row straight (``d^((N/d - 1) n)``
-    of them); each base and its ``N`` translates ``M_x`` is one square, so the
-    ``d^((N/d) n)`` configurations fall into ``N^(N/d - 1)`` squares for ``d = 2``
-    (thesis 3.2.4.1).  Returns the counts: squares, how many are Latin squares
-    without a conflict, and how many distinct permutations they hold.
-    """
-    d, stages, rows = int(net.ins[0]), net.num_stages, int(net.switches[0])
-    n = net.num_inputs
-    free = (rows - 1) * stages
-    if d ** (free + stages) > max_configurations:
-        raise TopocastError(f"partition: {d}^{free + stages} configurations, more than {max_configurations}")
-    routes = []
-    for code in range(d ** free):
-        base = np.zeros((rows, stages), dtype=np.int64)
-        base[1:] = (code // d ** np.arange(free) % d).reshape(rows - 1, stages)
-        routes.append(min_latin_routes(net, np.arange(n), base))
-    perms, conflicts, dropped = trace_many(net, np.concatenate(routes))
-    squares = perms.reshape(d ** free, n, n)
-    good = sum(is_latin_square(sq) and not conflicts[i * n:(i + 1) * n].any() and not dropped[i * n:(i + 1) * n].any()
-               for i, sq in enumerate(squares))
-    return {"squares": len(squares), "latin_squares": int(good), "configurations": len(perms),
-            "distinct_permutations": len({p.tobytes() for p in perms})}
 
 
 def _plan(name: str, need_binary: bool):

@@ -24,13 +24,14 @@ from pathlib import Path
 import numpy as np
 
 from ..algorithms.ej_all_to_all import literal_coverage
-from ..algorithms.ej_broadcast import PAPER, product_counts, simulate_broadcast
+from ..algorithms.ej_broadcast import PAPER, product_counts
 from ..api import run
 from ..fileio import save_figure, write_csv
 from ..progress import SILENT, Progress
 from ..registry import Experiment, register_experiment
 from ..report import Claim, Compare, Report, Table
 from ..topology.eisenstein_jacobi import distance_distribution_formula, ej_ring
+from .traces import simulate_broadcast
 
 # Table 1 (iterative, EJ_{3+4rho}^(3)): free, sending, receiving, active per (round, step)
 PAPER_TABLE1 = [

@@ -21,7 +21,7 @@ import numpy as np
 from ..algorithms import butterfly_rls as rls
 from ..algorithms import fattree_alltoall as ft
 from ..algorithms.clos_routing import blocking_example, greedy_route, route_permutation
-from ..algorithms.min_alltoall import check_min_square, partition_check, random_base
+from ..algorithms.min_alltoall import random_base
 from ..api import run
 from ..measure.circuit import exchange_lower_bound
 from ..progress import Progress
@@ -37,6 +37,7 @@ from ..topology.multistage import (
     folded_clos_is_fat_tree,
     multistage_network,
 )
+from .traces import check_min_square, check_rls, partition_check, route_square, trace_thesis_algorithm, xor_square
 
 PAPER = "F. Magliocca, Realizzazione di comunicazione all-to-all ... attraverso reti Fat Tree, Sapienza 2021"
 THESIS_TREES = [(2, 2, 2), (2, 4, 4), (2, 4, 2), (2, 2, 3)]
@@ -97,7 +98,7 @@ def measure_figure55() -> dict:
     """Section 5.1.3, Figure 5.5: the XOR translates of M^(0,6) on GFT(2,2,2), traced."""
     shape = GFTShape(2, 2, 2)
     base = [np.array([0, 1, 1, 0]), np.zeros(4, np.int64), np.zeros(4, np.int64)]
-    check = ft.xor_square(shape, base)
+    check = xor_square(shape, base)
     rows = []
     for x in range(8):
         sources = np.argsort(check.perms[x])  # the thesis lists, per output, the input that reaches it
@@ -112,7 +113,7 @@ def measure_square_counts(quick: bool, rng) -> dict:
     shape = GFTShape(2, 2, 2)
     seen, squares_ok, total = set(), 0, 0
     for base in ft.all_xor_bases(shape):
-        check = ft.xor_square(shape, base)
+        check = xor_square(shape, base)
         squares_ok += check.ok
         total += 1
         seen.update(row.tobytes() for row in check.perms)
@@ -122,7 +123,7 @@ def measure_square_counts(quick: bool, rng) -> dict:
         shape = GFTShape(h, m, w)
         good, seen = 0, set()
         for _ in range(ev["samples"]):
-            check = ft.xor_square(shape, ft.random_xor_base(shape, rng))
+            check = xor_square(shape, ft.random_xor_base(shape, rng))
             good += check.ok
             seen.update(row.tobytes() for row in check.perms)
         ev["trees"].append({"tree": (h, m, w), "kind": shape.kind, "count": ft.latin_square_count(shape),
@@ -143,7 +144,7 @@ def measure_verification(quick: bool, progress: Progress) -> list[dict]:
         if not (m & (m - 1)) and not (w & (w - 1)):
             schemes.append(("CLS", ft.xor_routes))
         for name, make in schemes:
-            check = ft.route_square(shape, make, np.arange(shape.processors))
+            check = route_square(shape, make, np.arange(shape.processors))
             rows.append({"tree": (h, m, w), "scheme": name, "processors": shape.processors, "check": check,
                          "per_pass": check.circuits // max(1, shape.processors * check.passes),
                          "formula_passes": ft.groups_per_level(shape) if h == 2 else None,
@@ -160,9 +161,9 @@ def measure_thesis_algorithms(quick: bool) -> list[dict]:
         shape = GFTShape(h, m, w)
         n = shape.processors
         if m == w:
-            check = ft.trace_thesis_algorithm(shape, lambda k, p, s=shape: ft.thesis_algorithm1_states(s, k))
+            check = trace_thesis_algorithm(shape, lambda k, p, s=shape: ft.thesis_algorithm1_states(s, k))
         else:
-            check = ft.trace_thesis_algorithm(shape, lambda k, p, s=shape: ft.thesis_algorithm2_states(s, k, p))
+            check = trace_thesis_algorithm(shape, lambda k, p, s=shape: ft.thesis_algorithm2_states(s, k, p))
         rotations = int(sum(np.array_equal(check.perms[k], (np.arange(n) - k) % n) for k in range(n)))
         rows.append({"tree": f"GFT({h},{m},{w})", "algorithm": "Algorithm 1" if m == w else "Algorithm 2",
                      "passes": check.passes, "rotations": rotations, "rows": n, "ok": check.ok})
@@ -194,7 +195,7 @@ def measure_rls(quick: bool, progress: Progress) -> list[dict]:
         lines, i = plan.lines, np.arange(plan.lines)
         # where the first butterfly alone leaves each circuit of configuration 1 (destination tags)
         _, first = rls.destination_tag_states(plan.network, 0, n, i[None, :], rls.intermediate(lines, [1]))
-        rows.append({"n": n, "lines": lines, "stages": plan.network.num_stages, "check": rls.check_rls(plan),
+        rows.append({"n": n, "lines": lines, "stages": plan.network.num_stages, "check": check_rls(plan),
                      "middle_ok": bool(np.array_equal(first[0], plan.pi[(lines // 2 - i) % lines])),
                      "involution": bool(np.array_equal(rls.involution(lines)[rls.involution(lines)], i))})
     return rows
