@@ -29,4 +29,4 @@ def test_reproduce_ej_quick(tmp_path):
     assert literal.confirmed is False and "504 of the 1368" in literal.evidence
     formula3 = next(c for c in report.claims if c.text.startswith("Formula (3)"))
     assert formula3.confirmed is False
-    assert report.summary_line().endswith("claims 7 confirmed / 3 refuted")
+    assert report.summary_line().endswith("claims 8 confirmed / 3 refuted")  # 8th: the synthesised broadcast

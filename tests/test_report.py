@@ -62,8 +62,42 @@ def test_summary_without_settings_and_total():
     assert Tally(printed_matched=1) + Tally(printed_matched=2) == Tally(printed_matched=3)
 
 
-def test_csv_rows_keep_their_shape():
+def test_csv_rows_are_tidy():
     header, rows = _table().csv_rows()
-    assert header == ["what", "a", "a (paper)", "a match", "b", "b (paper)", "b match"]
-    assert rows[0] == ["row 1", 3, 3, True, 4, 5, False]
-    assert rows[3] == ["row 4", 33, 33, None, 32, 31, None]
+    assert header == ["what", "a", "a (paper)", "a match", "a reference", "b", "b (paper)", "b match", "b reference"]
+    assert rows[0] == ["row 1", 3, 3, True, "paper", 4, 5, False, "paper"]
+    assert rows[3] == ["row 4", 33, 33, None, "setting", 32, 31, None, "setting"]
+    assert len({len(r) for r in rows} | {len(header)}) == 1
+
+
+def test_tidy_csv_splits_intervals_words_and_ragged_rows():
+    table = Table("Figure 3: latency (cycles)", ["load", "DP", "MP"],
+                  [[0.001, "100 ±7", "1,5"], [0.016, "sat"], ["total", "1e3 ±2.5", "—"]])
+    header, rows = table.csv_rows()
+    assert header == ["load", "load note", "DP", "DP ±95% CI", "DP note", "MP"]
+    assert rows == [[0.001, None, 100, 7, None, "1,5"], [0.016, None, None, None, "sat", None],
+                    [None, "total", 1000.0, 2.5, None, None]]
+    assert table.tidy_json() == {"columns": header, "rows": rows}
+
+
+def test_table_keys_are_short_stable_and_unique(tmp_path):
+    report = Report("demo", "Demo", [Table("Table 3: SFATA (ours | paper)", ["x"], [[1]]),
+                                     Table("Figures 3-6: latency", ["x"], [[1]]),
+                                     Table("Algorithms 1 and 2 as printed", ["x"], [[1]]),
+                                     Table("The paper's QG claims", ["x"], [[1]]),
+                                     Table("Table 3: again", ["x"], [[1]]),
+                                     Table("anything", ["x"], [[1]], key="mine")])
+    assert report.table_keys() == ["table3", "figures3_6", "algorithms1_2", "qg_claims", "table3_2", "mine"]
+    names = sorted(p.name for p in report.write(tmp_path))
+    assert names[0] == "demo_algorithms1_2.csv" and "demo_report.json" in names
+
+
+def test_claim_readings_and_depending_count():
+    same = Claim("c", True, "e", readings={"a": True, "b": True})
+    split = Claim("d", False, "e", readings={"x=all": False, "x=used": True})
+    assert (same.verdict, split.verdict) == ("confirmed", "depends")
+    assert split.readings_text() == "holds under x=used; refuted under x=all"
+    assert split.as_json()["readings"] == {"x=all": False, "x=used": True}
+    report = Report("r", "R", [], [same, split, Claim("e", True, "e")])
+    assert report.summary_line() == ("summary r: printed cells 0/0 matched (0 mismatched), closed-form checks 0/0, "
+                                     "claims 2 confirmed / 1 refuted (1 of them depend on the reading)")

@@ -9,13 +9,20 @@ from .errors import TopocastError
 from .topology.core import Topology
 
 
-def info(spec: str | Topology, distances: bool = True, max_memory: float | None = None) -> dict:
-    """Nodes, links, degree, diameter, average distance and distance distribution."""
+def info(spec: str | Topology, distances: bool = True, max_memory: float | str | None = None,
+         properties: bool | None = None) -> dict:
+    """Nodes, links, degree, diameter, average distance and distance distribution, and the graph
+    properties of :mod:`topocast.topology.properties` (``properties``: ``None`` below their default
+    size caps, ``True`` below the forced caps, ``False`` none)."""
+    from .memory import resolve_limit
     from .spec import build
     from .topology.metrics import summary
 
+    if not isinstance(distances, bool):
+        raise TopocastError(f"distances: must be True or False, got {distances!r}")
+    max_memory = resolve_limit(max_memory)
     topology = spec if isinstance(spec, Topology) else build(spec, max_memory=max_memory)
-    return summary(topology, distances=distances)
+    return summary(topology, distances=distances, properties=properties)
 
 
 def _defaults(family: registry.Family) -> dict[str, Any]:
@@ -72,22 +79,29 @@ def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: i
     3
     """
     from .execute import execute
+    from .memory import resolve_limit
     from .sim.models import Model
     from .spec import build, parse_spec
     from .topology.core import UnbuiltTopology
-    from .validate import integer
 
-    seed = integer(seed, "seed", minimum=0, maximum=2**63 - 1)
+    seed = check_seed(seed)
+    max_memory = resolve_limit(max_memory)
+    if not isinstance(algorithm, str):
+        raise TopocastError(f"algorithm: must be a name such as 'broadcast-binomial', got {algorithm!r}")
     alg = registry.algorithm(algorithm)
-    engine = engine or alg.engines[0]
+    if engine is not None and not isinstance(engine, str):
+        raise TopocastError(f"engine: must be one of {', '.join(alg.engines)}, got {engine!r}")
+    engine = alg.engines[0] if engine is None else engine
     if engine not in alg.engines:
         raise TopocastError(f"engine: algorithm {alg.name} runs on {', '.join(alg.engines)}, not '{engine}'")
     kwargs = resolve_params(alg, params, from_text=params_from_text)
+    check_costs(alg.name, kwargs)
     if isinstance(spec, Topology):
         topology = spec
     elif engine in alg.unbuilt_engines:
         fam, fam_kwargs = parse_spec(spec)
         nodes = fam.estimate(**fam_kwargs)[0] if fam.estimate else None
+        check_unbuilt(spec, engine, nodes, max_memory)
         merged = {**_defaults(fam), **fam_kwargs}
         topology = UnbuiltTopology(fam.name, {p.name: merged[p.name] for p in fam.params if p.name in merged}, nodes)
     else:
@@ -112,3 +126,46 @@ def plan_engine(the_plan, engine: str) -> str:
     if engine != "frontier" and isinstance(the_plan, adapter("frontier").PLAN):
         return "frontier"
     return engine
+
+
+def check_seed(seed: Any) -> int:
+    """``seed`` as an int in 0..2**63-1, or a :class:`TopocastError` saying why not."""
+    from .validate import integer
+
+    if isinstance(seed, int) and not isinstance(seed, bool) and seed < 0:
+        raise TopocastError(f"seed: must be an integer in 0..2**63-1 (negative seeds are refused), got {seed}")
+    try:
+        return integer(seed, "seed", minimum=0, maximum=2**63 - 1)
+    except TopocastError:
+        raise TopocastError(f"seed: must be an integer in 0..2**63-1, got {seed!r}") from None
+
+
+def check_unbuilt(spec: str, engine: str, nodes: Any, max_memory: float | None) -> None:
+    """Refuse an engine that runs from the spec alone (bitmaps of one bit per node, three of them) on a
+    network whose bitmaps would not fit, before any array is made."""
+    from .memory import default_limit, float_of, human_bytes, words
+
+    if nodes is None:
+        return
+    limit = default_limit() if max_memory is None else max_memory
+    need = 3 * float_of(nodes) / 8
+    if float_of(nodes) >= 2**62 or need > limit:
+        raise TopocastError(f"max-memory: the {engine} engine on {spec} ({words(nodes)}) needs about "
+                            f"{human_bytes(need)} of bitmaps, over the limit of {human_bytes(limit)}")
+
+
+#: longest time one transfer may take (seconds); beyond it the makespans overflow
+MAX_TRANSFER_TIME = 1e100
+
+
+def check_costs(name: str, params: dict[str, Any]) -> None:
+    """Refuse cost parameters whose product (one transfer's time) overflows: every time would be inf."""
+    import math
+
+    if "per_byte" not in params or "message_bytes" not in params:
+        return
+    parts = [params.get(k) or 0.0 for k in ("startup", "per_hop", "setup")]
+    total = float(params["message_bytes"]) * float(params["per_byte"]) + sum(float(v) for v in parts)
+    if not math.isfinite(total) or total > MAX_TRANSFER_TIME:
+        raise TopocastError(f"algorithm {name}: parameters 'message_bytes', 'per_byte', 'startup' give one transfer "
+                            f"a time of {total:g} s, over {MAX_TRANSFER_TIME:g} s: the times would overflow")

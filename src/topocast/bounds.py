@@ -1,27 +1,38 @@
-"""Lower bounds for each collective and port model, reported beside every result.
+"""Lower bounds for each collective and port model, reported beside every result with the kind that binds.
+
+Every bound holds on any topology; :func:`step_bound` and :func:`time_bound`
+return a :class:`Bound` (value and the name of the binding bound, the
+``lower_bound_kind`` metric).  Derivations: ``docs/bounds.md``.
 
 Steps (synchronous rounds, one-hop transfers, messages may be combined):
 
-* one-to-all from ``r``: ``ecc(r)`` (the farthest node is that many hops
-  away) and ``ceil(log_{p+1} N)`` where ``p`` is the ports a node may use
-  per step (one-port: ``ceil(log2 N)``; all-port: ``p`` = max degree), since
-  the informed set grows at most ``(p+1)``-fold per step.
-* all-gather, total exchange: the diameter, and the same doubling bound.
-* multicast, unicast, custom: the largest distance from a message's origin to
-  one of its targets.
+* ``eccentricity`` (broadcast from ``r``): ``ecc(r)``; ``diameter``
+  (all-gather, total exchange): ``D``; ``distance`` (multicast, unicast,
+  custom): the largest origin-to-target distance.
+* ``doubling`` (broadcast, all-gather, total exchange): ``ceil(log_{p+1} N)``,
+  ``p`` the ports a node may use per step (one-port: ``ceil(log2 N)``;
+  all-port: the largest degree).
 
-Time (event engine, store-and-forward, a message never split):
+Time (event engine, store-and-forward, ``t_s`` start-up, ``t_w`` per byte,
+``t_h`` per hop, ``m`` bytes per message, ``tau = t_s + m t_w``):
 
-* one-to-all: ``ecc(r) * (t_s + m t_w + t_h)``.
-* all-gather: ``max(D (t_s + m t_w + t_h), t_s + t_h + (N-1) m t_w / p)``
-  where ``p`` is the smallest number of ports of a node (all ``N-1``
-  messages must come in through them).
-* total exchange: the same with each node receiving ``N-1`` messages.
+* ``latency``: hops ``*`` ``(tau + t_h)`` (hops as for steps).
+* ``doubling`` (broadcast, all-gather, total exchange): ``ceil(log_{p+1} N) tau + t_h``.
+* ``injection`` (all-gather, total exchange): the largest over nodes ``v`` of
+  ``t_s + t_h + m t_w max(R_v, S_v) / c_v`` where ``R_v`` (``S_v``) messages
+  must enter (leave) ``v`` and ``c_v`` is its ports (``min(degree, ports)``);
+  half duplex also ``(R_v + S_v) / degree``.
+* ``cut`` (all-gather, total exchange): for a balanced cut ``(A, B)`` of ``c``
+  links (:func:`topocast.topology.properties.best_cut`),
+  ``t_s + t_h + m t_w max(X_AB, X_BA) / c`` where ``X_AB`` messages start in
+  ``A`` and are needed in ``B`` (all-gather ``|A|``, total exchange
+  ``|A||B|``); half duplex ``(X_AB + X_BA) / c``.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -29,6 +40,27 @@ from .schedule import Schedule
 from .sim.models import CostModel, PortModel
 from .topology.core import Topology
 from .topology.metrics import bfs_distances, diameter
+
+#: collectives with the doubling bound (every node ends knowing something from every node, or the reverse)
+SPREADING = ("broadcast", "allgather", "alltoall")
+#: collectives with the injection and cut bounds
+HEAVY = ("allgather", "alltoall")
+#: the cut bound's bisection is looked for up to this many nodes (METIS; cached per topology)
+CUT_MAX_NODES = 200_000
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A lower bound and the name of the bound that gives it (``lower_bound_kind``)."""
+
+    value: float
+    kind: str
+
+
+def _binding(candidates: list[tuple[str, float]]) -> Bound:
+    """The largest candidate; on a tie the first listed."""
+    kind, value = max(candidates, key=lambda c: c[1])
+    return Bound(value, kind)
 
 
 def _ports(topology: Topology, ports: PortModel, smallest: bool) -> int:
@@ -47,9 +79,15 @@ def hop_bound(topology: Topology, schedule: Schedule) -> int:
     """Hops the farthest required delivery must travel."""
     if schedule.collective == "broadcast":
         return int(bfs_distances(topology, int(schedule.origin[0])).max())
-    if schedule.collective in ("allgather", "alltoall"):
+    if schedule.collective in HEAVY:
         return diameter(topology)
     return farthest_pair(topology, schedule)
+
+
+def hop_kind(schedule: Schedule) -> str:
+    """The name of :func:`hop_bound` for this collective."""
+    return {"broadcast": "eccentricity", "allgather": "diameter", "alltoall": "diameter"}.get(
+        schedule.collective, "distance")
 
 
 def farthest_pair(topology: Topology, schedule: Schedule) -> int:
@@ -70,21 +108,94 @@ def farthest_pair(topology: Topology, schedule: Schedule) -> int:
     return hops
 
 
+# -- steps --------------------------------------------------------------------------------------
+def step_bound(topology: Topology, schedule: Schedule, ports: PortModel) -> Bound:
+    """Steps: the hop bound and, for broadcast, all-gather and total exchange, the doubling bound."""
+    candidates = [(hop_kind(schedule), hop_bound(topology, schedule))]
+    if schedule.collective in SPREADING:
+        candidates.append(("doubling", _doubling(topology.num_nodes, _ports(topology, ports, smallest=False))))
+    return _binding(candidates)
+
+
 def step_lower_bound(topology: Topology, schedule: Schedule, ports: PortModel) -> int:
-    hops = hop_bound(topology, schedule)
-    if schedule.collective in ("broadcast", "allgather", "alltoall"):
-        return max(hops, _doubling(topology.num_nodes, _ports(topology, ports, smallest=False)))
-    return hops
+    return int(step_bound(topology, schedule, ports).value)
+
+
+# -- time (event engine) --------------------------------------------------------------------------
+def time_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel) -> Bound:
+    """Time: latency, doubling, injection and cut bounds; the largest binds."""
+    m = schedule.message_bytes
+    candidates = [("latency", hop_bound(topology, schedule) * cost.hop_time(m))]
+    if schedule.collective in SPREADING and topology.num_nodes > 1:
+        p = _ports(topology, ports, smallest=False)
+        candidates.append(("doubling", _doubling(topology.num_nodes, p) * cost.transfer_time(m) + cost.per_hop))
+    if schedule.collective in HEAVY and topology.num_nodes > 1:
+        candidates.append(("injection", injection_bound(topology, schedule, cost, ports)))
+        cut = cut_bound(topology, schedule, cost, ports)
+        if cut is not None:
+            candidates.append(("cut", cut))
+    return _binding(candidates)
 
 
 def time_lower_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel) -> float:
-    m = schedule.message_bytes
-    bound = hop_bound(topology, schedule) * cost.hop_time(m)
-    if schedule.collective in ("allgather", "alltoall"):
-        p = max(1, _ports(topology, ports, smallest=True))
-        n = topology.num_nodes
-        bound = max(bound, cost.hop_time((n - 1) * m / p))
-    return float(bound)
+    return float(time_bound(topology, schedule, cost, ports).value)
 
 
-__all__ = ["farthest_pair", "hop_bound", "step_lower_bound", "time_lower_bound"]
+def _flows(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
+    """``(msg, target)`` pairs of every required delivery to a node other than the message's origin."""
+    ptr, ids = schedule.target_csr()
+    msg = np.repeat(np.arange(schedule.num_messages), np.diff(ptr))
+    keep = schedule.origin[msg] != ids
+    return msg[keep], ids[keep]
+
+
+def _in_out(schedule: Schedule, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Messages that must enter (``R_v``) and leave (``S_v``) each node."""
+    own = np.bincount(schedule.origin, minlength=n)
+    if isinstance(schedule.targets, str):  # every node needs every message
+        return schedule.num_messages - own, own if n > 1 else np.zeros(n, np.int64)
+    msg, target = _flows(schedule)
+    leaving = np.unique(msg)
+    return np.bincount(target, minlength=n), np.bincount(schedule.origin[leaving], minlength=n)
+
+
+def injection_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel) -> float:
+    """``t_s + t_h + m t_w`` times the most messages per port any node must take in or send out."""
+    n = topology.num_nodes
+    r, s = _in_out(schedule, n)
+    degree = np.maximum(topology.port_degree, 1)
+    c = degree if ports.ports is None else np.minimum(degree, ports.ports)
+    load = np.maximum(r, s) / c
+    if ports.duplex == "half":
+        load = np.maximum(load, (r + s) / degree)
+    return cost.hop_time(float(load.max()) * schedule.message_bytes)
+
+
+def _crossing(schedule: Schedule, side: np.ndarray) -> tuple[int, int]:
+    """Messages that start on side 0 and are needed on side 1, and the reverse."""
+    if isinstance(schedule.targets, str):
+        start = side[schedule.origin]
+        return int(np.count_nonzero(start == 0)), int(np.count_nonzero(start == 1))
+    msg, target = _flows(schedule)
+    cross = side[schedule.origin[msg]] != side[target]
+    pairs = np.unique(msg[cross])
+    start = side[schedule.origin[pairs]]
+    return int(np.count_nonzero(start == 0)), int(np.count_nonzero(start == 1))
+
+
+def cut_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel) -> float | None:
+    """``t_s + t_h + m t_w`` times the messages that must cross a balanced cut per link (``None``: no cut)."""
+    from .topology.properties import best_cut
+
+    if topology.num_nodes > CUT_MAX_NODES:
+        return None
+    links, side, _ = best_cut(topology)
+    if links == 0:
+        return None
+    ab, ba = _crossing(schedule, side)
+    load = (ab + ba if ports.duplex == "half" else max(ab, ba)) / links
+    return cost.hop_time(load * schedule.message_bytes)
+
+
+__all__ = ["Bound", "cut_bound", "farthest_pair", "hop_bound", "injection_bound", "step_bound",
+           "step_lower_bound", "time_bound", "time_lower_bound"]

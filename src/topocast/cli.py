@@ -1,13 +1,17 @@
 """The ``topocast`` command: list, info, run, route, reproduce.
 
-Bad input prints one line on stderr and exits 2; a failed verification exits
-1 with the first violation; an interrupt exits 130 leaving no half-written
-file (all files are written to a temporary name, then renamed).
+Bad input prints one line on stderr and exits 2 (before any long work: specs,
+parameters, sizes and output locations are checked first); a failed
+verification exits 1 with the first violation; SIGINT exits 130 and SIGTERM
+143 at any moment, leaving no half-written file (all files are written to a
+temporary name, then renamed; see :mod:`topocast.supervise`).  ``--debug``
+(anywhere on the line) or ``TOPOCAST_DEBUG=1`` shows the traceback of an error.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,23 +30,15 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 out = Console(soft_wrap=True, emoji=False, highlight=False, width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, emoji=False, highlight=False, width=None if sys.stderr.isatty() else 160)
 
-_UNITS = {"": 1, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+#: ``--debug`` or ``TOPOCAST_DEBUG=1``: let tracebacks through
+DEBUG = False
 
 
 def parse_size(text: str | None) -> float | None:
-    """``'8G'`` -> bytes; ``None`` -> the default (half of RAM)."""
-    if text is None:
-        return None
-    raw = text.strip().lower().removesuffix("ib").removesuffix("b") if text.strip().lower() not in ("b",) else text
-    unit = raw[-1] if raw and raw[-1] in _UNITS else ""
-    number = raw[:-1] if unit else raw
-    try:
-        value = float(number) * _UNITS[unit]
-    except ValueError:
-        raise TopocastError(f"max-memory: must be a size such as 512M or 8G, got '{text}'") from None
-    if value <= 0:
-        raise TopocastError(f"max-memory: must be > 0, got '{text}'")
-    return value
+    """``'8G'`` -> bytes; ``None`` -> the default (half of RAM); NaN, infinities and sizes <= 0 are refused."""
+    from .memory import parse_size as parse
+
+    return None if text is None else parse(text, "--max-memory")
 
 
 def _fail(message: str, code: int) -> None:
@@ -51,22 +47,52 @@ def _fail(message: str, code: int) -> None:
 
 
 def _guard(function):
-    """Turn TopocastError into exit 2 and Ctrl-C into exit 130."""
+    """Turn TopocastError into exit 2 and Ctrl-C into exit 130; no traceback unless ``--debug``."""
     import functools
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
         try:
             return function(*args, **kwargs)
-        except TopocastError as exc:
-            _fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__, 2)
+        except typer.Exit:
+            raise
         except KeyboardInterrupt:
+            from .fileio import remove_pending
+
+            remove_pending()
             err.print("topocast: interrupted; files already written are complete, none is half-written")
             raise typer.Exit(130) from None
-        except MemoryError:
-            _fail("out of memory: lower the size or pass a smaller --max-memory to be refused early", 2)
+        except Exception as exc:
+            if DEBUG:
+                raise
+            _fail(_one_line(exc), 2)
 
     return wrapper
+
+
+def _one_line(exc: BaseException) -> str:
+    """The one-line message of an error: ours as it is, anything else with its type and a hint."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    if isinstance(exc, TopocastError):
+        return text or type(exc).__name__
+    if isinstance(exc, MemoryError):
+        return "out of memory: lower the size or pass a smaller --max-memory to be refused early"
+    if isinstance(exc, OSError):
+        where = f" '{exc.filename}'" if getattr(exc, "filename", None) else ""
+        return f"cannot write{where}: {exc.strerror or text}"
+    return f"unexpected {type(exc).__name__}: {text} (rerun with --debug for the traceback)"
+
+
+def _checked(option: str, check, *args):
+    """``check(*args)`` with its error message naming the command-line ``option``."""
+    try:
+        return check(*args)
+    except TopocastError as exc:
+        message = str(exc)
+        for prefix in (option.lstrip("-") + ":", f"parameter '{option.lstrip('-')}'"):
+            if message.startswith(prefix):
+                message = message[len(prefix):].lstrip(" :")
+        raise TopocastError(f"{option}: {message}") from None
 
 
 def _dump(payload: Any) -> None:
@@ -109,16 +135,23 @@ def list_command(as_json: bool = typer.Option(False, "--json", help="machine-rea
 def info(
     spec: str = typer.Argument(..., help="topology spec, e.g. torus:8x8x8"),
     as_json: bool = typer.Option(False, "--json"),
-    csv: Path | None = typer.Option(None, "--csv", help="write the distance distribution as CSV"),
+    csv: str | None = typer.Option(None, "--csv", help="write the distance distribution as CSV"),
     no_distances: bool = typer.Option(False, "--no-distances", help="skip diameter and distances"),
     max_memory: str | None = typer.Option(None, "--max-memory",
                                           help="refuse builds larger than this (default: half of RAM)"),
+    properties: bool = typer.Option(False, "--properties",
+                                    help="compute bisection, connectivity, girth up to the higher forced size caps"),
 ):
-    """Nodes, links, degree, diameter, average distance, distance distribution."""
+    """Nodes, links, degree, diameter, average distance, distance distribution, graph properties."""
     from .api import info as api_info
-    from .fileio import write_csv
+    from .fileio import check_output_file, write_csv
 
-    data = api_info(spec, distances=not no_distances, max_memory=parse_size(max_memory))
+    limit = parse_size(max_memory)
+    if csv is not None:
+        check_output_file(csv, "--csv")
+        if no_distances:
+            raise TopocastError("--csv: writes the distance distribution, which --no-distances skips; drop one")
+    data = api_info(spec, distances=not no_distances, max_memory=limit, properties=True if properties else None)
     if csv is not None and "distance_distribution" in data:
         write_csv(csv, ["distance", "ordered_pairs"], enumerate(data["distance_distribution"]))
     if as_json:
@@ -138,11 +171,14 @@ def info(
 
 # -- run --------------------------------------------------------------------
 def parse_settings(settings: list[str]) -> dict[str, str]:
+    """``["key=value", ...]`` of ``--set`` as a dict; malformed or repeated keys are refused."""
     values: dict[str, str] = {}
     for item in settings:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise TopocastError(f"--set: expected key=value, got '{item}'")
+        if key.strip() in values:
+            raise TopocastError(f"--set: parameter '{key.strip()}' given twice")
         values[key.strip()] = value.strip()
     return values
 
@@ -151,24 +187,40 @@ def parse_settings(settings: list[str]) -> dict[str, str]:
 @_guard
 def run(
     spec: str = typer.Argument(..., help="topology spec"),
-    algorithm: str = typer.Argument(..., help="algorithm name (topocast list)"),
+    algorithm: str | None = typer.Argument(None, help="algorithm name (topocast list); omit with --schedule"),
     engine: str | None = typer.Option(
         None, "--engine", help="step, event, circuit, wormhole or frontier (default: the algorithm's first)"),
+    schedule: str | None = typer.Option(None, "--schedule", help="replay a schedule file from `topocast synthesize`"),
     settings: list[str] = typer.Option([], "--set", help="algorithm parameter key=value (repeatable)"),
     seed: int = typer.Option(0, "--seed", help="seed for every random choice"),
     as_json: bool = typer.Option(False, "--json"),
-    csv: Path | None = typer.Option(None, "--csv", help="write the per-step series (or the metrics) as CSV"),
+    csv: str | None = typer.Option(None, "--csv", help="write the per-step series (or the metrics) as CSV"),
     max_memory: str | None = typer.Option(None, "--max-memory",
                                           help="refuse runs larger than this (default: half of RAM)"),
 ):
     """Run an algorithm, verify delivery, print metrics and the lower-bound ratio."""
+    from .api import check_seed
     from .api import run as api_run
-    from .fileio import write_csv
+    from .fileio import check_output_file, write_csv
     from .progress import Progress
 
-    with Progress(enabled=not as_json and sys.stderr.isatty()).status(f"running {algorithm} on {spec}"):
-        result = api_run(spec, algorithm, engine=engine, seed=seed, max_memory=parse_size(max_memory),
-                         params_from_text=True, **parse_settings(settings))
+    seed = _checked("--seed", check_seed, seed)
+    limit = parse_size(max_memory)
+    if csv is not None:
+        check_output_file(csv, "--csv")
+    if (algorithm is None) == (schedule is None):
+        raise TopocastError("algorithm: give an algorithm name or --schedule FILE, not both and not neither")
+    if schedule is not None and settings:
+        raise TopocastError("--set: a schedule file carries its own model; --set does not apply to --schedule")
+    what = algorithm or f"the schedule {schedule}"
+    with Progress(enabled=not as_json and sys.stderr.isatty()).status(f"running {what} on {spec}"):
+        if schedule is not None:
+            from .synthesis import replay
+
+            result = replay(spec, schedule, engine=engine or "event", max_memory=limit)
+        else:
+            result = api_run(spec, algorithm, engine=engine, seed=seed, max_memory=limit,
+                             params_from_text=True, **parse_settings(settings))
     data = result.to_json()
     if csv is not None:
         if result.per_step:
@@ -182,7 +234,7 @@ def run(
     else:
         _print_result(data, result.per_step)
     if not result.verified:
-        err.print(f"topocast: verification failed: {result.first_violation}", markup=False)
+        err.print(f"topocast: verification failed: {result.first_violation}", markup=False, soft_wrap=True)
         raise typer.Exit(1)
 
 
@@ -232,12 +284,114 @@ def route(
     """Route one packet with the family's routing algorithm (BFS shortest path otherwise)."""
     from .routing import route as do_route
 
-    data = do_route(spec, source, target, max_memory=parse_size(max_memory))
+    data = do_route(spec, source, target, max_memory=parse_size(max_memory), options=("--from", "--to"))
     if as_json:
         _dump(data)
         return
+    if data.get("note"):
+        out.print(f"note: {data['note']}", markup=False)
     out.print(f"{data['router']}: {data['length']} hops (shortest {data['shortest']})")
     out.print(" -> ".join("(" + ",".join(map(str, lab)) + ")" for lab in data["path"]))
+
+
+# -- export -----------------------------------------------------------------
+@app.command()
+@_guard
+def synthesize(
+    spec: str = typer.Argument(..., help="topology spec"),
+    collective: str = typer.Argument(..., help="broadcast, allgather or alltoall"),
+    out_file: str = typer.Option(..., "--out", help="schedule file to write (JSON)"),
+    settings: list[str] = typer.Option([], "--set", help="cost or port parameter key=value, as for `run`"),
+    budget: float = typer.Option(300.0, "--budget", help="seconds the search may take"),
+    seed: int = typer.Option(0, "--seed", help="seed for every random choice"),
+    engine: str = typer.Option("event", "--engine", help="event (timed) or step (counted in steps)"),
+    root: int = typer.Option(0, "--root", help="source of a broadcast"),
+    as_json: bool = typer.Option(False, "--json"),
+):
+    """Synthesise a verified schedule for a collective, with its lower bound and ratio, into a file."""
+    from .api import check_seed
+    from .synthesis import cli_synthesize
+
+    seed = _checked("--seed", check_seed, seed)
+    summary = cli_synthesize(spec, collective, out_file, sets=settings, budget=budget, seed=seed, engine=engine,
+                             root=root)
+    if as_json:
+        _dump(summary)
+        return
+    for key, value in summary.items():
+        out.print(f"{key}: {_short(value)}", markup=False)
+
+
+@app.command()
+@_guard
+def export(
+    spec: str = typer.Argument(..., help="topology spec, e.g. torus:8x8 or graph:net.graphml"),
+    out_file: Path = typer.Argument(..., metavar="OUT", help="file to write"),
+    file_format: str | None = typer.Option(
+        None, "--format", help="graphml, gml, json, edgelist or booksim-anynet (default: from OUT's extension)"),
+    max_memory: str | None = typer.Option(None, "--max-memory",
+                                          help="refuse builds larger than this (default: half of RAM)"),
+):
+    """Write a topology as GraphML, GML, node-link JSON, an edge list or a BookSim2 anynet file."""
+    from .spec import build
+    from .topology.export import check_format, check_output
+    from .topology.export import export as write_export
+
+    fmt = check_format(file_format, out_file)
+    check_output(out_file)
+    topology = build(spec, max_memory=parse_size(max_memory))
+    path = write_export(topology, fmt, out_file)
+    out.print(f"wrote {path} ({fmt}: {topology.num_nodes} nodes, {topology.num_edges} links)", markup=False)
+
+
+# -- sweep ------------------------------------------------------------------
+@app.command()
+@_guard
+def sweep(
+    grid: str = typer.Argument(..., metavar="FILE.toml", help="the grid: [sweep] specs, algorithms, seeds; [params]"),
+    store: str | None = typer.Option(None, "--store", help="JSON-lines result store (default: FILE.jsonl)"),
+    workers: int | None = typer.Option(None, "--workers", help="local worker processes (default: one per core)"),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", help="tcp://HOST:PORT of a Dask scheduler (default: $DASK_SCHEDULER_ADDRESS, "
+                                  "else a local cluster)"),
+    as_json: bool = typer.Option(False, "--json", help="print the summary: total, executed, skipped, failed"),
+):
+    """Run a grid of runs on Dask, each stored once; a rerun executes only what is not stored."""
+    from .store import check_path
+    from .sweep import check_workers, load_grid
+    from .sweep import sweep as run_sweep
+
+    check_workers(workers)
+    grid_data = load_grid(Path(grid))
+    store_path = check_path(store if store is not None else str(Path(grid).with_suffix(".jsonl")))
+    summary = run_sweep(grid_data, store_path, scheduler=scheduler, workers=workers,
+                        progress="off" if as_json else True)
+    if as_json:
+        _dump(summary)
+    else:
+        out.print(f"sweep: {summary['total']} runs: {summary['executed']} executed ({summary['failed']} failed), "
+                  f"{summary['skipped']} already in {store_path}; {summary['seconds']:.1f} s", markup=False)
+    for line in summary["errors"][:5]:
+        err.print(f"topocast: not stored, runs again next time: {line}", markup=False, soft_wrap=True)
+
+
+# -- plot -------------------------------------------------------------------
+@app.command()
+@_guard
+def plot(
+    store: str = typer.Argument(..., metavar="STORE", help="result store of topocast sweep (.jsonl)"),
+    x: str = typer.Option(..., "--x", help="x column: a parameter (load) or N, seed, spec..."),
+    y: str = typer.Option(..., "--y", help="y column: a metric of the runs (mean_latency, makespan, steps...)"),
+    hue: str = typer.Option("algorithm", "--hue", help="one line per value of this column"),
+    out_file: str | None = typer.Option(None, "--out", help="PNG to write (default: STORE_Y_vs_X.png)"),
+    logx: bool = typer.Option(False, "--logx", help="logarithmic x axis"),
+    logy: bool = typer.Option(False, "--logy", help="logarithmic y axis"),
+):
+    """Plot a metric of a sweep's store against a column: mean and 95% band across seeds."""
+    from .plot import plot as draw
+
+    path = draw(store, x, y, hue=hue or None, out=out_file, logx=logx, logy=logy)
+    out.print(f"wrote {path}", markup=False)
 
 
 # -- reproduce ----------------------------------------------------------------
@@ -247,50 +401,98 @@ def reproduce(
     name: str = typer.Argument("all", help="reproduction name (topocast list), or 'all' (the default)"),
     quick: bool = typer.Option(False, "--quick", help="small sizes, for CI"),
     as_json: bool = typer.Option(False, "--json"),
-    out_dir: Path | None = typer.Option(None, "--out", help="directory for CSV, JSON and PNG files"),
+    out_dir_text: str | None = typer.Option(
+        None, "--out", help="directory for CSV, JSON, PNG files and report.html/.md (default ./topocast-results)"),
+    scheduler: str | None = typer.Option(None, "--scheduler", help="tcp://HOST:PORT: run independent points there"),
+    workers: int | None = typer.Option(None, "--workers", help="local worker processes for independent points"),
 ):
-    """Reproduce a paper's tables and figures with the paper's numbers beside ours."""
+    """Reproduce a paper's tables and figures with the paper's numbers beside ours.
+
+    Always writes its results (per reproduction: tidy CSV, JSON, PNG figures; for the run: report.html,
+    report.md, report.json) to --out, by default ./topocast-results, and says where at the start and the end.
+    """
+    from .fileio import check_output_dir
     from .progress import Progress
     from .render import render_report
-    from .report import total_line
+    from .report_html import summary_lines, write_run
 
+    if not isinstance(name, str) or not name.strip():
+        raise TopocastError("reproduction: give a name from 'topocast list' or 'all'")
     names = [e.name for e in registry.experiments()] if name == "all" else [name]
     experiments = [registry.experiment(n) for n in names]
+    from .sweep import check_workers, set_defaults
+
+    set_defaults(scheduler=scheduler, workers=check_workers(workers))
+    out_dir = check_output_dir("topocast-results" if out_dir_text is None else out_dir_text, "--out")
+    where = out if not as_json else err  # with --json, stdout holds the JSON only
+    where.print(f"results: writing to {out_dir.absolute()}{os.sep}", markup=False)
     progress = Progress(enabled=not as_json and sys.stderr.isatty())
     reports = []
     for exp in experiments:
-        report = exp.run(quick=quick, out=out_dir, progress=progress)
-        if out_dir is not None:
-            report.write(out_dir)
+        report = exp.run(quick=quick, out=out_dir, progress=progress).attach_coverage()
+        report.write(out_dir)
         reports.append(report)
         if not as_json:
             render_report(report, out)
             out.print(report.summary_line(), markup=False)
+    files = write_run(reports, out_dir, quick=quick)
     if as_json:
         _dump(reports[0].as_json() if len(reports) == 1 else [r.as_json() for r in reports])
-    elif len(reports) > 1:
-        out.print(total_line(reports), markup=False)
+    else:
+        out.rule("[bold]Summary")
+    for line in summary_lines(reports):
+        where.print(line, markup=False)
+    where.print(f"report: {files['html'].absolute()} (also {files['md'].name}, {files['json'].name}; "
+                f"CSV, JSON and PNG files beside it in {out_dir.absolute()}{os.sep})", markup=False)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: usage errors become one line and exit status 2."""
+def _run_app(args: list[str]) -> int:
+    """Run the typer app on ``args``; usage errors become one line and exit status 2."""
     try:  # typer >= 0.20 vendors click
         from typer._click import exceptions as click_exceptions
     except ImportError:  # pragma: no cover
         from click import exceptions as click_exceptions
 
     try:
-        code = app(args=argv, standalone_mode=False)
+        code = app(args=args, standalone_mode=False)
     except click_exceptions.NoArgsIsHelpError as exc:
         out.print(exc.ctx.get_help())
         code = 0
     except click_exceptions.ClickException as exc:  # usage errors, bad option values
-        err.print(f"topocast: error: {exc.format_message()}", markup=False, highlight=False, soft_wrap=True)
+        message = " ".join(exc.format_message().split())
+        err.print(f"topocast: error: {message}", markup=False, highlight=False, soft_wrap=True)
         code = 2
+    except click_exceptions.Abort:
+        err.print("topocast: interrupted")
+        code = 130
     except KeyboardInterrupt:
         err.print("topocast: interrupted")
         code = 130
-    sys.exit(code if isinstance(code, int) else 0)
+    except BrokenPipeError:  # e.g. `topocast list | head -1`
+        sys.stderr.close()
+        code = 0
+    return code if isinstance(code, int) else 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: usage errors become one line and exit status 2.
+
+    From the console script (``argv`` None) the command runs in a watched child process so that
+    SIGINT and SIGTERM end it at any moment (:mod:`topocast.supervise`); ``main(argv)`` runs in process.
+    """
+    global DEBUG
+    args = list(sys.argv[1:] if argv is None else argv)
+    DEBUG = "--debug" in args or os.environ.get("TOPOCAST_DEBUG", "").strip() not in ("", "0")
+    args = [a for a in args if a != "--debug"]
+    if argv is None and hasattr(os, "fork") and os.environ.get("TOPOCAST_NO_SUPERVISOR", "") in ("", "0"):
+        from .supervise import supervise
+
+        sys.exit(supervise(lambda: _run_app(args)))
+    if argv is None:  # replace the early handlers: Ctrl-C now cleans up through KeyboardInterrupt
+        import signal
+
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    sys.exit(_run_app(args))
 
 
 if __name__ == "__main__":

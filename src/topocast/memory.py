@@ -1,8 +1,16 @@
-"""Memory guard: refuse a build that would not fit instead of swapping."""
+"""Memory guard: refuse a build that would not fit instead of swapping.
+
+Family size estimates may be ints or floats: :func:`power` and friends cap
+their arithmetic (a float, or ``inf``, beyond 2**200), so an absurd spec such
+as ``hypercube:2000`` or ``ej:a=3,b=4,n=99999999999`` is refused at once with
+its size in words ("2.6e+57 nodes") instead of materialising a huge integer.
+"""
 
 from __future__ import annotations
 
+import math
 import os
+from typing import Any
 
 from .errors import TopocastError
 
@@ -12,6 +20,58 @@ from .errors import TopocastError
 # indptr plus room for the distances and queue a metric needs.
 BYTES_PER_NODE = 8 + 8 + 4
 BYTES_PER_EDGE = 8 + 8 + 2 + 8 + 8 + 8 + 2 + 6
+
+#: beyond this many bits a size is not worth computing exactly: it is returned as inf
+_EXACT_BITS = 1 << 16
+
+_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "p": 2**50}
+
+
+def power(base: int | float, exponent: int | float) -> int | float:
+    """``base ** exponent``, exact up to 2**65536 and ``inf`` beyond (never a huger integer)."""
+    if base in (0, 1) or exponent <= 0:
+        return base**exponent
+    if exponent * math.log2(abs(base)) <= _EXACT_BITS:
+        return base**exponent
+    return math.inf
+
+
+def product(values) -> int | float:
+    """Product of ``values``, ``inf`` as soon as it passes 2**65536."""
+    out: int | float = 1
+    for value in values:
+        out = out * value
+        if isinstance(out, int) and out.bit_length() > _EXACT_BITS:
+            return math.inf
+    return out
+
+
+def float_of(value: int | float) -> float:
+    """``value`` as a float, ``inf`` when an int is too large for one."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def scientific(value: int | float) -> str:
+    """``2.6e+57``, also for integers too large for a float (``1.1e+602``); ``inf`` as 'more than 1e+19728'."""
+    if isinstance(value, float) and math.isinf(value):
+        return "more than 1e+19728"
+    if value <= 0:
+        return f"{value:.2g}"
+    exponent = math.floor(math.log10(value))
+    mantissa = 10 ** (math.log10(value) - exponent)
+    if mantissa >= 9.95:
+        mantissa, exponent = 1.0, exponent + 1
+    return f"{mantissa:.1f}e+{exponent:02d}"
+
+
+def words(count: int | float, what: str = "nodes") -> str:
+    """A count for a message: ``"4096 nodes"``, ``"2.6e+57 nodes"``."""
+    if not (isinstance(count, float) and math.isinf(count)) and count < 1e9 and float(count).is_integer():
+        return f"{int(count)} {what}"
+    return f"{scientific(count)} {what}"
 
 
 def total_ram() -> int:
@@ -23,25 +83,71 @@ def total_ram() -> int:
 
 
 def default_limit() -> int:
+    """The default guard: half of the machine's RAM."""
     return total_ram() // 2
 
 
-def estimate_bytes(nodes: int, directed_edges: int) -> int:
+def parse_size(text: str, name: str = "max-memory") -> float:
+    """``'8G'``, ``'512MiB'``, ``'1e9'`` -> bytes; a :class:`TopocastError` naming ``name`` otherwise."""
+    raw = text.strip().lower()
+    for suffix in ("ib", "b"):
+        if raw.endswith(suffix) and len(raw) > len(suffix):
+            raw = raw[: -len(suffix)]
+            break
+    unit = raw[-1] if raw and raw[-1] in _UNITS and raw[-1].isalpha() else ""
+    number = raw[:-1] if unit else raw
+    try:
+        value = float(number) * _UNITS[unit]
+    except ValueError:
+        raise TopocastError(f"{name}: must be a size such as 512M or 8G, got '{text}'") from None
+    return check_limit(value, name, shown=repr(text))
+
+
+def check_limit(value: Any, name: str = "max-memory", shown: str | None = None) -> float:
+    """A positive, finite byte count; NaN, infinities, zero, negatives and booleans are refused."""
+    shown = shown if shown is not None else repr(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(value, "__float__"):
+        raise TopocastError(f"{name}: must be a number of bytes or a size such as '8G', got {shown}")
+    number = float_of(value)
+    if not math.isfinite(number) or number <= 0:
+        raise TopocastError(f"{name}: must be a finite size > 0 such as 512M or 8G, got {shown}")
+    return number
+
+
+def resolve_limit(max_memory: Any, name: str = "max_memory") -> float | None:
+    """``max_memory`` of an API call checked: None (the default), a positive number or a size string."""
+    if max_memory is None:
+        return None
+    if isinstance(max_memory, str):
+        return parse_size(max_memory, name)
+    return check_limit(max_memory, name)
+
+
+def estimate_bytes(nodes: int | float, directed_edges: int | float) -> int | float:
+    """Bytes a build of this size needs at its peak (a float when the sizes are floats)."""
+    if isinstance(nodes, float) or isinstance(directed_edges, float):
+        return float_of(nodes) * BYTES_PER_NODE + float_of(directed_edges) * BYTES_PER_EDGE
     return int(nodes) * BYTES_PER_NODE + int(directed_edges) * BYTES_PER_EDGE
 
 
-def check_memory(what: str, nodes: int, directed_edges: int, limit: float | None = None) -> None:
+def check_memory(what: str, nodes: int | float, directed_edges: int | float, limit: float | None = None) -> None:
     """Raise :class:`TopocastError` if building ``what`` needs more than ``limit`` bytes."""
     limit = default_limit() if limit is None else limit
     need = estimate_bytes(nodes, directed_edges)
     if need > limit:
+        what = what if len(what) <= 60 else what[:57] + "..."
+        links = directed_edges // 2 if isinstance(directed_edges, int) else float_of(directed_edges) / 2
         raise TopocastError(
-            f"max-memory: building {what} needs about {human_bytes(need)} "
-            f"({nodes} nodes, {directed_edges // 2} links), over the limit of {human_bytes(limit)}"
+            f"max-memory: {what} has {words(nodes)} and {words(links, 'links')}; building it needs about "
+            f"{human_bytes(need)}, over the limit of {human_bytes(limit)}"
         )
 
 
-def human_bytes(value: float) -> str:
+def human_bytes(value: int | float) -> str:
+    """``1536`` -> ``'1.5 KiB'``; huge values in powers of ten of bytes."""
+    if value >= 2**60:
+        return f"{scientific(value)} bytes"
+    value = float(value)
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if abs(value) < 1024 or unit == "TiB":
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"

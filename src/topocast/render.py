@@ -23,6 +23,9 @@ def render_report(report: Report, console: Console) -> None:
     for claim in report.claims:
         mark = "[green]confirmed[/green]" if claim.confirmed else "[red]refuted[/red]"
         console.print(f"{mark}  {escape(claim.text)}")
+        if claim.readings:
+            label = "depends on the reading" if claim.depends else "same under every reading"
+            console.print(f"           {label}: {claim.readings_text()}", markup=False)
         console.print(f"           {claim.evidence}", markup=False)
     for note in report.notes:
         console.print(f"note: {note}", markup=False)

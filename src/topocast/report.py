@@ -14,6 +14,7 @@ reproduction.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,12 +60,43 @@ class Compare:
 
 @dataclass(frozen=True)
 class Claim:
+    """A qualitative statement of a paper; ``confirmed`` is the verdict under our default reading.
+
+    ``readings`` maps each reading of an open modelling choice (for example ``"avg_channel=used"``) to the
+    verdict under it; a claim whose verdicts differ *depends on the reading*.  The default reading's verdict
+    is ``confirmed``, so the confirmed / refuted counts do not change when readings are added.
+    """
+
     text: str
     confirmed: bool
     evidence: str
+    readings: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def depends(self) -> bool:
+        """True when the verdict differs between the readings of an open modelling choice."""
+        return len({bool(v) for v in self.readings.values()}) > 1
+
+    @property
+    def verdict(self) -> str:
+        """'confirmed', 'refuted', or 'depends' (on the reading)."""
+        if self.depends:
+            return "depends"
+        return "confirmed" if self.confirmed else "refuted"
+
+    def readings_text(self) -> str:
+        """'holds under X; refuted under Y', or '' without readings."""
+        held = [k for k, v in self.readings.items() if v]
+        failed = [k for k, v in self.readings.items() if not v]
+        parts = ([f"holds under {', '.join(held)}"] if held else []) + \
+                ([f"refuted under {', '.join(failed)}"] if failed else [])
+        return "; ".join(parts)
 
     def as_json(self) -> dict:
-        return {"claim": self.text, "confirmed": self.confirmed, "evidence": self.evidence}
+        data = {"claim": self.text, "confirmed": self.confirmed, "evidence": self.evidence}
+        if self.readings:
+            data.update(readings={k: bool(v) for k, v in self.readings.items()}, verdict=self.verdict)
+        return data
 
 
 @dataclass
@@ -78,6 +110,7 @@ class Tally:
     settings_shown: int = 0
     claims_confirmed: int = 0
     claims_refuted: int = 0
+    claims_depending: int = 0
 
     def add_cell(self, cell: Compare) -> None:
         if cell.kind == "setting":
@@ -103,6 +136,8 @@ class Tally:
         text = (f"summary {name}: printed cells {self.printed_matched}/{printed} matched "
                 f"({self.printed_mismatched} mismatched), closed-form checks {self.closed_form_passed}/{closed}, "
                 f"claims {self.claims_confirmed} confirmed / {self.claims_refuted} refuted")
+        if self.claims_depending:
+            text += f" ({self.claims_depending} of them depend on the reading)"
         if self.settings_shown:
             text += f", {self.settings_shown} settings shown (not counted)"
         return text
@@ -114,6 +149,10 @@ class Table:
     columns: list[str]
     rows: list[list[Any]]
     notes: list[str] = field(default_factory=list)
+    #: short stable name of the table's files (``<report>_<key>.csv``); derived from the title when empty
+    key: str = ""
+    #: the tidy (header, rows) of the CSV when the table as shown is not tidy (e.g. metrics as rows)
+    tidy: tuple[list[str], list[list[Any]]] | None = None
 
     def tally(self) -> Tally:
         tally = Tally()
@@ -142,18 +181,96 @@ class Table:
         }
 
     def csv_rows(self) -> tuple[list[str], list[list[Any]]]:
+        """The table as tidy rows: rectangular, one value per cell, numeric columns numeric.
+
+        A column holding a :class:`Compare` anywhere becomes ``col``, ``col (paper)``, ``col match`` (and
+        ``col reference`` when a reference is not a printed value); ``"100 ±7"`` becomes a value and a
+        ``col ±95% CI`` column; words in a numeric column (``sat``, ``yes``) move to a ``col note`` column.
+        """
+        if self.tidy is not None:
+            return list(self.tidy[0]), [list(r) for r in self.tidy[1]]
+        width = max([len(self.columns)] + [len(r) for r in self.rows])
+        names = list(self.columns) + [f"column {j + 1}" for j in range(len(self.columns), width)]
+        grid = [list(r) + [None] * (width - len(r)) for r in self.rows]
         header: list[str] = []
-        for col, cell in zip(self.columns, self.rows[0] if self.rows else [], strict=False):
-            header += [f"{col}", f"{col} (paper)", f"{col} match"] if isinstance(cell, Compare) else [col]
-        if not self.rows:
-            header = list(self.columns)
-        rows = []
-        for row in self.rows:
-            flat: list[Any] = []
-            for cell in row:
-                flat += [cell.ours, cell.paper, cell.match] if isinstance(cell, Compare) else [cell]
-            rows.append(flat)
+        parts: list[list[list[Any]]] = []
+        for j, name in enumerate(names):
+            col_header, col_rows = _tidy_column(name, [row[j] for row in grid])
+            header += col_header
+            parts.append(col_rows)
+        rows = [[v for part in parts for v in part[i]] for i in range(len(grid))]
         return header, rows
+
+    def tidy_json(self) -> dict:
+        header, rows = self.csv_rows()
+        return {"columns": header, "rows": rows}
+
+
+_CI = re.compile(r"^\s*([-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?)\s*±\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?)\s*$", re.I)
+_NUMBER = re.compile(r"^\s*[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?\s*$", re.I)
+_MISSING = ("", "—", "-", "–", "n/a")
+
+
+def _number(text: str) -> int | float:
+    value = float(text)
+    return int(value) if value.is_integer() and not any(c in text.lower() for c in ".e") else value
+
+
+def _split(value: Any) -> tuple[Any, Any, Any]:
+    """(number or None, CI half-width or None, note or None) of one cell value; non-numeric columns keep text."""
+    if value is None or (isinstance(value, str) and value.strip() in _MISSING):
+        return None, None, None
+    if isinstance(value, bool):
+        return None, None, value
+    if isinstance(value, (int, float)):
+        return value, None, None
+    if isinstance(value, str):
+        if m := _CI.match(value):
+            return _number(m.group(1)), _number(m.group(2)), None
+        if _NUMBER.match(value):
+            return _number(value), None, None
+    return None, None, value if isinstance(value, str) else str(value)
+
+
+def _tidy_column(name: str, cells: list[Any]) -> tuple[list[str], list[list[Any]]]:
+    compare = any(isinstance(c, Compare) for c in cells)
+    ours = [c.ours if isinstance(c, Compare) else c for c in cells]
+    split = [_split(v) for v in ours]
+    numeric = any(n is not None for n, _, _ in split)
+    with_ci = any(ci is not None for _, ci, _ in split)
+    notes = numeric and any(note is not None for _, _, note in split)
+    if numeric:
+        header = [name] + ([f"{name} ±95% CI"] if with_ci else []) + ([f"{name} note"] if notes else [])
+        rows = [[n] + ([ci] if with_ci else []) + ([note] if notes else []) for n, ci, note in split]
+    else:
+        header = [name]
+        rows = [[None if (v is None or (isinstance(v, str) and v.strip() in _MISSING)) else v] for v in ours]
+    if compare:
+        refs = [c for c in cells if isinstance(c, Compare)]
+        header += [f"{name} (paper)", f"{name} match"]
+        kinds = any(c.kind != "paper" for c in refs)
+        header += [f"{name} reference"] if kinds else []
+        for row, cell in zip(rows, cells, strict=True):
+            if isinstance(cell, Compare):
+                row += [cell.paper, cell.match] + ([cell.kind] if kinds else [])
+            else:
+                row += [None, None] + ([None] if kinds else [])
+    return header, rows
+
+
+_KEY = re.compile(r"^(tables?|figures?|section|theorems?|algorithms?)\s+"
+                  r"([0-9][0-9.]*(?:\s*(?:[-–,]|and)\s*[0-9][0-9.]*)?)", re.I)
+_STOP = {"the", "of", "a", "an", "and", "on", "in", "s", "paper", "per", "by", "with", "against", "vs", "ours",
+         "its"}
+
+
+def table_key(title: str) -> str:
+    """A short stable file name for a table: 'table3', 'figures3_6', else the first three words of its title."""
+    if m := _KEY.match(title.strip()):
+        number = re.sub(r"[^0-9]+", "_", m.group(2)).strip("_")
+        return f"{m.group(1).lower()}{number}"
+    words = [w for w in re.findall(r"[a-z0-9]+", title.split(":")[0].lower()) if w not in _STOP]
+    return "_".join(words[:3])[:32] or "table"
 
 
 @dataclass
@@ -164,6 +281,15 @@ class Report:
     claims: list[Claim] = field(default_factory=list)
     figures: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: what of the paper is reproduced, partly, or not (``topocast.coverage``), filled in by :meth:`attach_coverage`
+    coverage: list = field(default_factory=list)
+
+    def attach_coverage(self) -> Report:
+        """Fill :attr:`coverage` from :mod:`topocast.coverage` (nothing for a reproduction without an entry)."""
+        from .coverage import coverage_of
+
+        self.coverage = coverage_of(self.name)
+        return self
 
     def tally(self) -> Tally:
         total = Tally()
@@ -171,7 +297,19 @@ class Report:
             total = total + table.tally()
         total.claims_confirmed = sum(bool(c.confirmed) for c in self.claims)
         total.claims_refuted = len(self.claims) - total.claims_confirmed
+        total.claims_depending = sum(c.depends for c in self.claims)
         return total
+
+    def table_keys(self) -> list[str]:
+        """The short, stable, unique file key of every table (``<report>_<key>.csv``)."""
+        keys: list[str] = []
+        for table in self.tables:
+            key = table.key or table_key(table.title)
+            unique, n = key, 2
+            while unique in keys:
+                unique, n = f"{key}_{n}", n + 1
+            keys.append(unique)
+        return keys
 
     def summary_line(self) -> str:
         return self.tally().line(self.name)
@@ -181,20 +319,22 @@ class Report:
         return {
             "name": self.name,
             "title": self.title,
-            "tables": [t.as_json() for t in self.tables],
+            "tables": [{**t.as_json(), "key": k, "tidy": t.tidy_json()} for t, k in zip(self.tables,
+                                                                                        self.table_keys(),
+                                                                                        strict=True)],
             "claims": [c.as_json() for c in self.claims],
             "figures": [str(f) for f in self.figures],
             "notes": self.notes,
+            "coverage": [item.as_json() for item in self.coverage],
             "summary": {**asdict(tally), "line": tally.line(self.name)},
         }
 
     def write(self, out: Path) -> list[Path]:
         """Write every table as CSV and the whole report as JSON into ``out``."""
         written = []
-        for i, table in enumerate(self.tables):
+        for table, key in zip(self.tables, self.table_keys(), strict=True):
             header, rows = table.csv_rows()
-            slug = "".join(ch if ch.isalnum() else "_" for ch in table.title.lower()).strip("_")[:60]
-            written.append(write_csv(Path(out) / f"{self.name}_{i:02d}_{slug}.csv", header, rows))
+            written.append(write_csv(Path(out) / f"{self.name}_{key}.csv", header, rows))
         written.append(write_json(Path(out) / f"{self.name}_report.json", self.as_json()))
         return written
 

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from . import registry
 from .errors import TopocastError
 from .topology.core import Topology
 from .topology.metrics import bfs_distances
+from .validate import integer
 
 
 def shortest_path(topology: Topology, source: int, target: int) -> list[int]:
     """One shortest path (BFS from the target, then greedy descent)."""
     dist = bfs_distances(topology, target)
     if dist[source] < 0:
-        raise TopocastError(f"route: node {target} is unreachable from node {source}")
+        raise TopocastError(f"route: node {target} cannot be reached from node {source} (the network is not connected)")
     path = [source]
     node = source
     while node != target:
@@ -31,20 +34,63 @@ def check_path(topology: Topology, path: list[int]) -> None:
             raise TopocastError(f"route: hop {topology.label(u)} -> {topology.label(v)} is not a link")
 
 
-def route(spec: str | Topology, source: str | int, target: str | int, max_memory: float | None = None) -> dict:
-    """Route from ``source`` to ``target`` (labels as text or indices); returns a JSON-able dict."""
+def resolve_node(topology: Topology, value: Any, option: str) -> int:
+    """The node index named by ``value``: an index (int or bare integer text) or the family's label
+    (a tuple, or text such as ``"1,2"``); errors name ``option`` (``--from``, ``source`` ...)."""
+    n = topology.num_nodes
+    example = ",".join(map(str, topology.label(min(1, n - 1))))
+    rule = f"a node index in 0..{n - 1} or a label such as '{example}'"
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            raise TopocastError(f"{option}: must be {rule}, got an empty string")
+        if text.lstrip("+-").isdigit():
+            return _index(int(text), option, n, rule)
+        target = text
+    elif isinstance(value, (tuple, list)):
+        target = tuple(value)
+    else:
+        return _index(value, option, n, rule)
+    try:
+        index = topology.index(target)
+    except TopocastError as exc:
+        raise TopocastError(f"{option}: {str(exc).removeprefix('node: ')} (expected {rule})") from None
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError):
+        raise TopocastError(f"{option}: '{value}' is not a node of {topology.spec} (expected {rule})") from None
+    return integer(index, option, minimum=0, maximum=n - 1)
+
+
+def _index(value: Any, option: str, n: int, rule: str) -> int:
+    """``value`` as a node index in 0..n-1, or an error naming ``option``."""
+    try:
+        return integer(value, option, minimum=0, maximum=n - 1)
+    except TopocastError:
+        raise TopocastError(f"{option}: must be {rule}, got {value!r}") from None
+
+
+def route(spec: str | Topology, source: str | int, target: str | int, max_memory: float | str | None = None,
+          options: tuple[str, str] = ("source", "target")) -> dict:
+    """Route from ``source`` to ``target`` (indices, label tuples or label text); returns a JSON-able dict.
+
+    ``options`` names the two end points in error messages (the CLI passes ``("--from", "--to")``).
+    A family without a routing function of its own is routed along a BFS shortest path, and ``note``
+    says so.
+    """
+    from .memory import resolve_limit
     from .spec import build
 
+    max_memory = resolve_limit(max_memory)
     topology = spec if isinstance(spec, Topology) else build(spec, max_memory=max_memory)
-    s = source if isinstance(source, int) else topology.index(source)
-    t = target if isinstance(target, int) else topology.index(target)
-    family = registry.family(topology.family)
-    router = family.router
+    s = resolve_node(topology, source, options[0])
+    t = resolve_node(topology, target, options[1])
+    family = _family(topology.family)
+    router = family.router if family is not None else None
     path = [int(v) for v in (router(topology, s, t) if router else shortest_path(topology, s, t))]
     if path[0] != s or path[-1] != t:
         raise TopocastError("route: the router returned a path with the wrong end points")
     check_path(topology, path)
     shortest = int(bfs_distances(topology, t)[s])
+    note = None if router else f"family {topology.family} has no routing function of its own: BFS shortest path"
     return {
         "spec": topology.spec,
         "router": getattr(router, "__name__", "shortest_path") if router else "shortest_path",
@@ -55,4 +101,13 @@ def route(spec: str | Topology, source: str | int, target: str | int, max_memory
         "length": len(path) - 1,
         "shortest": shortest,
         "stretch": (len(path) - 1) / shortest if shortest else 1.0,
+        "note": note,
     }
+
+
+def _family(name: str):
+    """The registered family ``name``, or None (a topology made from a networkx graph)."""
+    try:
+        return registry.family(name)
+    except TopocastError:
+        return None

@@ -101,6 +101,9 @@ def build(spec: str, *, max_memory: float | None = None):
     ``max_memory`` (bytes) refuses a build whose estimated size is larger;
     default half of the machine's RAM.
     """
+    from .memory import resolve_limit
+
+    max_memory = resolve_limit(max_memory)
     fam, kwargs = parse_spec(spec)
     if fam.estimate is not None:
         nodes, edges = _estimate(fam, kwargs)

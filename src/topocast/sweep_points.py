@@ -1,4 +1,4 @@
-"""Load sweeps: many ``topocast.run`` points in a process pool of at most 2 workers, results in order.
+"""Load sweeps: many ``topocast.run`` points on the sweep executor (Dask), results in order.
 
 Load point ``i`` is seeded from ``SeedSequence([seed, i])``, so results do
 not depend on the number of workers or the order they finish in (used by
@@ -9,8 +9,8 @@ Each result is the run's metrics (verification keys included) plus its
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
@@ -42,25 +42,36 @@ def sweep(spec: str, algorithm: str, loads: Sequence[float], params: dict, seed:
 
 
 def run_points(jobs: list[tuple], workers: int = 2, progress=None, description: str = "load points") -> list[dict]:
-    """Run ``(spec, algorithm, params, seed)`` tuples in a pool of at most 2 processes, results in order."""
-    workers = max(1, min(int(workers), 2, len(jobs)))
+    """Run ``(spec, algorithm, params, seed)`` tuples on the sweep executor, results in order.
+
+    The executor is :func:`topocast.sweep.executor`: the Dask cluster of ``reproduce --scheduler`` (or of
+    ``$DASK_SCHEDULER_ADDRESS``), else a local cluster of ``reproduce --workers`` processes, else of
+    ``workers`` capped at the number of cores; one local worker runs the points here, one after another.
+    An error or an interrupt closes the cluster (local workers end at once; under the command line's
+    supervisor they are in its process group and die with it, and they exit when their parent dies).
+    """
+    from .sweep import DEFAULTS, as_done, executor
+
+    scheduler = DEFAULTS["scheduler"]
+    if scheduler is None and DEFAULTS["workers"] is None:
+        scheduler = os.environ.get("DASK_SCHEDULER_ADDRESS") or None
     results: list[dict | None] = [None] * len(jobs)
-    if workers == 1:
+    if scheduler is None:
+        workers = DEFAULTS["workers"] or min(int(workers), os.cpu_count() or 1)
+        workers = max(1, min(workers, len(jobs)))
+    if scheduler is None and workers == 1:
         iterator = enumerate(map(measure_point, jobs))
         if progress is not None:
             iterator = progress.track(iterator, description, total=len(jobs))
         for i, res in iterator:
             results[i] = res
         return results  # type: ignore[return-value]
-    import multiprocessing
-    from concurrent.futures import as_completed
-
-    # spawn, not fork: forking after numba's worker threads have started can hang the child
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {pool.submit(measure_point, job): i for i, job in enumerate(jobs)}
-        done = as_completed(futures)
+    with executor(scheduler, None if scheduler is not None else workers) as client:
+        done = as_done(client, measure_point, jobs)
         if progress is not None:
             done = progress.track(done, description, total=len(jobs))
-        for fut in done:
-            results[futures[fut]] = fut.result()
+        for i, res, error in done:
+            if error is not None:
+                raise error
+            results[i] = res
     return results  # type: ignore[return-value]

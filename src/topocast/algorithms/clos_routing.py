@@ -199,8 +199,24 @@ def blocking_example(n: int, m: int, r: int) -> BlockingExample:
     return BlockingExample(src_arr, dst_arr, np.array(middle), bool(outcome.middle[-1] < 0), rearranged)
 
 
+#: most terminal routes (permutations x terminals) one run may ask for
+MAX_ROUTES = 10**6
+
+
+def _check_work(permutations: int, n_terms: int, max_memory: float | None) -> None:
+    """Refuse, before any work, a run whose permutations would not fit or would take hours."""
+    from ..memory import default_limit, human_bytes
+
+    limit = default_limit() if max_memory is None else max_memory
+    need = 32.0 * permutations * n_terms
+    if need > limit or permutations * n_terms > MAX_ROUTES:
+        raise TopocastError(f"algorithm clos-permutation-routing: parameter 'permutations' = {permutations} on "
+                            f"{n_terms} terminals is too large (about {human_bytes(need)}; at most "
+                            f"{MAX_ROUTES:.0e} terminal routes per run, limit {human_bytes(limit)})")
+
+
 def clos_plan(topology: Topology, *, seed: int = 0, permutations: int = 10,
-              message_bytes: float = 1024.0) -> CircuitPlan:
+              message_bytes: float = 1024.0, max_memory: float | None = None) -> CircuitPlan:
     """``permutations`` random permutations (from ``seed``), each routed by edge colouring (thesis 2.1).
 
     The plan's ``info`` adds the Clos properties and the requests a greedy,
@@ -209,6 +225,7 @@ def clos_plan(topology: Topology, *, seed: int = 0, permutations: int = 10,
     p = dict(topology.params)
     net = clos_network(**p)
     n_terms = net.num_inputs
+    _check_work(permutations, n_terms, max_memory)
     rng = np.random.default_rng(seed)
     perms = np.stack([rng.permutation(n_terms) for _ in range(permutations)])
     blocked = 0

@@ -30,7 +30,6 @@ dual-path and multi-path need one start-up, column-path ``ceil(worms / 4)``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -151,8 +150,9 @@ def preparation(key: str, prep: int | None, prep_set: str = "figures") -> int:
 
 def check_load(name: str, topology: Topology, load: float, destinations: int, spread: int) -> None:
     mesh_dims(topology)
-    if not (load > 0 and math.isfinite(load)):
-        raise TopocastError(f"{name}: parameter 'load' must be a finite number > 0 flits per node per cycle, "
+    if not (0 < load <= 1):
+        raise TopocastError(f"{name}: parameter 'load' must be in (0, 1] flits per node per cycle "
+                            f"(a node injects at most one flit per cycle), "
                             f"got {load}")
     if destinations > topology.num_nodes - 1:
         raise TopocastError(f"{name}: parameter 'destinations' must be <= nodes - 1 = {topology.num_nodes - 1}, "

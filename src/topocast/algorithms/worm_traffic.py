@@ -23,7 +23,6 @@ run, at least 3000 cycles or a quarter of the run) are not measured.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -144,8 +143,9 @@ def workload_plan(topology: Topology, planner: Planner, *, load: float, destinat
                   flits: int, seed: int = 0, spread: int = 0, warmup: int | None = None, batches: int = 10,
                   collective: str = "multicast", info: dict | None = None, notes: tuple[str, ...] = ()) -> WormPlan:
     """One load point: Poisson arrivals, destination draws, every multicast planned by ``planner``."""
-    if not (load > 0 and math.isfinite(load)):
-        raise TopocastError(f"{collective}: parameter 'load' must be a finite number > 0 flits per node per cycle, "
+    if not (0 < load <= 1):
+        raise TopocastError(f"{collective}: parameter 'load' must be in (0, 1] flits per node per cycle "
+                            f"(a node injects at most one flit per cycle), "
                             f"got {load}")
     warmup, drain = window(cycles, warmup, batches, collective)
     n = topology.num_nodes

@@ -35,6 +35,7 @@ from ..topology.ccc import ccc_diameter_formula
 from ..topology.hdn import HDNLayout, parse_base, parse_supernodes
 from ..topology.hdn_symmetry import cut_size, dual_bisection, symmetry_and_diameter
 from ..topology.metrics import bfs_distances, diameter
+from ..topology.properties import bisection
 
 SIZES = (1, 2, 3, 5, 6, 10, 15, 30)
 BASE = "2x3x5"
@@ -67,6 +68,7 @@ EXAMPLE_SPEC = "hdn:base=2x3x5,k=2,s=6/15"
 EXAMPLE_FROM, EXAMPLE_TO = "0,0,0,0", "1,19,19,14"
 PAPER_EXAMPLE_HOPS = 17
 QUICK_NODES = 30_000
+SYNTH_QUICK_NODES = 2_500  # the synthesised-broadcast table in --quick
 
 
 def _spec(s: tuple[int, ...]) -> str:
@@ -152,10 +154,18 @@ def _cmp_formula(m: dict) -> str:
     return "<" if m["diameter"] < m["formula"] else ("=" if m["diameter"] == m["formula"] else ">")
 
 
+def _transitive(m: dict) -> str:
+    """Vertex-transitive: 'yes' (one orbit of a verified automorphism group), 'no' (two nodes of different
+    eccentricity, a proof), else 'unknown' (several orbits found, none proved different)."""
+    if m["vertex_transitive"]:
+        return "yes"
+    return "no" if m["radius"] != m["diameter"] else "unknown"
+
+
 def diameter_table(measured: list[dict]) -> Table:
     """Theorem 1: degree and diameter, formula against exact BFS."""
     rows = [[m["spec"].split(",", 1)[1], m["nodes"], Compare(m["degree"], 6 + len(m["s"]), kind="closed_form"),
-             m["formula"], m["diameter"], m["radius"], m["orbits"], "yes" if m["vertex_transitive"] else "no",
+             m["formula"], m["diameter"], m["radius"], m["orbits"], _transitive(m),
              f"{m['sampled_eccentricity'][0]}..{m['sampled_eccentricity'][1]}", _cmp_formula(m)] for m in measured]
     smaller = [m for m in measured if m["diameter"] < m["formula"]]
     return Table(
@@ -164,6 +174,8 @@ def diameter_table(measured: list[dict]) -> Table:
          "vertex-transitive", "sampled ecc", "measured vs formula"], rows,
         notes=["exact diameter: BFS from one node per orbit of a verified automorphism group "
                "(one orbit = vertex-transitive, one BFS)",
+               "vertex-transitive: yes = one orbit (proved); no = radius < diameter (proved); unknown = several "
+               "orbits of the automorphisms we verify, all of the same eccentricity (not decided)",
                "measured smaller than the formula in: " + (", ".join(
                    f"{m['spec'].split(',', 1)[1]} ({m['diameter']} < {m['formula']})" for m in smaller) or "none")])
 
@@ -322,21 +334,13 @@ def broadcast_claim(measured: list[dict]) -> Claim:
 
 
 # -- bisection ---------------------------------------------------------------------
-def _partitioner_cut(spec: str, trials: int, seed: int) -> int:
-    """Best balanced cut Kernighan-Lin finds in ``trials`` seeded runs, recounted on our graph."""
-    import networkx as nx
-
+def _partitioner_cut(spec: str) -> tuple[int, int | None]:
+    """Bisection width interval of ``spec``: METIS's best balanced cut (recounted on our graph, halves checked)
+    and the spectral lower bound (:func:`topocast.topology.properties.bisection`)."""
     topology = build(spec)
-    graph = _weighted_graph(topology)
-    best = None
-    for trial in range(trials):
-        _, b = nx.algorithms.community.kernighan_lin_bisection(graph, seed=seed + trial, weight="weight")
-        side = np.zeros(topology.num_nodes, dtype=np.int8)
-        side[list(b)] = 1
-        assert 2 * int(side.sum()) == topology.num_nodes
-        c = cut_size(topology, side)
-        best = c if best is None else min(best, c)
-    return best
+    cut = bisection(topology)
+    assert 2 * int(cut.side.sum()) == topology.num_nodes and cut_size(topology, cut.side) == cut.upper
+    return cut.upper, cut.lower
 
 
 def measure_bisection(measured: list[dict], quick: bool, seed: int = 0) -> list[dict]:
@@ -345,10 +349,9 @@ def measure_bisection(measured: list[dict], quick: bool, seed: int = 0) -> list[
     for m in measured:
         if m["bisection_cut"] is None:
             continue
-        best = None
-        if m["nodes"] <= (1000 if quick else 2000):
-            best = _partitioner_cut(m["spec"], 2 if quick else 4, seed)
-        rows.append({"spec": m["spec"], "s": m["s"], "nodes": m["nodes"], "cut": m["bisection_cut"], "best": best})
+        best, lower = _partitioner_cut(m["spec"]) if m["nodes"] <= (5000 if quick else 200000) else (None, None)
+        rows.append({"spec": m["spec"], "s": m["s"], "nodes": m["nodes"], "cut": m["bisection_cut"], "best": best,
+                     "lower": lower})
     return rows
 
 
@@ -356,13 +359,18 @@ def bisection_table(cuts: list[dict]) -> Table:
     """Section 3: the cut of Figure 9's partition against N/4 and a partitioner."""
     return Table(
         "Bisection (section 3): cut of the paper's partition against N/4, and a partitioner",
-        ["config", "nodes", "paper partition cut", "N/4", "Kernighan-Lin best cut"],
-        [[c["spec"].split(",", 1)[1], c["nodes"], c["cut"], c["nodes"] // 4, "—" if c["best"] is None else c["best"]]
+        ["config", "nodes", "paper partition cut", "N/4", "METIS best cut", "spectral lower bound"],
+        [[c["spec"].split(",", 1)[1], c["nodes"], c["cut"], c["nodes"] // 4, _dash(c["best"]), _dash(c.get("lower"))]
          for c in cuts],
         notes=["partition of Figure 9: left/right halves of the clusters of both classes; only configurations "
                "with an even number of clusters per class are balanced",
-               "Kernighan-Lin (networkx, seeded) with a double link of a 2-ring weighted 2; its cut is "
-               "recounted on our graph and its halves checked equal"])
+               "METIS (pymetis, several seeds and imbalance settings, rebalanced to equal halves) with a double "
+               "link of a 2-ring weighted 2; its cut is recounted on our graph and its halves checked equal",
+               "spectral lower bound: ceil(lambda_2 N / 4) of the Laplacian; the width lies in [lower, METIS]"])
+
+
+def _dash(value):
+    return "—" if value is None else value
 
 
 def bisection_claims(cuts: list[dict]) -> list[Claim]:
@@ -373,21 +381,9 @@ def bisection_claims(cuts: list[dict]) -> list[Claim]:
               f"{len(cuts)} balanced configurations, cut = N/4 in every one" if paper_ok else "see table"),
         Claim("Bisection width is N/4", not beaten,
               "a partitioner found smaller balanced cuts: " + ", ".join(f"s={s}: {b} < {c}" for s, b, c in beaten)
-              if beaten else "no smaller balanced cut found by Kernighan-Lin"),
+              if beaten else "no smaller balanced cut found by METIS; "
+              + ", ".join(f"s={c['s']}: width in [{c.get('lower')}, {c['best']}]" for c in cuts)),
     ]
-
-
-def _weighted_graph(topology):
-    """networkx Graph with link multiplicities as ``weight``."""
-    import networkx as nx
-
-    keep = topology.arc_sources < topology.indices
-    pairs, counts = np.unique(np.stack([topology.arc_sources[keep], topology.indices[keep]], axis=1),
-                              axis=0, return_counts=True)
-    graph = nx.Graph()
-    graph.add_nodes_from(range(topology.num_nodes))
-    graph.add_weighted_edges_from((int(u), int(v), int(w)) for (u, v), w in zip(pairs, counts, strict=False))
-    return graph
 
 
 # -- Tables 2 and 3 ------------------------------------------------------------------
@@ -494,6 +490,45 @@ def table3_claims(ev: list[dict]) -> list[Claim]:
                   f"HDN at most {max(hdn_crs)}, cubes and tori at least {min(others)}")]
 
 
+def measure_synthesis(measured: list[dict], quick: bool, progress: Progress) -> list[dict]:
+    """The synthesised one-port broadcast (topocast.synthesis) on the Theorem 3 networks measured above
+    (up to SYNTH_QUICK_NODES nodes in --quick), beside Algorithm 2's steps."""
+    from ..synthesis import synthesize
+
+    rows = []
+    done = [m for m in measured if "bcast_steps" in m and (not quick or m["nodes"] <= SYNTH_QUICK_NODES)]
+    for m in progress.track(done, "synthesised broadcast"):
+        s = synthesize(m["spec"], "broadcast", engine="step")
+        rows.append({"spec": m["spec"], "nodes": m["nodes"], "algorithm2": m["bcast_steps"],
+                     "theorem3": m["theorem3"], "synthesised": s.measured, "bound": s.lower_bound,
+                     "verified": bool(s.result.verified and s.result.metrics["exactly_once"])})
+    return rows
+
+
+def synthesis_table(rows: list[dict]) -> Table:
+    """Algorithm 2 and the synthesised one-port broadcast, steps beside the lower bound (all ours)."""
+    return Table(
+        "Synthesised one-port broadcast against HDN_broadcast (Algorithm 2): steps (ours)",
+        ["config", "nodes", "Algorithm 2", "synthesised", "Thm 3 bound", "lower bound", "Alg 2/bound",
+         "synth/bound", "steps saved", "synth verified"],
+        [[r["spec"].split(",", 1)[1], r["nodes"], r["algorithm2"], r["synthesised"], r["theorem3"], r["bound"],
+          round(r["algorithm2"] / r["bound"], 3), round(r["synthesised"] / r["bound"], 3),
+          r["algorithm2"] - r["synthesised"], r["verified"]] for r in rows],
+        notes=["one-port, full-duplex, root 0, step engine; synthesised: greedy matching by tree urgency with "
+               "seeded restarts (docs/synthesis.md); lower bound max(ceil log2 N, ecc)"])
+
+
+def synthesis_claim(rows: list[dict]) -> Claim:
+    """Ours: the synthesised broadcast takes no more steps than Algorithm 2."""
+    ok = all(r["verified"] and r["synthesised"] <= r["algorithm2"] for r in rows)
+    fewer = [r for r in rows if r["synthesised"] < r["algorithm2"]]
+    return Claim("The synthesised one-port broadcast takes no more steps than Algorithm 2 on every network", ok,
+                 f"{len(rows)} networks: fewer steps on {len(fewer)} (up to "
+                 f"{max((r['algorithm2'] - r['synthesised'] for r in rows), default=0)} fewer), equal on "
+                 f"{sum(r['synthesised'] == r['algorithm2'] for r in rows)}, more on "
+                 f"{sum(r['synthesised'] > r['algorithm2'] for r in rows)}")
+
+
 def measure(quick: bool, progress: Progress) -> dict:
     """Compute: every measurement of the HDN reproduction, as plain data."""
     configs = [s for s in _configs() if not quick or _layout(s).num_nodes <= QUICK_NODES]
@@ -501,23 +536,25 @@ def measure(quick: bool, progress: Progress) -> dict:
     return {"table1": measure_table1(), "measured": measured, "table2": measure_table2(),
             "table3": measure_table3(quick, progress, {m["spec"]: m for m in measured}),
             "routes": measure_routing(quick, progress), "example": measure_routing_example(),
-            "bisection": measure_bisection(measured, quick)}
+            "bisection": measure_bisection(measured, quick),
+            "synthesis": measure_synthesis(measured, quick, progress)}
 
 
 def tables(ev: dict) -> list[Table]:
     return [table1_table(ev["table1"]), diameter_table(ev["measured"]), table2_table(ev["table2"]),
             table3_table(ev["table3"]), routing_table(ev["routes"]), routing_example_table(ev["example"]),
-            broadcast_table(ev["measured"]), bisection_table(ev["bisection"])]
+            broadcast_table(ev["measured"]), bisection_table(ev["bisection"]), synthesis_table(ev["synthesis"])]
 
 
 def claims(ev: dict) -> list[Claim]:
     return (table1_claims(ev["table1"]) + diameter_claims(ev["measured"]) + table2_claims(ev["table2"])
             + table3_claims(ev["table3"]) + routing_claims(ev["routes"]) + [routing_example_claim(ev["example"])]
-            + [broadcast_claim(ev["measured"])] + bisection_claims(ev["bisection"]))
+            + [broadcast_claim(ev["measured"])] + bisection_claims(ev["bisection"])
+            + [synthesis_claim(ev["synthesis"])])
 
 
 def run_hdn(quick: bool = True, out: Path | None = None, progress: Progress | None = None) -> Report:
-    """Li, Peng and Chu (2012), sections 2-5: compute, then tables and claims (no figures)."""
+    """Li, Peng and Chu (2012), sections 2-5: compute, then tables and claims (with ``out``: a figure)."""
     ev = measure(quick, progress or SILENT)
     report = Report("hdn", "Hierarchical dual-nets HDN(B,k,S): Tables 1-3, Theorems 1-3, routing example "
                            "(Li, Peng, Chu 2012)", tables(ev), claims(ev))
@@ -528,7 +565,31 @@ def run_hdn(quick: bool = True, out: Path | None = None, progress: Progress | No
         "a level-i super-node is the SN^i sub-product of one base copy",
         "Theorem 1 and 2 use R = D: shortest dimension-order routing in B and in each super-node",
     ]
+    if out is not None:
+        report.figures.append(diameter_figure(ev["measured"], Path(out)))
     return report
+
+
+def diameter_figure(measured: list[dict], out: Path) -> Path:
+    """Figure: exact (BFS) diameter of every built HDN against Theorem 1's formula."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..fileio import save_figure
+
+    fig, ax = plt.subplots(figsize=(6, 5))
+    for k in sorted({len(m["s"]) for m in measured}):
+        pts = [(m["formula"], m["diameter"]) for m in measured if len(m["s"]) == k]
+        ax.scatter(*zip(*pts, strict=True), label=f"k = {k}", s=30, alpha=0.8)
+    hi = max(max(m["formula"], m["diameter"]) for m in measured) + 1
+    ax.plot([0, hi], [0, hi], color="grey", lw=0.8, ls="--", label="measured = Theorem 1")
+    ax.set_xlabel("Theorem 1 diameter formula")
+    ax.set_ylabel("measured diameter (exact BFS)")
+    ax.set_title("HDN(B,k,S), B = 2x3x5 torus: diameter against Theorem 1")
+    ax.legend()
+    return save_figure(fig, Path(out) / "hdn_diameter_vs_theorem1.png")
 
 
 register_experiment(Experiment(

@@ -30,9 +30,10 @@ def measure(topology, plan: Schedule, model: Model, max_bytes: float) -> Outcome
                "mean_link_utilisation": float(trace.link_utilisation().mean()) if topology.num_arcs else 0.0}
     if groups is not None:
         metrics["mean_group_completion_time"] = group_completion(trace.arrival, plan)
-    bound = bounds.time_lower_bound(topology, plan, model.cost, model.ports)
+    bound = bounds.time_bound(topology, plan, model.cost, model.ports)
+    metrics["lower_bound_kind"] = bound.kind
     units = {k: v for k, v in UNITS.items() if k in metrics or k == "lower_bound"}
-    return Outcome(trace.verification, metrics, units, trace.makespan, bound, trace=trace)
+    return Outcome(trace.verification, metrics, units, trace.makespan, float(bound.value), trace=trace)
 
 
 def group_completion(arrival: np.ndarray, plan: Schedule) -> float:

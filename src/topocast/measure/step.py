@@ -20,6 +20,7 @@ def measure(topology, plan: Schedule, model: Model, max_bytes: float) -> Outcome
                "total_receivers": int(trace.receivers.sum()),
                "max_link_messages": int(trace.max_link_messages.max(initial=0)),
                "nodes_complete": int(np.count_nonzero(trace.completion_step >= 0))}
-    bound = bounds.step_lower_bound(topology, plan, model.ports)
-    return Outcome(trace.verification, metrics, {"steps": "steps", "lower_bound": "steps"}, trace.steps, bound,
-                   per_step=trace.per_step(), trace=trace)
+    bound = bounds.step_bound(topology, plan, model.ports)
+    metrics["lower_bound_kind"] = bound.kind
+    return Outcome(trace.verification, metrics, {"steps": "steps", "lower_bound": "steps"}, trace.steps,
+                   int(bound.value), per_step=trace.per_step(), trace=trace)

@@ -104,8 +104,11 @@ def butterfly_butterfly(n: int, d: int = 2) -> Topology:
 
 
 def _estimate(n: int, d: int = 2) -> tuple[int, int]:
+    from ..memory import power
+
     stages = 2 * n - 1
-    return 2 * d ** n + stages * d ** (n - 1), 2 * d ** n * (stages + 1)
+    lines = power(d, n)
+    return 2 * lines + stages * power(d, n - 1), 2 * lines * (stages + 1)
 
 
 register_family(Family(

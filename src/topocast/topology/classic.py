@@ -112,8 +112,18 @@ def hypercube(n: int) -> Topology:
                               meta={"spec": f"hypercube:{n}"})
 
 
-def _prod(dims) -> int:
-    return int(np.prod(dims, dtype=np.float64))
+def _power(base: int, exponent: int) -> int | float:
+    """``base ** exponent`` for a size estimate, bounded (see :func:`topocast.memory.power`)."""
+    from ..memory import power
+
+    return power(base, exponent)
+
+
+def _prod(dims) -> int | float:
+    """Product of the sizes, exact while small (a float beyond 2**200, never a huge int)."""
+    from ..memory import product
+
+    return product(dims)
 
 
 register_family(Family(
@@ -131,7 +141,7 @@ register_family(Family(
 register_family(Family(
     "mesh", lambda dims: mesh(dims), (Param("dims", "dims", doc="sizes per dimension, e.g. 16x16", minimum=2),),
     "k-ary n-D mesh, mixed radix", positional="dims",
-    estimate=lambda dims: (_prod(dims), sum(2 * (d - 1) * _prod(dims) // d for d in dims)),
+    estimate=lambda dims: (_prod(dims), sum(2 * (d - 1) * (_prod(dims) / d) for d in dims)),
     example="mesh:16x16"))
 register_family(Family(
     "torus", lambda dims: torus(dims), (Param("dims", "dims", doc="sizes per dimension, e.g. 8x8x8", minimum=2),),
@@ -140,4 +150,4 @@ register_family(Family(
 register_family(Family(
     "hypercube", hypercube, (Param("n", "int", doc="dimension (2^n nodes)", minimum=1),),
     "binary n-cube Q_n", positional="n", aliases=("cube",),
-    estimate=lambda n: (2 ** n, n * 2 ** n), example="hypercube:10"))
+    estimate=lambda n: (_power(2, n), n * _power(2, n)), example="hypercube:10"))

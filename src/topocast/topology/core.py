@@ -10,7 +10,9 @@ name such as ``+d0``, ``+rho``, ``global``, ``up``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any
@@ -146,22 +148,47 @@ class Topology:
         return cls(family, params, indptr, dst, labels, label_names, **kwargs)
 
     @classmethod
-    def from_networkx(cls, graph, family: str = "networkx") -> Topology:
-        """Wrap a networkx (Multi)Graph; nodes are renumbered in iteration order.
+    def from_networkx(
+        cls,
+        graph,
+        family: str = "graph",
+        params: Mapping[str, Any] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        order: Sequence | None = None,
+        names: Sequence | None = None,
+    ) -> Topology:
+        """Build from an undirected networkx ``Graph`` or ``MultiGraph``.
 
-        The original node names become the codec (``decode`` gives ``(name,)``).
+        Node order: ``order`` if given, else the node names sorted
+        (:func:`node_order`: strings in natural order, so ``n2 < n10``),
+        else, when the names do not compare (ints mixed with strings),
+        networkx's insertion order.  The names become the label codec
+        (:class:`NameCodec`): ``label(i)`` is ``(name,)`` (a tuple name comes
+        back as the tuple itself) and ``index(name)`` finds the node, also
+        from text; ``names`` (one per node of the order) replaces the names
+        kept.  A MultiGraph's parallel edges become parallel links.
+        Directed graphs, self-loops and empty graphs are refused.
+
+        >>> import networkx as nx
+        >>> t = Topology.from_networkx(nx.Graph([("b", "a"), ("a", "c")]))
+        >>> t.num_nodes, t.label(0), t.index("c"), t.spec
+        (3, ('a',), 2, 'graph:<networkx graph>')
         """
-        nodes = list(graph.nodes())
-        index = {v: i for i, v in enumerate(nodes)}
-        src, dst = [], []
-        for u, v in graph.edges():
-            if u == v:
-                continue
-            src += [index[u], index[v]]
-            dst += [index[v], index[u]]
-        codec = _NameCodec(nodes)
-        return cls.from_arcs(family, {}, len(nodes), np.array(src, dtype=np.int64),
-                             np.array(dst, dtype=np.int64), codec=codec)
+        if not all(hasattr(graph, name) for name in ("is_directed", "nodes", "edges", "number_of_nodes")):
+            raise TopocastError(f"{family}: graph must be a networkx Graph or MultiGraph, got {type(graph).__name__}")
+        if graph.is_directed():
+            raise TopocastError(f"{family}: directed graphs are not supported; convert with g.to_undirected()")
+        nodes = node_order(graph.nodes()) if order is None else list(order)
+        if not nodes:
+            raise TopocastError(f"{family}: the graph is empty (no nodes)")
+        if len(nodes) != graph.number_of_nodes() or set(nodes) != set(graph.nodes()):
+            raise TopocastError(f"{family}: 'order' must list every node of the graph exactly once")
+        u, v = _networkx_links(graph, {name: i for i, name in enumerate(nodes)}, nodes, family)
+        if names is not None and len(names) != len(nodes):
+            raise TopocastError(f"{family}: 'names' must give one name per node")
+        meta = dict(meta) if meta is not None else {"spec": f"{family}:<networkx graph>"}
+        return cls.from_arcs(family, params or {}, len(nodes), np.concatenate([u, v]), np.concatenate([v, u]),
+                             codec=NameCodec(nodes if names is None else names), meta=meta)
 
     # -- sizes and degrees ------------------------------------------------
     @property
@@ -200,6 +227,13 @@ class Topology:
     @property
     def has_parallel_links(self) -> bool:
         return bool(np.any(self.distinct_degree != self.port_degree))
+
+    @cached_property
+    def is_connected(self) -> bool:
+        """Whether every node reaches every other (one BFS; see :func:`topocast.topology.metrics.is_connected`)."""
+        from .metrics import is_connected
+
+        return is_connected(self)
 
     def neighbors(self, node: int) -> np.ndarray:
         return self.indices[self.indptr[node]:self.indptr[node + 1]]
@@ -247,11 +281,28 @@ class Topology:
             raise TopocastError(f"node: {node} is outside 0..{self.num_nodes - 1}")
         return self.codec.decode(node)
 
-    def index(self, label: Sequence | str) -> int:
-        """Node index of a label (tuple of coordinates or text ``"1,2"``)."""
+    def index(self, label: Any) -> int:
+        """Node index of a label: a tuple of coordinates, text ``"1,2"``, or a node name.
+
+        A topology built from a networkx graph or a ``graph:`` file also takes
+        the node's name (a string, an int, a tuple) or its text.
+        """
         if isinstance(label, str):
             return self.codec.parse(label)
+        if not isinstance(label, (Sequence, np.ndarray)):
+            label = (label,)
         return self.codec.encode(tuple(label))
+
+    def node_name(self, node: int) -> Any:
+        """The name of ``node``: the original name for a graph from networkx or a file, else its label text.
+
+        >>> import topocast as tc
+        >>> tc.build("torus:3x4").node_name(5)
+        '1,1'
+        """
+        self.label(node)  # range check with the usual message
+        name = getattr(self.codec, "name", None)
+        return name(int(node)) if name is not None else self.codec.format(int(node))
 
     @property
     def spec(self) -> str:
@@ -284,6 +335,28 @@ class Topology:
         return f"Topology({self.spec!r}, nodes={self.num_nodes}, links={self.num_edges})"
 
 
+def _networkx_links(graph, index: Mapping, nodes: Sequence, family: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each link of ``graph`` once as node numbers ``(u < v)``, a parallel edge repeated; self-loops refused."""
+    multi = graph.is_multigraph()
+    src: list[int] = []
+    dst: list[int] = []
+    count: list[int] = []
+    for a, neighbours in graph.adjacency():
+        i = index[a]
+        for b, data in neighbours.items():
+            j = index[b]
+            if i == j:
+                raise TopocastError(
+                    f"{family}: node {nodes[i]!r} has a self-loop; a link must join two different nodes")
+            if i < j:
+                src.append(i)
+                dst.append(j)
+                count.append(len(data) if multi else 1)
+    count_array = np.asarray(count, dtype=np.int64)
+    return (np.repeat(np.asarray(src, dtype=np.int64), count_array),
+            np.repeat(np.asarray(dst, dtype=np.int64), count_array))
+
+
 class UnbuiltTopology:
     """A topology named by its spec but not built: family, parameters, size.
 
@@ -307,20 +380,101 @@ class UnbuiltTopology:
         return f"UnbuiltTopology({self.spec!r}, nodes={self.num_nodes})"
 
 
-class _NameCodec(Codec):
+class NameCodec(Codec):
+    """Node names of a graph from networkx or a file: ``decode(i)`` is ``(name,)`` (a tuple name as is).
+
+    ``parse`` finds a node from text: the name itself, the name as an int, a
+    tuple name written ``"1,2"`` or ``"(1, 2)"``, or the text of the name.
+    """
+
+    fields = ("name",)
+
     def __init__(self, names: Iterable):
         self.names = list(names)
         self.lookup = {n: i for i, n in enumerate(self.names)}
+        if len(self.lookup) != len(self.names):
+            raise TopocastError("node: node names must be distinct")
+        self._texts: dict[str, int] | None = None
+
+    def name(self, index: int) -> Any:
+        """The original name of node ``index``."""
+        return self.names[index]
 
     def decode(self, index: int) -> tuple:
         name = self.names[index]
-        return tuple(name) if isinstance(name, tuple) else (name,)
+        return name if isinstance(name, tuple) else (name,)
 
     def encode(self, label: Sequence) -> int:
-        key = tuple(label) if len(label) != 1 else label[0]
-        if key not in self.lookup:
-            raise TopocastError(f"node: unknown node {label}")
-        return self.lookup[key]
+        label = tuple(label)
+        for key in (label, label[0] if len(label) == 1 else None):
+            try:
+                if key is not None and key in self.lookup:
+                    return self.lookup[key]
+            except TypeError:  # unhashable part
+                continue
+        raise TopocastError(f"node: unknown node {label[0] if len(label) == 1 else label!r}")
+
+    def format(self, index: int) -> str:
+        name = self.names[index]
+        return ",".join(str(v) for v in name) if isinstance(name, tuple) else str(name)
+
+    def parse(self, text: str) -> int:
+        for key in _text_keys(text):
+            if key in self.lookup:
+                return self.lookup[key]
+        if self._texts is None:
+            self._texts = {}
+            for i, name in enumerate(self.names):
+                self._texts.setdefault(str(name), i)
+                self._texts.setdefault(self.format(i), i)
+        found = self._texts.get(text.strip())
+        if found is None:
+            raise TopocastError(f"node: unknown node '{text}'")
+        return found
+
+
+_NameCodec = NameCodec  # the earlier private name
+
+
+def _text_keys(text: str) -> list:
+    """Names ``text`` may stand for: itself, stripped, an int, a tuple of ints or strings."""
+    keys: list = [text, text.strip()]
+    with suppress(ValueError):
+        keys.append(int(text))
+    inner = text.strip().removeprefix("(").removesuffix(")")
+    if "," in inner:
+        parts = [p.strip().strip("'\"") for p in inner.split(",") if p.strip()]
+        keys.append(tuple(int(p) if p.lstrip("-").isdigit() else p for p in parts))
+    return keys
+
+
+def node_order(names: Iterable) -> list:
+    """Names sorted (strings in natural order: ``"n2" < "n10"``, ``"-1,2" < "0,2" < "0,10"``), else as given.
+
+    Names that do not compare with each other (ints mixed with strings)
+    keep their order.
+
+    >>> node_order(["n10", "n2", "n1"]), node_order(["0,1", "-1,2", "0,-3"]), node_order(["b", 1])
+    (['n1', 'n2', 'n10'], ['-1,2', '0,-3', '0,1'], ['b', 1])
+    """
+    names = list(names)
+    try:
+        return sorted(names, key=_sort_key)
+    except TypeError:
+        return names
+
+
+#: a run of digits, with its minus sign at the start of the text or after a separator (``-1,0``, not ``n-1``)
+_NUMBER = re.compile(r"((?:(?<![^\s,;(\[])-)?\d+)")
+
+
+def _sort_key(name: Any) -> Any:
+    if isinstance(name, str):
+        parts = [(0, int(p)) if p.lstrip("-").isdigit() else (1, p) for p in _NUMBER.split(name) if p]
+        return (parts, name)
+    if isinstance(name, tuple):
+        return tuple(_sort_key(v) for v in name)
+    return name
 
 
 def _fmt(value: Any) -> str:

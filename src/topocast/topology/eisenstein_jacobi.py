@@ -417,7 +417,9 @@ def eisenstein_jacobi(a: int, b: int, n: int = 1) -> Topology:
 
 def _estimate(a: int, b: int, n: int = 1) -> tuple[int, int]:
     a, b, n = check_alpha(a, b, n)
-    nodes = (a * a + a * b + b * b) ** n
+    from ..memory import power
+
+    nodes = power(a * a + a * b + b * b, n)
     return nodes, 6 * n * nodes
 
 

@@ -241,6 +241,11 @@ def gft(h: int, m: int, w: int) -> Topology:
 
 
 def _estimate(h: int, m: int, w: int) -> tuple[int, int]:
+    from ..memory import power
+
+    n = w * power(max(m, w), h)
+    if isinstance(n, float):  # astronomically large: a bounded figure is enough to refuse it
+        return n * (h + 2), n * (h + 1) * 2
     n = w * m ** h
     nodes = n + sum(m ** (h - x) * w ** x for x in range(h + 1))
     links = n + sum(m ** (h - x) * w ** (x + 1) for x in range(h))

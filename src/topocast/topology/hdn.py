@@ -545,6 +545,17 @@ def _estimate_layout(layout: HDNLayout) -> tuple[int, int]:
     return layout.num_nodes, layout.num_nodes * layout.degree
 
 
+def _dualcube_estimate(n: int) -> tuple[int | float, int | float]:
+    """DC(n): 2^(2n-1) nodes of degree n, without building a layout for absurd n."""
+    from ..memory import power
+
+    n = integer(n, "n", owner="dualcube", minimum=2)
+    if n > 10000:  # beyond, the layout's exact 2^(2n-1) would be a huge integer
+        nodes = power(2, 2 * n - 1)
+        return nodes, n * nodes
+    return _estimate_layout(HDNLayout((BaseFactor("hypercube", n - 1),), ((),)))
+
+
 def _orbits(topology: Topology) -> np.ndarray:
     from .hdn_symmetry import hdn_orbits
 
@@ -591,7 +602,7 @@ register_family(Family(
     doc="dual-cube DC(n): dual-construction on the (n-1)-cube",
     aliases=("dual-cube",),
     positional="n",
-    estimate=lambda n: _estimate_layout(HDNLayout((BaseFactor("hypercube", max(1, n - 1)),), ((),))),
+    estimate=lambda n: _dualcube_estimate(n),
     example="dualcube:4",
     orbits=_orbits,
 ))

@@ -4,7 +4,8 @@ Automorphisms of the base (factor shifts and reflections) are lifted level by
 level to automorphisms of the HDN; every generator is checked before use. Their
 orbits give exact diameters and distance distributions with one BFS per orbit
 (the family's ``orbits`` hook), and :func:`dual_bisection` is the paper's
-partition of section 3 (Figure 9).
+partition of section 3 (Figure 9), registered as the families' constructive
+bisection (:func:`topocast.topology.properties.register_cut`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 
 from .core import Topology
 from .hdn import HDNLayout, hdn_layout
+from .properties import register_cut
 
 
 def _base_generators(layout: HDNLayout) -> list[np.ndarray]:
@@ -179,3 +181,13 @@ def dual_bisection(topology: Topology) -> np.ndarray:
 def cut_size(topology: Topology, side: np.ndarray) -> int:
     """Links whose two ends lie on different sides."""
     return int(np.count_nonzero(side[topology.arc_sources] != side[topology.indices]) // 2)
+
+
+def _paper_cut(topology: Topology) -> np.ndarray | None:
+    """Figure 9's partition as the family's constructive bisection (``None`` when it is not balanced)."""
+    side = dual_bisection(topology)
+    return side if abs(2 * int(side.sum()) - topology.num_nodes) <= 1 else None
+
+
+for _family in ("hdn", "rdn", "dualcube"):
+    register_cut(_family, _paper_cut)

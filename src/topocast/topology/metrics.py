@@ -73,6 +73,19 @@ def bfs_distances(topology: Topology, source: int) -> np.ndarray:
     return _bfs(topology.indptr, topology.indices, np.int64(source))
 
 
+def is_connected(topology: Topology) -> bool:
+    """Whether every node reaches every other: one BFS from node 0; cached per topology.
+
+    >>> import networkx as nx
+    >>> is_connected(Topology.from_networkx(nx.Graph([(0, 1), (2, 3)])))
+    False
+    """
+    cache = topology.__dict__.setdefault("_metric_cache", {})
+    if "connected" not in cache:
+        cache["connected"] = bool(np.all(bfs_distances(topology, 0) >= 0))
+    return cache["connected"]
+
+
 def _profile(topology: Topology, sources: np.ndarray):
     probe = bfs_distances(topology, int(sources[0]))
     if np.any(probe < 0):
@@ -138,8 +151,13 @@ def average_distance(topology: Topology, counts: np.ndarray | None = None) -> fl
     return float(np.dot(np.arange(len(counts)), counts) / (n * (n - 1)))
 
 
-def summary(topology: Topology, distances: bool = True) -> dict:
-    """The figures ``topocast info`` prints."""
+def summary(topology: Topology, distances: bool = True, properties: bool | None = None) -> dict:
+    """The figures ``topocast info`` prints.
+
+    ``properties``: bisection width, connectivity, girth, vertex-transitivity
+    (:mod:`topocast.topology.properties`): ``None`` each below its default size
+    cap, ``True`` below the higher forced caps, ``False`` none.
+    """
     port = topology.port_degree
     distinct = topology.distinct_degree
     out = {
@@ -161,6 +179,10 @@ def summary(topology: Topology, distances: bool = True) -> dict:
         out["diameter"] = len(counts) - 1
         out["average_distance"] = average_distance(topology, counts)
         out["distance_distribution"] = [int(c) for c in counts]
+    if properties is not False:
+        from .properties import properties as graph_properties
+
+        out.update(graph_properties(topology, force=bool(properties)))
     out.update({k: v for k, v in topology.meta.items() if k != "spec" and _jsonable(v)})
     return out
 

@@ -300,7 +300,7 @@ def _min_family(name: str, doc: str):
         name, build, (Param("n", "int", doc="log_d of the lines", minimum=1),
                       Param("d", "int", 2, "switch radix (d x d switches)", minimum=2)),
         doc, positional="n",
-        estimate=lambda n, d=2: (2 * d ** n + stages(n, d) * d ** (n - 1), 2 * d ** n * (stages(n, d) + 1)),
+        estimate=lambda n, d=2: _min_estimate(n, d, stages(n, d)),
         example=f"{name}:n=3,d=2"))
     return build
 
@@ -309,6 +309,14 @@ butterfly = _min_family("butterfly", "d-ary butterfly, log_d N stages of d x d s
 omega = _min_family("omega", "d-ary Omega network, log_d N shuffle stages")
 baseline = _min_family("baseline", "d-ary baseline network, log_d N stages")
 benes = _min_family("benes", "d-ary Benes network, 2 log_d N - 1 stages (rearrangeable)")
+
+
+def _min_estimate(n: int, d: int, stages: int) -> tuple[int | float, int | float]:
+    """``(nodes, directed arcs)`` of a multistage network on ``d^n`` lines, bounded arithmetic."""
+    from ..memory import power
+
+    lines = power(d, n)
+    return 2 * lines + stages * power(d, n - 1), 2 * lines * (stages + 1)
 
 
 def clos(n: int, m: int, r: int, n2: int = 0, m2: int = 0) -> Topology:

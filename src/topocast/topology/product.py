@@ -83,9 +83,11 @@ def product_of(factors: Sequence[Topology]) -> Topology:
 
 def product_estimate(factors: Sequence[tuple[int, int]]) -> tuple[int, int]:
     """``(nodes, directed edges)`` of the product from each factor's ``(nodes, directed edges)``."""
-    nodes = int(np.prod([n for n, _ in factors], dtype=np.float64))
-    arcs = int(sum(a * nodes / max(n, 1) for n, a in factors))
-    return nodes, arcs
+    from ..memory import float_of, product
+
+    nodes = product([n for n, _ in factors])
+    arcs = sum(float_of(a) * (float_of(nodes) / max(float_of(n), 1.0)) for n, a in factors)
+    return nodes, int(arcs) if arcs < 2**62 else arcs
 
 
 register_family(Family(

@@ -1,0 +1,124 @@
+"""Synthesis targets (docs/synthesis.md): synthesised schedule against the papers' algorithms and the bound.
+
+python benchmarks/synthesis.py [galaxyfly dragonfly classic ej hdn graph big]   (default: all but big)
+
+Per target: the synthesised time (us) or steps, the competitor's, the lower
+bound, the ratios and the synthesis time (s, verification included).  Every
+schedule is verified exactly once by the shared engines before it is counted.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import networkx as nx
+
+import topocast as tc
+from topocast.experiments.classic import CLOSED_FORMS, COST, MESSAGE_BYTES
+from topocast.experiments.galaxyfly import DRAGONFLY, PERFORMANCE, galaxyfly_spec
+from topocast.synthesis import synthesize
+
+CLASSIC = [("allgather-recursive-doubling", "hypercube:4", "allgather"),
+           ("allgather-recursive-doubling", "hypercube:8", "allgather"),
+           ("allgather-mesh", "torus:5x5", "allgather"), ("allgather-mesh", "torus:4x4x4", "allgather"),
+           ("allgather-mesh", "torus:8x8", "allgather"),
+           ("broadcast-binomial", "hypercube:8", "broadcast"), ("broadcast-mesh", "torus:5x5", "broadcast"),
+           ("broadcast-mesh", "torus:4x4x4", "broadcast"), ("broadcast-mesh", "torus:8x8x8", "broadcast")]
+EJ = ["ej:a=1,b=2,n=3", "ej:a=2,b=3,n=2", "ej:a=3,b=4,n=2", "ej:a=4,b=5,n=2", "ej:a=0,b=3,n=2", "ej:a=2,b=2,n=2",
+      "ej:a=1,b=5,n=1", "ej:a=6,b=7,n=1"]
+
+
+def _line(*cells) -> None:
+    print(" | ".join(str(c) for c in cells), flush=True)
+
+
+def _timed(*args, **kwargs):
+    t0 = time.perf_counter()
+    s = synthesize(*args, **kwargs)
+    return s, time.perf_counter() - t0
+
+
+def allgather_vs(specs, algorithms, title: str) -> None:
+    _line(f"## {title}", "N", "synth us", *[f"{a} us" for a in algorithms], "bound us", "synth/bound",
+          *[f"synth/{a}" for a in algorithms], "synth s")
+    for spec in specs:
+        t = tc.build(spec)
+        s, secs = _timed(t, "allgather")
+        others = [tc.run(t, a).metrics["time"] for a in algorithms]
+        _line(spec, t.num_nodes, f"{s.measured * 1e6:.2f}", *[f"{o * 1e6:.2f}" for o in others],
+              f"{s.lower_bound * 1e6:.2f}", f"{s.ratio:.3f}", *[f"{s.measured / o:.3f}" for o in others],
+              f"{secs:.2f}")
+
+
+def classic() -> None:
+    _line("## tori and hypercubes (reproduce classic model)", "collective", "synth us", "textbook us",
+          "synth/textbook", "bound us", "synth/bound", "synth s")
+    for alg, spec, collective in CLASSIC:
+        t = tc.build(spec)
+        s, secs = _timed(t, collective, message_bytes=MESSAGE_BYTES, startup=COST.startup, per_byte=COST.per_byte,
+                         per_hop=COST.per_hop)
+        book = CLOSED_FORMS[alg](t, 0, MESSAGE_BYTES, COST)
+        _line(spec, collective, f"{s.measured * 1e6:.3f}", f"{book * 1e6:.3f} ({alg}, {s.model['ports']}-port)",
+              f"{s.measured / book:.3f}", f"{s.lower_bound * 1e6:.3f}", f"{s.ratio:.3f}", f"{secs:.2f}")
+
+
+def steps_vs(specs, algorithm: str, title: str) -> None:
+    _line(f"## {title}", "N", "synth steps", f"{algorithm} steps", "lower bound", "method", "synth s")
+    worse = 0
+    for spec in specs:
+        t = tc.build(spec)
+        s, secs = _timed(t, "broadcast", engine="step")
+        theirs = tc.run(t, algorithm).metrics["steps"]
+        worse += s.measured > theirs
+        _line(spec, t.num_nodes, s.measured, theirs, s.lower_bound, s.method, f"{secs:.2f}")
+    _line(f"synthesised broadcast takes more steps than {algorithm} on {worse} of {len(specs)} networks")
+
+
+def hdn_specs() -> list[str]:
+    from topocast.experiments.hdn import QUICK_NODES, _configs, _layout, _spec
+
+    return [_spec(s) for s in _configs() if _layout(s).num_nodes <= QUICK_NODES]
+
+
+def graph() -> None:
+    _line("## graph: random graphs (standard model, all-port)", "N", "links", "synth us", "bound us", "synth/bound",
+          "synth s")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, d, seed in ((1000, 4, 0), (1000, 8, 1), (500, 3, 2)):
+            g = nx.random_regular_graph(d, n, seed=seed)
+            path = Path(tmp) / f"rr{n}_{d}.edges"
+            nx.write_edgelist(g, path, data=False)
+            t = tc.build(f"graph:{path}")
+            s, secs = _timed(t, "allgather")
+            _line(f"random {d}-regular seed {seed}", n, t.num_edges, f"{s.measured * 1e6:.2f}",
+                  f"{s.lower_bound * 1e6:.2f}", f"{s.ratio:.3f}", f"{secs:.2f}")
+
+
+def big() -> None:
+    allgather_vs(["galaxyfly:n=12,q=29,a=32"], [], "Galaxyfly benchmark network (SFATA/RFATA: benchmarks/galaxyfly.py)")
+
+
+SECTIONS = {
+    "galaxyfly": lambda: allgather_vs([galaxyfly_spec(*c) for c in PERFORMANCE], ["sfata", "rfata"],
+                                      "Galaxyfly, Tables 3-4 networks, paper model (160 B, 16 Gbps, 1 us, 100 ns)"),
+    "dragonfly": lambda: allgather_vs([f"dragonfly:g={g},a={a}" for g, a in DRAGONFLY], ["sfata"],
+                                      "Dragonfly of the same router counts (Table 5 comparator: SFATA on it)"),
+    "classic": classic,
+    "ej": lambda: steps_vs(EJ, "one-to-all-improved", "EJ all-port half-duplex broadcast"),
+    "hdn": lambda: steps_vs(hdn_specs(), "hdn-broadcast", "HDN one-port broadcast, Theorem 3 networks <= 30,000"),
+    "graph": graph,
+    "big": big,
+}
+
+
+def main(argv: list[str]) -> None:
+    chosen = argv or [k for k in SECTIONS if k != "big"]
+    for name in chosen:
+        SECTIONS[name]()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

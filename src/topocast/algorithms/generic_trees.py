@@ -1,0 +1,109 @@
+"""Shared pieces of the generic collectives (``generic_*.py``): the connectivity check and BFS kernels.
+
+The generic collectives run on any topology, so they only assume what every
+:class:`~topocast.topology.core.Topology` has: a symmetric CSR adjacency
+whose rows are sorted by neighbour index.  Tie-breaking is by that order
+(lowest index first), which makes every plan deterministic.
+
+>>> import topocast as tc
+>>> dist, parent, order = bfs_tree(tc.build("path:4"), 1)
+>>> dist.tolist(), parent.tolist(), order.tolist()
+([1, 0, 1, 2], [1, -1, 1, 2], [1, 0, 2, 3])
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from ..errors import TopocastError
+from ..topology.core import Topology
+from ..topology.metrics import is_connected
+
+
+def require_connected(topology: Topology, algorithm: str) -> None:
+    """Raise :class:`TopocastError` unless every node reaches every other."""
+    if topology.num_nodes > 1 and not is_connected(topology):
+        raise TopocastError(f"algorithm {algorithm}: the network {topology.spec} is not connected; "
+                            "a collective on every node needs a connected topology")
+
+
+def check_root(topology: Topology, root: int) -> int:
+    if not 0 <= root < topology.num_nodes:
+        raise TopocastError(f"root: must be a node index in 0..{topology.num_nodes - 1}, got {root}")
+    return int(root)
+
+
+@nb.njit(cache=True)
+def _bfs_order(indptr, indices, source, dist, queue):
+    """BFS from ``source`` into ``dist`` (-1 unreached) and ``queue`` (visit order); returns nodes reached."""
+    dist[:] = -1
+    dist[source] = 0
+    queue[0] = source
+    head, tail = 0, 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        du = dist[u] + 1
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            if dist[v] < 0:
+                dist[v] = du
+                queue[tail] = v
+                tail += 1
+    return tail
+
+
+@nb.njit(cache=True, parallel=True)
+def _lowest_parents(indptr, indices, dist, parent):
+    """``parent[v]``: the lowest-index neighbour one hop nearer the source (rows are sorted)."""
+    for v in nb.prange(len(dist)):
+        parent[v] = -1
+        if dist[v] > 0:
+            for e in range(indptr[v], indptr[v + 1]):
+                if dist[indices[e]] == dist[v] - 1:
+                    parent[v] = indices[e]
+                    break
+
+
+@nb.njit(cache=True)
+def _tree(indptr, indices, root):
+    n = len(indptr) - 1
+    dist = np.empty(n, np.int32)
+    order = np.empty(n, np.int64)
+    reached = _bfs_order(indptr, indices, root, dist, order)
+    parent = np.empty(n, np.int64)
+    _lowest_parents(indptr, indices, dist, parent)
+    return dist, parent, order, reached
+
+
+def bfs_tree(topology: Topology, root: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(dist, parent, order)`` of the BFS tree from ``root``.
+
+    ``parent[v]`` is the lowest-index neighbour of ``v`` one hop nearer the
+    root (-1 at the root); ``order`` lists the nodes by non-decreasing
+    distance (BFS visit order).  Raises if some node is unreachable.
+    """
+    dist, parent, order, reached = _tree(topology.indptr, topology.indices, np.int64(root))
+    if reached < topology.num_nodes:
+        raise TopocastError(f"the network {topology.spec} is not connected: node "
+                            f"{int(np.flatnonzero(dist < 0)[0])} cannot be reached from node {root}")
+    return dist, parent, order
+
+
+@nb.njit(cache=True, parallel=True)
+def _all_distances(indptr, indices, out):
+    n = len(indptr) - 1
+    for s in nb.prange(n):
+        dist = np.empty(n, np.int32)
+        queue = np.empty(n, np.int64)
+        _bfs_order(indptr, indices, s, dist, queue)
+        out[s, :] = dist
+
+
+def all_distances(topology: Topology) -> np.ndarray:
+    """``D[s, v]``: hop distance between every pair (``int32``, ``N x N``; one BFS per node, in parallel)."""
+    n = topology.num_nodes
+    out = np.empty((n, n), np.int32)
+    _all_distances(topology.indptr, topology.indices, out)
+    return out

@@ -1,0 +1,297 @@
+"""Collective synthesis: a verified schedule for any topology and cost model, with its gap to the lower bound.
+
+``synthesize(topology_or_spec, collective, seed=..., budget=..., **model)``
+returns a :class:`Synthesis`: an ordinary :class:`~topocast.schedule.Schedule`
+already run through :func:`topocast.execute.execute` (verified exactly once),
+the model it was made for, the lower bound of :mod:`topocast.bounds` and the
+ratio.  Methods (see ``docs/synthesis.md``):
+
+* ``greedy`` (event engine): continuous-time greedy link-chunk matching
+  (:mod:`.greedy`, after TACOS), with chunking and seeded relabelling
+  restarts; the best planned makespan wins.
+* ``bfs`` / ``matching`` (step engine, broadcast): a breadth-first all-port
+  tree, or a greedy ``p``-port matching per step (:mod:`.steps`).
+
+``replay(spec, path)`` runs a written schedule again (:mod:`.fileformat`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import TopocastError, VerificationError
+from ..result import RunResult
+from ..schedule import Schedule, ScheduleBuilder
+from ..sim.models import Model
+from ..topology.core import Topology
+from . import greedy, steps
+from .model import COLLECTIVES, model_record, resolve_model
+
+ENGINES = ("event", "step")
+CHUNK_CHOICES = (1, 2, 4, 8, 16, 32)
+#: how long (in start-ups) a free link may wait for chunks already on their way to its sender
+WAITS = (0.0, 0.5, 1.0)
+
+
+@dataclass
+class Synthesis:
+    """A verified synthesised schedule, the model it was made for, and how far it is from the bound."""
+
+    spec: str
+    collective: str
+    engine: str
+    method: str
+    seed: int
+    schedule: Schedule
+    model: dict[str, Any]
+    result: RunResult
+    chunks: int = 1
+    reference: str = ""
+    seconds: float = 0.0
+    candidates: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def measured(self) -> float:
+        """The engine's time (s, event) or steps (step) of the verified run."""
+        return self.result.metrics["time" if self.engine == "event" else "steps"]
+
+    @property
+    def lower_bound(self) -> float:
+        return self.result.metrics["lower_bound"]
+
+    @property
+    def ratio(self) -> float | None:
+        return self.result.metrics["lower_bound_ratio"]
+
+    def summary(self) -> dict[str, Any]:
+        """Plain JSON-able facts: spec, model, bound, ratio, verification, method and timing."""
+        m = self.result.metrics
+        return {"spec": self.spec, "collective": self.collective, "engine": self.engine, "method": self.method,
+                "seed": self.seed, "chunks": self.chunks, "model": self.model, "measured": self.measured,
+                "unit": "s" if self.engine == "event" else "steps", "lower_bound": self.lower_bound,
+                "ratio": self.ratio, "reference_algorithm": self.reference, "synthesis_seconds": self.seconds,
+                "verification": {"verified": bool(self.result.verified), "exactly_once": bool(m["exactly_once"]),
+                                 "redundant_receipts": int(m["redundant_receipts"]), "receipts": int(m["receipts"])},
+                "candidates": self.candidates, "notes": self.notes}
+
+    def write(self, path: str | Path) -> Path:
+        from .fileformat import write
+
+        return write(path, self)
+
+
+def _topology(topology: str | Topology, max_memory: float | None) -> Topology:
+    from ..spec import build
+
+    return topology if isinstance(topology, Topology) else build(topology, max_memory=max_memory)
+
+
+def _messages(topology: Topology, collective: str, root: int) -> tuple[np.ndarray, Any]:
+    """(origin, targets) of the collective's whole messages."""
+    n = topology.num_nodes
+    if collective == "broadcast":
+        if not 0 <= root < n:
+            raise TopocastError(f"synthesize: parameter 'root' must be a node in 0..{n - 1}, got root={root}")
+        return np.array([root], dtype=np.int64), "all"
+    if collective == "allgather":
+        return np.arange(n, dtype=np.int64), "all"
+    ids = np.arange(n * n, dtype=np.int64)
+    return ids % n, ids // n
+
+
+def _chunked(origin: np.ndarray, targets: Any, chunks: int) -> tuple[np.ndarray, Any]:
+    """Message ``i`` becomes chunks ``i*c .. i*c + c - 1`` (contiguous, so ranges stay short)."""
+    if chunks == 1:
+        return origin, targets
+    return np.repeat(origin, chunks), targets if isinstance(targets, str) else np.repeat(targets, chunks)
+
+
+def to_schedule(plan: greedy.Plan, num_nodes: int, origin, targets, collective: str, chunk_bytes: float,
+                step: np.ndarray | None = None, meta: dict | None = None) -> Schedule:
+    """A step-ordered :class:`Schedule` from a plan: ``step`` is the dense rank of the start time, so the
+    event engine keeps each link's order and every transfer after the ones that brought its data."""
+    if step is None:
+        _, step = np.unique(plan.start, return_inverse=True)
+    builder = ScheduleBuilder(num_nodes, origin=origin, collective=collective, targets=targets,
+                              message_bytes=chunk_bytes, meta=meta)
+    builder.add_ranges(plan.src, plan.dst, np.diff(plan.range_ptr), plan.range_first, plan.range_count,
+                       step=np.asarray(step, dtype=np.int64))
+    return builder.build()
+
+
+def _relabelled(topology: Topology, perm: np.ndarray) -> Topology:
+    """The same graph with node ``v`` renamed ``perm[v]`` (a restart sees other tie-breaks)."""
+    src = perm[topology.arc_sources]
+    dst = perm[topology.indices]
+    return Topology.from_arcs(topology.family, dict(topology.params), topology.num_nodes, src, dst)
+
+
+def _event_candidates(topology: Topology, collective: str, chunks: int | None, restarts: int):
+    """(chunks, cap, wait, relabel index) tried by the event synthesis, in a fixed order; ``wait`` is in
+    start-ups (how long a free link may wait for chunks already on their way to its sender)."""
+    if collective == "broadcast":
+        choices = CHUNK_CHOICES if chunks is None else (chunks,)
+        return [(c, 1 if c > 1 else 0, 0.0, 0) for c in choices]
+    c = 1 if chunks is None else chunks
+    if collective == "alltoall":
+        return [(c, 0, 0.0, k) for k in range(restarts + 1)]
+    return [(c, 0, w, k) for k in range(restarts + 1) for w in WAITS]
+
+
+def _plan_event(topology, collective, model, message_bytes, origin, targets, chunks, cap, wait, relabel, seed):
+    """One greedy plan (on a relabelled copy when ``relabel`` > 0, mapped back)."""
+    from .route import route
+
+    origin_c, targets_c = _chunked(origin, targets, chunks)
+    n = topology.num_nodes
+    perm = np.arange(n)
+    graph = topology
+    if relabel:
+        perm = np.random.default_rng([seed, relabel]).permutation(n)
+        graph = _relabelled(topology, perm)
+    if collective == "alltoall":
+        plan = route(graph, perm[origin_c], perm[targets_c], model.cost, model.ports, message_bytes / chunks)
+    else:
+        bits = greedy.origin_bits(n, perm[origin_c])
+        plan = greedy.flood(graph, bits, model.cost, model.ports, message_bytes / chunks, cap,
+                            wait * model.cost.startup)
+    if relabel:
+        inverse = np.argsort(perm)
+        plan = replace(plan, src=inverse[plan.src], dst=inverse[plan.dst])
+    return plan, origin_c, targets_c
+
+
+def _default_restarts(topology: Topology, collective: str) -> int:
+    work = topology.num_nodes * (topology.num_nodes if collective != "broadcast" else 1)
+    return 3 if work <= 2_000_000 else 0
+
+
+def _synthesize_event(topology, collective, model, params, origin, targets, seed, budget, chunks, restarts, t0):
+    cands = _event_candidates(topology, collective, chunks, _default_restarts(topology, collective)
+                              if restarts is None else restarts)
+    best, tried, notes = None, [], []
+    for c, cap, wait, relabel in cands:
+        if tried and time.perf_counter() - t0 > budget:
+            notes.append(f"budget of {budget:g} s reached after {len(tried)} of {len(cands)} candidates")
+            break
+        plan, origin_c, targets_c = _plan_event(topology, collective, model, params["message_bytes"], origin,
+                                                targets, c, cap, wait, relabel, seed)
+        tried.append({"chunks": c, "cap": cap, "wait": wait, "restart": relabel, "planned": plan.makespan})
+        if best is None or plan.makespan < best[0].makespan:
+            best = (plan, origin_c, targets_c, c)
+    plan, origin_c, targets_c, c = best
+    schedule = to_schedule(plan, topology.num_nodes, origin_c, targets_c, collective, params["message_bytes"] / c)
+    return schedule, "greedy", c, tried, notes
+
+
+def _synthesize_steps(topology, collective, model, params, origin, seed, restarts):
+    if collective != "broadcast":
+        raise TopocastError(f"synthesize: the step engine synthesises broadcast only, not '{collective}'; "
+                            "use engine='event'")
+    root = int(origin[0])
+    ports = model.ports.ports
+    if ports is None:
+        src, dst, step = steps.bfs_broadcast(topology, root)
+        method, tried = "bfs", [{"steps": int(step.max(initial=-1)) + 1}]
+    else:
+        best, tried = None, []
+        for k in range(1 + (3 if restarts is None else restarts)):
+            out = steps.port_broadcast(topology, root, ports, np.random.default_rng([seed, k // 2]), mode=k % 2)
+            tried.append({"restart": k, "steps": int(out[2].max(initial=-1)) + 1})
+            if best is None or tried[-1]["steps"] < int(best[2].max(initial=-1)) + 1:
+                best = out
+        (src, dst, step), method = best, "matching"
+    builder = ScheduleBuilder(topology.num_nodes, origin=origin, collective="broadcast",
+                              message_bytes=params["message_bytes"])
+    builder.add(src=src, dst=dst, first=0, step=step)
+    return builder.build(), method, 1, tried, []
+
+
+def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budget: float = 300.0,
+               engine: str = "event", root: int = 0, chunks: int | None = None, restarts: int | None = None,
+               max_memory: float | None = None, params_from_text: bool = False, **params: Any) -> Synthesis:
+    """Synthesise, verify (exactly once, on ``engine``) and measure a ``collective`` schedule.
+
+    ``params``: the run's model parameters (``message_bytes``, ``startup``,
+    ``per_byte``, ``per_hop``, ``ports``, ``duplex`` and the family's aliases
+    such as Galaxyfly's ``packet_size``), defaulting to those of the
+    topology's own algorithms.  ``chunks``: split every message into this
+    many chunks (default: tried for broadcast, 1 otherwise).  ``budget`` (s)
+    stops trying further candidates; the same seed gives the same schedule
+    whenever the budget is not reached.
+    """
+    from ..validate import integer, number
+
+    t0 = time.perf_counter()
+    seed = integer(seed, "seed", minimum=0, maximum=2**63 - 1)
+    budget = number(budget, "budget", minimum=0)
+    if engine not in ENGINES:
+        raise TopocastError(f"engine: synthesis runs on {', '.join(ENGINES)}, not '{engine}'")
+    if chunks is not None:
+        chunks = integer(chunks, "chunks", minimum=1, maximum=4096)
+    topology = _topology(topology, max_memory)
+    resolved, model, reference = resolve_model(topology.family, collective, params, params_from_text)
+    origin, targets = _messages(topology, collective, integer(root, "root", minimum=0))
+    if engine == "event":
+        schedule, method, c, tried, notes = _synthesize_event(topology, collective, model, resolved, origin, targets,
+                                                              seed, budget, chunks, restarts, t0)
+    else:
+        schedule, method, c, tried, notes = _synthesize_steps(topology, collective, model, resolved, origin, seed,
+                                                              restarts)
+    result = verify(topology, schedule, engine, model, method, seed, resolved, max_memory)
+    return Synthesis(topology.spec, collective, engine, method, seed, schedule, model_record(resolved, model), result,
+                     c, reference, round(time.perf_counter() - t0, 3), tried, notes)
+
+
+def verify(topology: Topology, schedule: Schedule, engine: str, model: Model, method: str, seed: int = 0,
+           params: dict | None = None, max_memory: float | None = None) -> RunResult:
+    """Run ``schedule`` through :func:`topocast.execute.execute`; raise unless delivered exactly once."""
+    from ..execute import execute
+
+    result = execute(topology, schedule, engine, model, algorithm=f"synthesized:{method}", seed=seed,
+                     params=dict(params or {}), max_bytes=max_memory)
+    if not (result.verified and result.metrics["exactly_once"]):
+        raise VerificationError(f"synthesized:{method} on {topology.spec}: not delivered exactly once: "
+                                f"{result.metrics.get('first_violation')}")
+    return result
+
+
+def replay(spec: str | Topology, path: str | Path, engine: str = "event", max_memory: float | None = None
+           ) -> RunResult:
+    """Load a schedule file, check it was made for ``spec``, and run it (verified) under its recorded model."""
+    from .fileformat import read
+
+    topology = _topology(spec, max_memory)
+    header, schedule = read(path, topology)
+    from .model import model_from_record
+
+    model = model_from_record(header["model"])
+    return verify(topology, schedule, engine, model, header["method"], header["seed"],
+                  {**header["model"], "schedule": str(path)}, max_memory)
+
+
+def cli_synthesize(spec: str, collective: str, out: str, sets: list[str] | None = None, budget: float = 300.0,
+                   seed: int = 0, engine: str = "event", root: int = 0, chunks: int | None = None) -> dict:
+    """What ``topocast synthesize SPEC COLLECTIVE --set k=v ... --out FILE`` does; returns the summary."""
+    from ..fileio import check_output_file
+
+    path = check_output_file(out, "--out")
+    params = {}
+    for item in sets or []:
+        if "=" not in item:
+            raise TopocastError(f"--set: expected key=value, got '{item}'")
+        key, value = item.split("=", 1)
+        params[key.strip()] = value.strip()
+    synthesis = synthesize(spec, collective, seed=seed, budget=budget, engine=engine, root=root, chunks=chunks,
+                           params_from_text=True, **params)
+    synthesis.write(path)
+    return synthesis.summary()
+
+
+__all__ = ["COLLECTIVES", "Synthesis", "cli_synthesize", "replay", "synthesize", "to_schedule", "verify"]
