@@ -24,7 +24,7 @@ def test_table1_all_cells_match_and_closed_form_refuted():
     assert not closed.confirmed and "810,000" in closed.evidence and "1,620,000" in closed.evidence
 
 
-# regression: the (6, 30) row (diameter 14, radius 13, 13 orbits) and the Kernighan-Lin cut are topocast output
+# regression: the (6, 30) row (diameter 14, radius 13, 13 orbits) and the METIS cut are topocast output
 # (commit 21c1d09), no independent oracle at 6,000 nodes; the (30,) and (30, 30) diameters are checked with scipy's
 # BFS in test_hdn.py::test_orbit_diameter_equals_all_sources_bfs, the formulas are Theorem 1 by hand
 @pytest.mark.regression
@@ -46,7 +46,7 @@ def test_measured_rows_diameter_broadcast_bisection():
     assert not claims["Theorem 1's diameter formula is the exact diameter"]
     assert not claims["HDN is symmetric (all nodes look alike)"]
     assert claims["The partition of Figure 9 cuts N/4 links"]
-    # Kernighan-Lin beats N/4 on HDN(B,2,(15,30)): 180 < 240 links
+    # METIS beats N/4 on HDN(B,2,(15,30)): 120 (= N/8, whole base copies split two against two) < 240 links
     assert not claims["Bisection width is N/4"]
     row = [r for r in exp.bisection_table(cuts).rows if r[0] == "k=2,s=15/30"][0]
     assert row[2] == row[3] == 240 == (2 * (2 * 30 ** 2 // 15) ** 2 // 30) // 4 and row[4] < 240  # N / 4, N = 960

@@ -39,8 +39,9 @@ import numpy as np
 from ..schedule import Schedule, ScheduleBuilder
 from ..sim.models import PortModel
 from ..topology.core import Topology
+from ..topology.metrics import bfs_into
 from .base import register
-from .generic_trees import _bfs_order, require_connected
+from .generic_trees import require_connected
 
 
 @nb.njit(cache=True)
@@ -54,7 +55,7 @@ def _route(indptr, indices):
     queue = np.empty(n, np.int64)
     d = np.empty(n, np.int32)
     for t in range(n):
-        _bfs_order(indptr, indices, t, d, queue)
+        bfs_into(indptr, indices, t, d, queue)
         dist[t, :] = d
         weight[:] = 1
         nxt[t, t] = -1

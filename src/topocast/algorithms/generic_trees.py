@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import TopocastError
 from ..topology.core import Topology
-from ..topology.metrics import is_connected
+from ..topology.metrics import bfs_into, is_connected
 
 
 def require_connected(topology: Topology, algorithm: str) -> None:
@@ -32,26 +32,6 @@ def check_root(topology: Topology, root: int) -> int:
     if not 0 <= root < topology.num_nodes:
         raise TopocastError(f"root: must be a node index in 0..{topology.num_nodes - 1}, got {root}")
     return int(root)
-
-
-@nb.njit(cache=True)
-def _bfs_order(indptr, indices, source, dist, queue):
-    """BFS from ``source`` into ``dist`` (-1 unreached) and ``queue`` (visit order); returns nodes reached."""
-    dist[:] = -1
-    dist[source] = 0
-    queue[0] = source
-    head, tail = 0, 1
-    while head < tail:
-        u = queue[head]
-        head += 1
-        du = dist[u] + 1
-        for e in range(indptr[u], indptr[u + 1]):
-            v = indices[e]
-            if dist[v] < 0:
-                dist[v] = du
-                queue[tail] = v
-                tail += 1
-    return tail
 
 
 @nb.njit(cache=True, parallel=True)
@@ -71,7 +51,7 @@ def _tree(indptr, indices, root):
     n = len(indptr) - 1
     dist = np.empty(n, np.int32)
     order = np.empty(n, np.int64)
-    reached = _bfs_order(indptr, indices, root, dist, order)
+    reached = bfs_into(indptr, indices, root, dist, order)
     parent = np.empty(n, np.int64)
     _lowest_parents(indptr, indices, dist, parent)
     return dist, parent, order, reached
@@ -97,7 +77,7 @@ def _all_distances(indptr, indices, out):
     for s in nb.prange(n):
         dist = np.empty(n, np.int32)
         queue = np.empty(n, np.int64)
-        _bfs_order(indptr, indices, s, dist, queue)
+        bfs_into(indptr, indices, s, dist, queue)
         out[s, :] = dist
 
 

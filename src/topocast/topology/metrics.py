@@ -17,7 +17,8 @@ UNREACHED = -1
 
 
 @nb.njit(cache=True)
-def _bfs_into(indptr, indices, source, dist, queue):
+def bfs_into(indptr, indices, source, dist, queue):
+    """BFS from ``source`` into ``dist`` (-1 unreached) and ``queue`` (visit order); returns the nodes reached."""
     dist[:] = UNREACHED
     dist[source] = 0
     queue[0] = source
@@ -40,7 +41,7 @@ def _bfs(indptr, indices, source):
     n = len(indptr) - 1
     dist = np.empty(n, dtype=np.int32)
     queue = np.empty(n, dtype=np.int64)
-    _bfs_into(indptr, indices, source, dist, queue)
+    bfs_into(indptr, indices, source, dist, queue)
     return dist
 
 
@@ -54,7 +55,7 @@ def _many_sources(indptr, indices, sources, hist_len):
     for i in nb.prange(k):
         dist = np.empty(n, dtype=np.int32)
         queue = np.empty(n, dtype=np.int64)
-        reached = _bfs_into(indptr, indices, sources[i], dist, queue)
+        reached = bfs_into(indptr, indices, sources[i], dist, queue)
         if reached < n:
             ecc[i] = -1
             continue
