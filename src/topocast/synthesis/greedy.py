@@ -34,6 +34,8 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from ..verify import popcount
+
 _INF = np.inf
 
 
@@ -50,14 +52,6 @@ class Plan:
     makespan: float
 
 
-@nb.njit(cache=True, inline="always")
-def _popcount(x):
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
-
-
 @nb.njit(cache=True)
 def _grow(a, size):
     if size < len(a):
@@ -71,7 +65,7 @@ def _grow(a, size):
 def _lacks(held, known, u, v):
     total = 0
     for w in range(held.shape[1]):
-        total += _popcount(held[u, w] & ~known[v, w])
+        total += popcount(held[u, w] & ~known[v, w])
     return total
 
 
@@ -194,7 +188,7 @@ def _cap(diff, cap):
     taken = 0
     for w in range(len(diff)):
         d = diff[w]
-        if cap > 0 and d != 0 and taken + _popcount(d) > cap:
+        if cap > 0 and d != 0 and taken + popcount(d) > cap:
             keep = np.uint64(0)
             for b in range(64):
                 bit = np.uint64(1) << np.uint64(b)
@@ -203,7 +197,7 @@ def _cap(diff, cap):
                     taken += 1
             diff[w] = keep
         else:
-            taken += _popcount(d)
+            taken += popcount(d)
     return taken
 
 

@@ -29,6 +29,7 @@ import numba as nb
 import numpy as np
 
 from .core import Topology
+from .metrics import is_connected
 
 #: default size caps (nodes; girth and vertex-transitivity: BFS sources x arcs)
 CAPS = {"bisection": 50_000, "spectral": 2_000, "edge_connectivity": 2_000, "node_connectivity": 500,
@@ -210,7 +211,7 @@ def edge_connectivity(topology: Topology) -> int:
     n = topology.num_nodes
     if n < 2:
         return 0
-    if topology.vertex_transitive and not topology.has_parallel_links and _connected(topology):
+    if topology.vertex_transitive and not topology.has_parallel_links and is_connected(topology):
         return int(topology.port_degree[0])   # Mader 1971
     graph = _flow_graph(topology, split=False)
     return min(_max_flow(graph, 0, w) for w in range(1, n))
@@ -219,7 +220,7 @@ def edge_connectivity(topology: Topology) -> int:
 def node_connectivity(topology: Topology) -> int:
     """Fewest nodes whose removal disconnects the graph (``N - 1`` for a complete graph), by Even's scheme."""
     n = topology.num_nodes
-    if n < 2 or not _connected(topology):
+    if n < 2 or not is_connected(topology):
         return 0
     indptr, indices, _ = weighted_csr(topology)
     deg = np.diff(indptr)
@@ -237,12 +238,6 @@ def node_connectivity(topology: Topology) -> int:
             if not np.any(adjacent == y):
                 best = min(best, _max_flow(graph, int(x) + n, int(y)))
     return best
-
-
-def _connected(topology: Topology) -> bool:
-    from .metrics import bfs_distances
-
-    return topology.num_nodes == 0 or bool(np.all(bfs_distances(topology, 0) >= 0))
 
 
 # -- girth ----------------------------------------------------------------------------------------
@@ -301,7 +296,7 @@ def vertex_transitivity(topology: Topology) -> tuple[str, str]:
         return "yes", "declared by the builder"
     if topology.num_nodes and topology.port_degree.min() != topology.port_degree.max():
         return "no", "node degrees differ"
-    if not _connected(topology):
+    if not is_connected(topology):
         return "unknown", "not connected"
     reps = orbits(topology)[0]
     _, hist = _profile(topology, reps)
