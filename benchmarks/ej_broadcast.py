@@ -2,6 +2,7 @@
 
     python benchmarks/ej_broadcast.py            # EJ_{3+4rho}^(4), ^(5), ^(6) and EJ_{1+2rho}^(12)
     python benchmarks/ej_broadcast.py --skip-12  # without the 1.38e10-node run
+    python benchmarks/ej_broadcast.py --figures PATH   # also write the figures as JSON rows
 
 Each case runs in its own process (so its peak memory is its own) through
 ``simulate_broadcast``, the same per-step rule that writes the small-size
@@ -20,6 +21,8 @@ import resource
 import subprocess
 import sys
 import time
+
+from figures import Figures, add_argument
 
 PAPER_TABLE3 = {(3, 4, 4): (989140, 962407), (3, 4, 5): (36598199, 35609059),
                 (3, 4, 6): (1354133382, 1317535183)}
@@ -52,7 +55,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--skip-12", action="store_true", help="skip EJ_{1+2rho}^(12)")
     parser.add_argument("--case", nargs=4, metavar=("A", "B", "N", "ALG"), help=argparse.SUPPRESS)
+    add_argument(parser)
     args = parser.parse_args()
+    figures = Figures("ej_broadcast")
     if args.case:
         a, b, n, alg = args.case
         print(json.dumps(run_case(int(a), int(b), int(n), alg)))
@@ -78,6 +83,11 @@ def main() -> None:
             if n == 12:
                 print(f"{'':>16} per-step senders   {row['senders']}\n{'':>16} per-step receivers {row['receivers']}",
                       flush=True)
+            big = n == 12  # issue 17: EJ_{1+2rho}^(12) each algorithm under 2 minutes and 4 GB
+            figures.add(f"{row['network']} {alg}", row["seconds"], "s", target=120.0 if big else None)
+            figures.add(f"{row['network']} {alg} peak RSS", row["peak_rss_gib"], "GiB",
+                        target=4 / 1.073741824 if big else None)
+    figures.write(args.figures)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Benchmark: verify every LLS and every CLS permutation of GFT(3,8,8) (4,096 processors).
 
-Run:  python benchmarks/fattree.py [--h 3 --m 8 --w 8] [--chunk 256] [--rls-n 12] [--no-gft]
+Run:  python benchmarks/fattree.py [--h 3 --m 8 --w 8] [--chunk 256] [--rls-n 12] [--no-gft] [--figures PATH]
 
 For each scheme it builds the 4,096 configurations of the opened tree (7
 stages of 512 switches 8 x 8), traces every circuit with the circuit engine
@@ -21,6 +21,7 @@ import argparse
 import time
 
 import numpy as np
+from figures import Figures, add_argument
 
 from topocast.algorithms import butterfly_rls as rls
 from topocast.algorithms import fattree_alltoall as ft
@@ -37,20 +38,24 @@ def main() -> None:
     parser.add_argument("--chunk", type=int, default=256)
     parser.add_argument("--rls-n", type=int, default=12, help="log2 of the Butterfly-Butterfly's lines (0: skip)")
     parser.add_argument("--no-gft", action="store_true", help="skip the fat-tree schemes")
+    add_argument(parser)
     args = parser.parse_args()
+    figures = Figures("fattree")
 
     start = time.perf_counter()
     small = GFTShape(2, 2, 2)
     trace_many(small.network, ft.lls_routes(small, np.arange(8)))
     print(f"numba warm-up (compile or cache load): {time.perf_counter() - start:.2f} s")
+    figures.add("numba warm-up (compile or cache load)", time.perf_counter() - start, "s")
 
     if not args.no_gft:
-        gft_schemes(args)
+        gft_schemes(args, figures)
     if args.rls_n:
-        butterfly_rls(args.rls_n, args.chunk)
+        butterfly_rls(args.rls_n, args.chunk, figures)
+    figures.write(args.figures)
 
 
-def gft_schemes(args) -> None:
+def gft_schemes(args, figures: Figures) -> None:
     shape = GFTShape(args.h, args.m, args.w)
     start = time.perf_counter()
     net = shape.network
@@ -70,6 +75,7 @@ def gft_schemes(args) -> None:
               f"conflicts: {check.conflicts}, dropped: {check.dropped}; {elapsed:.2f} s, "
               f"{check.circuits / elapsed / 1e6:.2f} M circuits/s "
               f"end to end (configurations built, traced, checked)")
+        figures.add(f"{name} on GFT({args.h},{args.m},{args.w}), end to end", elapsed, "s", target=30.0)
         routes = make(shape, rows[:512], ())
         start = time.perf_counter()
         trace_many(net, routes)
@@ -77,9 +83,10 @@ def gft_schemes(args) -> None:
         print(f"    tracing alone: 512 configurations in {elapsed:.2f} s, "
               f"{512 * n / elapsed / 1e6:.2f} M circuits/s ({512 * n * net.num_stages / elapsed / 1e6:.1f} M switch "
               f"traversals/s)")
+        figures.add(f"{name} tracing alone", 512 * n / elapsed, "circuits/s", better="higher")
 
 
-def butterfly_rls(n: int, chunk: int) -> None:
+def butterfly_rls(n: int, chunk: int, figures: Figures) -> None:
     start = time.perf_counter()
     check_rls(rls.rls_plan(3))
     print(f"RLS numba warm-up: {time.perf_counter() - start:.2f} s")
@@ -93,6 +100,7 @@ def butterfly_rls(n: int, chunk: int) -> None:
           f"rows not the rotation: {check.wrong_rows}, conflicts: {check.conflicts}, dropped: {check.dropped}, "
           f"first stage straight: {'yes' if check.first_stage_straight else 'no'}; {elapsed:.2f} s, "
           f"{lines * lines / elapsed / 1e6:.2f} M circuits/s end to end")
+    figures.add(f"RLS on the Butterfly-Butterfly, N = {lines}, end to end", elapsed, "s")
     ks = np.arange(min(chunk, lines))
     start = time.perf_counter()
     routes = rls.rls_routes(plan, ks)

@@ -6,7 +6,7 @@ process so that its peak memory is its own.  The phases are the ones
 exactly-once verification (arrival matrix kept for the metrics), lower bound
 (exact router diameter), section-5 RouterTime (the rest come with the engine).
 
-    python benchmarks/galaxyfly.py [--spec galaxyfly:n=12,q=29,a=32]
+    python benchmarks/galaxyfly.py [--spec galaxyfly:n=12,q=29,a=32] [--json] [--figures PATH]
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import json
 import multiprocessing as mp
 import resource
 import time
+
+from figures import Figures, add_argument
 
 SPEC = "galaxyfly:n=12,q=29,a=32"
 
@@ -69,6 +71,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--spec", default=SPEC)
     parser.add_argument("--json", action="store_true")
+    add_argument(parser)
     args = parser.parse_args()
     ctx = mp.get_context("spawn")
     rows = []
@@ -78,6 +81,11 @@ def main() -> None:
         proc.start()
         rows.append(queue.get())
         proc.join()
+    figures = Figures("galaxyfly")
+    for r in rows:
+        figures.add(f"{r['algorithm'].upper()} on {args.spec}, total", r["total"], "s", target=60.0)
+        figures.add(f"{r['algorithm'].upper()} peak RSS", r["peak_rss_gib"], "GiB", target=4 / 1.073741824)
+    figures.write(args.figures)
     if args.json:
         print(json.dumps(rows, indent=2))
         return

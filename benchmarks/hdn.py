@@ -2,6 +2,7 @@
 
     python benchmarks/hdn.py            # everything (about 2 minutes, < 3 GB for the big build)
     python benchmarks/hdn.py --no-nx    # skip the networkx comparison
+    python benchmarks/hdn.py --figures PATH   # also write the figures as JSON rows
 
 1. Build HDN(B,2,(1,1)), B = 2x3x5 torus (6,480,000 nodes, degree 8), and run
    one exact BFS: wall time and peak resident memory of this process so far.
@@ -24,11 +25,12 @@ import resource
 import time
 
 import numpy as np
+from figures import Figures, add_argument
 
 import topocast as tc
 from topocast.algorithms.hdn_routing import hops_are_links, path_hops, route_lengths, route_paths
 from topocast.topology.hdn_symmetry import symmetry_and_diameter
-from topocast.topology.metrics import bfs_distances
+from topocast.topology.metrics import bfs_distances, warm_kernels
 
 
 def peak_gib() -> float:
@@ -57,10 +59,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-nx", action="store_true", help="skip the networkx comparison")
     parser.add_argument("--pairs", type=int, default=1_000_000)
+    add_argument(parser)
     args = parser.parse_args()
+    figures = Figures("hdn")
 
     # warm the numba cache on a tiny graph so the timings below are steady-state
-    bfs_distances(tc.build("hdn:base=2x3x5,k=1,s=30"), 0)
+    warm_kernels()
 
     print("== 1. HDN(B,2,(1,1)): build and one exact BFS")
     start = time.perf_counter()
@@ -73,6 +77,8 @@ def main() -> None:
           f"eccentricity of node 0: {int(dist.max())} (Theorem 1: {big.meta['theorem1_diameter']})")
     print(f"build {built - start:.2f} s  BFS {ours_bfs:.2f} s  total {done - start:.2f} s  "
           f"peak RSS {peak_gib():.2f} GiB")
+    figures.add("HDN(B,2,(1,1)) build", built - start, "s")
+    figures.add("HDN(B,2,(1,1)) one exact BFS", ours_bfs, "s")
 
     if not args.no_nx:
         print("== 2. networkx single_source_shortest_path_length on the same kind of graph")
@@ -86,6 +92,7 @@ def main() -> None:
         projected = per_link * big.num_edges
         print(f"networkx projected for {big.num_nodes:,} nodes: {projected:.1f} s "
               f"(linear in links from the 810,000-node run); ratio networkx / ours = {projected / ours_bfs:.0f}x")
+        figures.add("BFS speed-up vs networkx (projected)", projected / ours_bfs, "x", better="higher")
     del big, dist
     gc.collect()
 
@@ -109,10 +116,12 @@ def main() -> None:
     elapsed = time.perf_counter() - start - checks
     print(f"explicit paths: {elapsed:.2f} s, {args.pairs / elapsed:,.0f} pairs/s "
           f"(hop check {checks:.2f} s extra); max {longest} hops (Theorem 2: 19), mean {total / args.pairs:.3f}")
+    figures.add("Algorithm 1, explicit paths", args.pairs / elapsed, "pairs/s", better="higher")
     start = time.perf_counter()
     lengths = route_lengths(layout, u, v)
     elapsed = time.perf_counter() - start
     print(f"lengths only: {elapsed:.2f} s, {args.pairs / elapsed:,.0f} pairs/s")
+    figures.add("Algorithm 1, lengths only", args.pairs / elapsed, "pairs/s", better="higher")
     del t, paths, lengths
     gc.collect()
 
@@ -130,6 +139,9 @@ def main() -> None:
     print(f"HDN_broadcast on HDN(B,2,(1,1)): {m['steps']} steps (Theorem 3: {m['theorem3_bound']}, lower bound "
           f"{m['lower_bound']}), exactly once: {m['exactly_once']}, "
           f"{time.perf_counter() - start:.1f} s including build; peak RSS {peak_gib():.2f} GiB")
+    figures.add("HDN_broadcast on HDN(B,2,(1,1)) including build", time.perf_counter() - start, "s")
+    figures.add("peak RSS", peak_gib(), "GiB")
+    figures.write(args.figures)
 
 
 if __name__ == "__main__":

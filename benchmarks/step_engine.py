@@ -1,6 +1,6 @@
 """All-to-all broadcast on hypercube:16 (65,536 nodes) through the step engine, verification on.
 
-Run: python benchmarks/step_engine.py [--n 16]
+Run: python benchmarks/step_engine.py [--n 16] [--figures PATH]
 Target (issue 2): at least 2 million transfers per second.
 """
 
@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import resource
 import time
+
+from figures import Figures, add_argument
 
 import topocast as tc
 from topocast.algorithms.classic_allgather import recursive_doubling_allgather
@@ -19,6 +21,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=16)
     parser.add_argument("--repeats", type=int, default=3, help="timed runs after the first (cold) one")
+    add_argument(parser)
     args = parser.parse_args()
     run_steps(tc.build("hypercube:3"), recursive_doubling_allgather(tc.build("hypercube:3")))  # compile
 
@@ -48,6 +51,13 @@ def main() -> None:
           f"hold matrix by the process")
     print(f"deliveries per second {v.receipts / run_s:,.0f}")
     print(f"peak RSS             {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB")
+    figures = Figures("step_engine")
+    figures.add(f"step engine + verify, hypercube:{args.n} all-to-all", run_s, "s")
+    figures.add(f"transfers per second, hypercube:{args.n}", transfers / run_s, "transfers/s", target=2e6,
+                better="higher")
+    figures.add("first (cold) run", cold_s, "s")
+    figures.add("peak RSS", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, "GiB")
+    figures.write(args.figures)
 
 
 if __name__ == "__main__":

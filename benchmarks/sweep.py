@@ -3,6 +3,7 @@ of the executor and the store on a 10,000-run sweep of tiny runs.
 
     python benchmarks/sweep.py            # both (about 2 minutes on 2 cores)
     python benchmarks/sweep.py --quick    # 40 multicast runs, 1,000 tiny runs
+    python benchmarks/sweep.py --figures PATH   # also write the figures as JSON rows
 
 Times are of :func:`topocast.sweep.sweep` with a fresh JSON-lines store (one ``fsync`` per row), on a
 cluster already started and warmed up (one run per worker: numba's cached kernels load once per
@@ -18,6 +19,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from figures import Figures, add_argument
 
 from topocast.store import read_rows
 from topocast.sweep import executor, sweep
@@ -51,7 +54,9 @@ def _warm() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    add_argument(parser)
     args = parser.parse_args()
+    figures = Figures("sweep")
     runs = 40 if args.quick else 200
     tiny = 1_000 if args.quick else 10_000
     grid = dict(MULTICAST, seeds=list(range(runs // 4)))
@@ -65,11 +70,15 @@ def main() -> None:
                   f"(runs' own time {busy:.2f} s, workers busy {busy / workers / wall:.0%} of the wall time; "
                   f"cluster start {start:.2f} s)")
         print(f"speed-up 2 workers over 1: {times[1] / times[2]:.2f}x (target >= 1.7x)")
+        figures.add(f"multicast sweep of {n} runs, speed-up 2 workers over 1", times[1] / times[2], "x",
+                    target=1.7, better="higher")
         start, wall, busy, n = timed_sweep(dict(TINY, seeds=list(range(tiny))), 2, directory, "tiny")
         overhead = (wall - busy / 2) / n
         print(f"tiny sweep, {n} runs on 2 workers: {wall:.2f} s, runs' own time {busy:.2f} s, "
               f"{wall / n * 1e3:.2f} ms per run, overhead {overhead * 1e3:.2f} ms per run (target < 10 ms)")
+        figures.add(f"tiny sweep of {n} runs, overhead per run", overhead * 1e3, "ms", target=10.0)
     sys.stdout.flush()
+    figures.write(args.figures)
 
 
 if __name__ == "__main__":

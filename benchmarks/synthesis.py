@@ -1,6 +1,8 @@
 """Synthesis targets (docs/synthesis.md): synthesised schedule against the papers' algorithms and the bound.
 
-python benchmarks/synthesis.py [galaxyfly dragonfly classic ej hdn graph big]   (default: all but big)
+python benchmarks/synthesis.py [galaxyfly dragonfly classic ej hdn graph big] [--figures PATH]
+(default: all but big; ``--figures PATH`` also writes each network's synth/bound ratio and synthesis
+time as JSON rows)
 
 Per target: the synthesised time (us) or steps, the competitor's, the lower
 bound, the ratios and the synthesis time (s, verification included).  Every
@@ -15,6 +17,7 @@ import time
 from pathlib import Path
 
 import networkx as nx
+from figures import Figures
 
 import topocast as tc
 from topocast.experiments.classic import CLOSED_FORMS, COST, MESSAGE_BYTES
@@ -29,6 +32,7 @@ CLASSIC = [("allgather-recursive-doubling", "hypercube:4", "allgather"),
            ("broadcast-mesh", "torus:4x4x4", "broadcast"), ("broadcast-mesh", "torus:8x8x8", "broadcast")]
 EJ = ["ej:a=1,b=2,n=3", "ej:a=2,b=3,n=2", "ej:a=3,b=4,n=2", "ej:a=4,b=5,n=2", "ej:a=0,b=3,n=2", "ej:a=2,b=2,n=2",
       "ej:a=1,b=5,n=1", "ej:a=6,b=7,n=1"]
+FIGURES = Figures("synthesis")
 
 
 def _line(*cells) -> None:
@@ -51,6 +55,7 @@ def allgather_vs(specs, algorithms, title: str) -> None:
         _line(spec, t.num_nodes, f"{s.measured * 1e6:.2f}", *[f"{o * 1e6:.2f}" for o in others],
               f"{s.lower_bound * 1e6:.2f}", f"{s.ratio:.3f}", *[f"{s.measured / o:.3f}" for o in others],
               f"{secs:.2f}")
+        _record(f"{spec} allgather", s.ratio, secs)
 
 
 def classic() -> None:
@@ -63,6 +68,7 @@ def classic() -> None:
         book = CLOSED_FORMS[alg](t, 0, MESSAGE_BYTES, COST)
         _line(spec, collective, f"{s.measured * 1e6:.3f}", f"{book * 1e6:.3f} ({alg}, {s.model['ports']}-port)",
               f"{s.measured / book:.3f}", f"{s.lower_bound * 1e6:.3f}", f"{s.ratio:.3f}", f"{secs:.2f}")
+        _record(f"{spec} {collective}", s.ratio, secs)
 
 
 def steps_vs(specs, algorithm: str, title: str) -> None:
@@ -74,6 +80,7 @@ def steps_vs(specs, algorithm: str, title: str) -> None:
         theirs = tc.run(t, algorithm).metrics["steps"]
         worse += s.measured > theirs
         _line(spec, t.num_nodes, s.measured, theirs, s.lower_bound, s.method, f"{secs:.2f}")
+        _record(f"{spec} broadcast", s.measured / s.lower_bound if s.lower_bound else float("nan"), secs)
     _line(f"synthesised broadcast takes more steps than {algorithm} on {worse} of {len(specs)} networks")
 
 
@@ -95,6 +102,7 @@ def graph() -> None:
             s, secs = _timed(t, "allgather")
             _line(f"random {d}-regular seed {seed}", n, t.num_edges, f"{s.measured * 1e6:.2f}",
                   f"{s.lower_bound * 1e6:.2f}", f"{s.ratio:.3f}", f"{secs:.2f}")
+            _record(f"random {d}-regular N={n} seed {seed} allgather", s.ratio, secs)
 
 
 def big() -> None:
@@ -114,10 +122,22 @@ SECTIONS = {
 }
 
 
+def _record(network: str, ratio: float, seconds: float) -> None:
+    FIGURES.add(f"{network}: synthesised / lower bound", ratio, "x")
+    FIGURES.add(f"{network}: synthesis time", seconds, "s")
+
+
 def main(argv: list[str]) -> None:
+    argv = list(argv)
+    figures_path = None
+    if "--figures" in argv:
+        at = argv.index("--figures")
+        figures_path = argv[at + 1]
+        del argv[at:at + 2]
     chosen = argv or [k for k in SECTIONS if k != "big"]
     for name in chosen:
         SECTIONS[name]()
+    FIGURES.write(figures_path)
 
 
 if __name__ == "__main__":

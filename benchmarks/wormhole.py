@@ -2,6 +2,7 @@
 
     python benchmarks/wormhole.py            # both sizes
     python benchmarks/wormhole.py --small    # 16 x 16 only
+    python benchmarks/wormhole.py --figures PATH   # also write the figures as JSON rows
 
 For each mesh: find the QG (20 destinations) saturation load with short
 runs on a load grid, then time one long run at half of it, split into
@@ -16,6 +17,7 @@ import argparse
 import time
 
 import numpy as np
+from figures import Figures, add_argument
 
 import topocast as tc
 from topocast.algorithms.mesh_multicast_qg import qg_planner
@@ -76,11 +78,17 @@ def timed_run(spec: str, load: float, cycles: int, seed: int = 1) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--small", action="store_true", help="16 x 16 only")
+    add_argument(parser)
     args = parser.parse_args()
+    figures = Figures("wormhole")
     tc.run("mesh:4x4", "multicast-qg", destinations=3, load=0.01, cycles=500)  # compile (cached) kernels
     sat16 = saturation_load("mesh:16x16", [0.003, 0.004, 0.005, 0.006, 0.007, 0.008, 0.01], 20000)
     print(f"16x16 QG-20 saturation load ~{sat16} (first saturated probe)")
     res16 = timed_run("mesh:16x16", sat16 / 2, 200_000)
+    figures.add("QG-20 on mesh:16x16, 200,000 cycles at half saturation, whole run", res16["total_s"], "s",
+                target=30.0)
+    figures.add("mesh:16x16 simulation", res16["cycles"] / res16["sim_s"], "cycles/s", better="higher")
+    figures.write(args.figures)
     assert res16["total_s"] < 30, "target: 200,000 cycles of 16x16 in under 30 s"
     if args.small:
         return
@@ -88,7 +96,10 @@ def main() -> None:
     grid = [round(sat16 * f, 6) for f in (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)]
     sat64 = saturation_load("mesh:64x64", grid, 10000)
     print(f"64x64 QG-20 saturation load ~{sat64} (first saturated probe)")
-    timed_run("mesh:64x64", sat64 / 2, 100_000)
+    res64 = timed_run("mesh:64x64", sat64 / 2, 100_000)
+    figures.add("QG-20 on mesh:64x64, 100,000 cycles at half saturation, whole run", res64["total_s"], "s")
+    figures.add("mesh:64x64 simulation", res64["cycles"] / res64["sim_s"], "cycles/s", better="higher")
+    figures.write(args.figures)
 
 
 if __name__ == "__main__":

@@ -4,33 +4,70 @@
 >>> t = tc.build("torus:4x4")
 >>> t.num_nodes, t.num_edges
 (16, 32)
+
+The public names below are imported on first use (``import topocast`` itself
+loads no numerical package), so the command line starts fast.
 """
 
 import os as _os
 import sys as _sys
+import types as _types
 
 if _os.path.basename(_sys.argv[0] if _sys.argv else "") in ("topocast", "topocast.exe"):
-    # the command line: SIGINT and SIGTERM exit cleanly even while the imports below run
+    # the command line: SIGINT and SIGTERM exit cleanly even while the imports run
     from .supervise import install_early_handlers
 
     install_early_handlers()
 
-from .api import info, run  # noqa: E402
-from .errors import TopocastError, VerificationError  # noqa: E402
-from .execute import execute  # noqa: E402
-from .registry import algorithms, experiments, families  # noqa: E402
-from .result import RunResult  # noqa: E402
-from .schedule import Schedule, ScheduleBuilder  # noqa: E402
-from .sim.models import CostModel, PortModel  # noqa: E402
-from .spec import build, parse_spec  # noqa: E402
-from .sweep import sweep  # noqa: E402
-from .synthesis import synthesize  # noqa: E402
-from .topology.core import Topology  # noqa: E402
-
 __version__ = "0.1.0"
 
-__all__ = [
-    "CostModel", "PortModel", "RunResult", "Schedule", "ScheduleBuilder", "Topology", "TopocastError",
-    "VerificationError", "algorithms", "build", "execute", "experiments", "families", "info", "parse_spec",
-    "run", "sweep", "synthesize",
-]
+#: public name -> the module that defines it (imported when the name is first used)
+_PUBLIC = {
+    "info": "api", "run": "api",
+    "TopocastError": "errors", "VerificationError": "errors",
+    "execute": "execute",
+    "algorithms": "registry", "experiments": "registry", "families": "registry",
+    "RunResult": "result",
+    "Schedule": "schedule", "ScheduleBuilder": "schedule",
+    "CostModel": "sim.models", "PortModel": "sim.models",
+    "build": "spec", "parse_spec": "spec",
+    "sweep": "sweep",
+    "synthesize": "synthesis",
+    "Topology": "topology.core",
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str):
+    """A public name, or a submodule (``topocast.registry``), imported on first use."""
+    import importlib
+
+    if name in _PUBLIC:
+        value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    if not name.startswith("__"):
+        try:
+            return importlib.import_module(f".{name}", __name__)
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))
+
+
+class _Package(_types.ModuleType):
+    """The package module: importing the submodule ``topocast.execute`` or ``topocast.sweep`` leaves
+    ``topocast.execute`` and ``topocast.sweep`` the functions of those names."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in _PUBLIC and isinstance(value, _types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package

@@ -17,18 +17,48 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table as RichTable
 
-from . import registry
-from .catalogue import catalogue
 from .errors import TopocastError
 
+# Start-up time matters here: this module imports typer and nothing heavy; each command imports
+# what it runs (rich's tables, the registry's modules, numpy work) when it runs.
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Interconnection-network topologies and collective algorithms: build, verify, measure.")
-out = Console(soft_wrap=True, emoji=False, highlight=False, width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, emoji=False, highlight=False, width=None if sys.stderr.isatty() else 160)
+
+
+class _Console:
+    """A rich ``Console`` made on first use (importing rich costs start-up time ``--help`` need not pay)."""
+
+    def __init__(self, stderr: bool = False):
+        self._stderr = stderr
+        self._console = None
+
+    def __getattr__(self, name: str):
+        if self._console is None:
+            from rich.console import Console
+
+            stream = sys.stderr if self._stderr else sys.stdout
+            self._console = Console(stderr=self._stderr, soft_wrap=not self._stderr, emoji=False, highlight=False,
+                                    width=None if stream.isatty() else 160)
+        return getattr(self._console, name)
+
+
+out = _Console()
+err = _Console(stderr=True)
+
+
+def escape(text: str) -> str:
+    """Text shown as is in a rich table (no markup)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
+def RichTable(*args, **kwargs):  # noqa: N802 - stands for rich's Table class
+    """A rich ``Table`` (rich imported on first use)."""
+    from rich.table import Table
+
+    return Table(*args, **kwargs)
 
 #: ``--debug`` or ``TOPOCAST_DEBUG=1``: let tracebacks through
 DEBUG = False
@@ -104,6 +134,8 @@ def _dump(payload: Any) -> None:
 @_guard
 def list_command(as_json: bool = typer.Option(False, "--json", help="machine-readable output")):
     """List topology families, algorithms and paper reproductions."""
+    from .catalogue import catalogue
+
     data = catalogue()
     if as_json:
         _dump(data)
@@ -411,6 +443,7 @@ def reproduce(
     Always writes its results (per reproduction: tidy CSV, JSON, PNG figures; for the run: report.html,
     report.md, report.json) to --out, by default ./topocast-results, and says where at the start and the end.
     """
+    from . import registry
     from .fileio import check_output_dir
     from .progress import Progress
     from .render import render_report
@@ -418,7 +451,7 @@ def reproduce(
 
     if not isinstance(name, str) or not name.strip():
         raise TopocastError("reproduction: give a name from 'topocast list' or 'all'")
-    names = [e.name for e in registry.experiments()] if name == "all" else [name]
+    names = registry.names("experiment") if name == "all" else [name]
     experiments = [registry.experiment(n) for n in names]
     from .sweep import check_workers, set_defaults
 

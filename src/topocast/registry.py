@@ -1,16 +1,25 @@
 """Registry of topology families, algorithms and paper reproductions.
 
 Modules register themselves at import time with :func:`register_family`,
-:func:`register_algorithm` and :func:`register_experiment`.  The registry
-imports every module of ``topocast.topology``, ``topocast.algorithms`` and
-``topocast.experiments`` the first time it is asked for anything, so adding a
-family or an algorithm touches one new file and nothing else.
+:func:`register_algorithm` and :func:`register_experiment`.  Nothing is
+imported up front: the generated manifest (:mod:`topocast._manifest`, written
+by ``python -m topocast.catalogue``) names the module that registers each
+family, algorithm and reproduction, and the modules that attach hooks to a
+family (:func:`attach_router`, :func:`note_extension`).  :func:`family`,
+:func:`algorithm` and :func:`experiment` import only the module that registers
+the name asked for; :func:`families`, :func:`algorithms` and
+:func:`experiments` import the whole package (full objects).  A module of
+``topocast.topology``, ``topocast.algorithms`` or ``topocast.experiments`` the
+manifest does not list yet is imported when a name is not found, so a new
+file works before the manifest is regenerated; ``topocast list`` and the
+README show it once it is.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -206,21 +215,124 @@ class _Registry:
     experiments: dict[str, Experiment] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
     algorithm_aliases: dict[str, str] = field(default_factory=dict)
-    loaded: bool = False
+    #: kinds whose whole package has been imported (``"family"``, ``"algorithm"``, ``"experiment"``)
+    loaded: set[str] = field(default_factory=set)
+    #: ``(kind, name) -> module`` whose import registered it
+    origin: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: family -> modules that attach hooks to it (its router, its constructive cut)
+    extensions: dict[str, list[str]] = field(default_factory=dict)
+    #: (kind, name) already imported with everything the manifest lists for it
+    ready: set[tuple[str, str]] = field(default_factory=set)
 
 
 _REG = _Registry()
-_PACKAGES = ("topocast.topology", "topocast.algorithms", "topocast.experiments")
+
+#: kind -> the package whose modules register it
+PACKAGES = {"family": "topocast.topology", "algorithm": "topocast.algorithms",
+            "experiment": "topocast.experiments"}
+_WORDS = {"family": "family", "algorithm": "algorithm", "experiment": "reproduction"}
 
 
-def _load() -> None:
-    if _REG.loaded:
+def _importing_module() -> str | None:
+    """The module whose top-level code is running the current call (the innermost ``<module>`` frame)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "<module>":
+            return frame.f_globals.get("__name__")
+        frame = frame.f_back
+    return None
+
+
+def _tables(kind: str) -> tuple[dict, dict]:
+    if kind == "family":
+        return _REG.families, _REG.aliases
+    if kind == "algorithm":
+        return _REG.algorithms, _REG.algorithm_aliases
+    return _REG.experiments, {}
+
+
+# -- the manifest: which module registers what, without importing it -----------------------------
+def manifest() -> Any:
+    """The generated manifest module (:mod:`topocast._manifest`), or ``None`` when there is none."""
+    try:
+        from . import _manifest
+    except ImportError:  # pragma: no cover - a checkout before the first `python -m topocast.catalogue`
+        return None
+    return _manifest
+
+
+def manifest_entries(kind: str) -> list[dict]:
+    """The manifest's records of ``kind`` (``"family"``, ``"algorithm"``, ``"experiment"``), sorted by name."""
+    data = manifest()
+    if data is None:
+        return []
+    return {"family": data.FAMILIES, "algorithm": data.ALGORITHMS, "experiment": data.EXPERIMENTS}[kind]
+
+
+_INDEX: dict[str, dict[str, dict]] = {}
+
+
+def _manifest_index(kind: str) -> dict[str, dict]:
+    """name and aliases -> manifest record."""
+    if kind not in _INDEX:
+        index: dict[str, dict] = {}
+        for entry in manifest_entries(kind):
+            for key in (entry["name"], *entry.get("aliases", ())):
+                index[key] = entry
+        _INDEX[kind] = index
+    return _INDEX[kind]
+
+
+def _import_entry(kind: str, entry: dict) -> None:
+    """Import the module that registers ``entry`` and the modules that extend it."""
+    key = (kind, entry["name"])
+    if key in _REG.ready:
         return
-    _REG.loaded = True
-    for package_name in _PACKAGES:
-        package = importlib.import_module(package_name)
-        for info in pkgutil.walk_packages(package.__path__, package_name + "."):
-            importlib.import_module(info.name)
+    for module in (entry["module"], *entry.get("extends", ())):
+        importlib.import_module(module)
+    _REG.ready.add(key)
+
+
+def _package_modules(kind: str) -> list[str]:
+    """Every module of the package of ``kind`` (found on disk, not imported)."""
+    package = importlib.import_module(PACKAGES[kind])
+    return [info.name for info in pkgutil.walk_packages(package.__path__, PACKAGES[kind] + ".")]
+
+
+def _import_unlisted(kind: str) -> None:
+    """Import the modules of ``kind``'s package that the manifest does not list (files added since)."""
+    data = manifest()
+    listed = set(data.MODULES) if data is not None else set()
+    for name in _package_modules(kind):
+        if name not in listed:
+            importlib.import_module(name)
+
+
+def _load(kind: str | None = None) -> None:
+    """Import every module of ``kind``'s package (all three packages when ``None``), and the family hooks."""
+    for each in (PACKAGES if kind is None else (kind,)):
+        if each in _REG.loaded:
+            continue
+        for name in _package_modules(each):
+            importlib.import_module(name)
+        for entry in manifest_entries(each):
+            _import_entry(each, entry)
+        _REG.loaded.add(each)
+
+
+def load_all() -> None:
+    """Import every module that registers anything (what ``python -m topocast.catalogue`` records)."""
+    _load()
+
+
+def origin(kind: str, name: str) -> str | None:
+    """The module whose import registered ``name`` (``None`` if registered outside a module's top level)."""
+    return _REG.origin.get((kind, name))
+
+
+def extensions(family_name: str) -> list[str]:
+    """Modules that attached hooks to the family ``family_name`` (router, constructive cut), in order."""
+    return list(_REG.extensions.get(family_name, ()))
 
 
 def _add(table: dict, aliases: dict, item, what: str):
@@ -230,6 +342,7 @@ def _add(table: dict, aliases: dict, item, what: str):
     table[item.name] = item
     for alias in getattr(item, "aliases", ()):
         aliases[alias] = item.name
+    _REG.origin[(what, item.name)] = _importing_module()
     return item
 
 
@@ -261,43 +374,72 @@ def attach_router(family_name: str, router: Callable[..., list[int]]) -> Family:
         raise RuntimeError(f"attach_router: family '{family_name}' is not registered")
     family = replace(_REG.families[family_name], router=router)
     _REG.families[family_name] = family
+    note_extension(family_name, _importing_module())
     return family
 
 
-def _lookup(table: dict, aliases: dict, name: str, what: str):
-    _load()
+def note_extension(family_name: str, module: str | None = None) -> None:
+    """Record that ``module`` (default: the module being imported) extends the family ``family_name``.
+
+    The manifest lists it, so looking the family up imports it too (the hooks of
+    :func:`attach_router` and :func:`topocast.topology.properties.register_cut` call this).
+    """
+    module = _importing_module() if module is None else module
+    if module is not None and module != "__main__":
+        listed = _REG.extensions.setdefault(family_name, [])
+        if module not in listed:
+            listed.append(module)
+
+
+def _lookup(kind: str, name: str):
+    table, aliases = _tables(kind)
     key = aliases.get(name, name)
+    entry = _manifest_index(kind).get(name) if isinstance(name, str) else None
+    if entry is not None:
+        _import_entry(kind, entry)
+        key = aliases.get(name, name)
+    if key not in table and kind not in _REG.loaded:
+        _import_unlisted(kind)
+        key = aliases.get(name, name)
     if key not in table:
-        known = ", ".join(sorted(table)) or "none"
-        raise TopocastError(f"unknown {what} '{name}' (known: {known})")
+        known = ", ".join(sorted(set(table) | {e["name"] for e in manifest_entries(kind)})) or "none"
+        raise TopocastError(f"unknown {_WORDS[kind]} '{name}' (known: {known})")
     return table[key]
 
 
 def family(name: str) -> Family:
-    """The family called ``name`` (or an alias of it)."""
-    return _lookup(_REG.families, _REG.aliases, name, "family")
+    """The family called ``name`` (or an alias of it); imports the module that registers it."""
+    return _lookup("family", name)
 
 
 def algorithm(name: str) -> Algorithm:
-    """The algorithm called ``name`` (or an alias of it)."""
-    return _lookup(_REG.algorithms, _REG.algorithm_aliases, name, "algorithm")
+    """The algorithm called ``name`` (or an alias of it); imports the module that registers it."""
+    return _lookup("algorithm", name)
 
 
 def experiment(name: str) -> Experiment:
-    """The paper reproduction called ``name``."""
-    return _lookup(_REG.experiments, {}, name, "reproduction")
+    """The paper reproduction called ``name``; imports the module that registers it."""
+    return _lookup("experiment", name)
 
 
 def families() -> list[Family]:
-    _load()
+    """Every family (imports every module of :mod:`topocast.topology` and the family hooks)."""
+    _load("family")
     return sorted(_REG.families.values(), key=lambda f: f.name)
 
 
 def algorithms() -> list[Algorithm]:
-    _load()
+    """Every algorithm (imports every module of :mod:`topocast.algorithms`)."""
+    _load("algorithm")
     return sorted(_REG.algorithms.values(), key=lambda a: a.name)
 
 
 def experiments() -> list[Experiment]:
-    _load()
+    """Every paper reproduction (imports every module of :mod:`topocast.experiments`)."""
+    _load("experiment")
     return sorted(_REG.experiments.values(), key=lambda e: e.name)
+
+
+def names(kind: str) -> list[str]:
+    """Names of ``kind`` from the manifest and the registrations so far, without importing anything."""
+    return sorted({e["name"] for e in manifest_entries(kind)} | set(_tables(kind)[0]))

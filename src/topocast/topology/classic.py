@@ -9,6 +9,12 @@ Conventions (Dally and Towles, ch. 5; Grama et al., ch. 2):
   ``2 n`` ports (the convention of the hierarchical dual-net paper).  networkx
   builds a single edge there; ``to_networkx`` returns a MultiGraph.
 * Hypercube dimension ``i`` flips bit ``i`` of the node index.
+
+Ring, path, mesh, torus and hypercube write their CSR arrays straight from the
+mixed-radix formula (:func:`lattice_csr`, :func:`hypercube_csr`): vectorised,
+no sort, rows in the order :meth:`Topology.from_arcs` gives (by neighbour, then
+label), the same arrays as the Cartesian product of rings and paths
+(``tests/test_topology_classic.py`` checks both).
 """
 
 from __future__ import annotations
@@ -18,7 +24,87 @@ import numpy as np
 from ..registry import Family, Param, register_family
 from ..validate import integer, integers
 from .core import MixedRadixCodec, Topology
-from .product import cartesian_product
+from .product import product_label
+
+
+def lattice_csr(dims: tuple[int, ...], wrap: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(indptr, indices, labels)`` of the mesh (``wrap`` False) or torus (True) with sizes ``dims``.
+
+    Node ``x`` has mixed-radix coordinates ``c`` (first most significant, stride
+    ``s_i``); dimension ``i`` gives the arc ``+`` (label ``2i``) to ``x + s_i`` and
+    ``-`` (label ``2i + 1``) to ``x - s_i``, which on a torus wrap around at the
+    ends.  Inside the lattice a row sorted by neighbour is one pattern: the arcs
+    going down, dimension 0 first (``s_0`` is the largest step), then the arcs
+    going up, dimension ``d - 1`` first; every row is written from it at once
+    (``x + offsets``).  On the boundary a mesh row loses the arcs that leave the
+    lattice; a torus row (some ``c_i`` is 0 or ``k_i - 1``) gets its wrapped
+    arcs and is sorted by (neighbour, label) again, as :meth:`Topology.from_arcs`
+    sorts (a size-2 dimension of a torus has both arcs to one neighbour, ``+`` first).
+    """
+    d = len(dims)
+    strides = [1] * d
+    for i in range(d - 2, -1, -1):
+        strides[i] = strides[i + 1] * dims[i + 1]
+    n = int(np.prod(dims, dtype=np.int64))
+    width = 2 * d
+    offsets = np.array([-s for s in strides] + [s for s in reversed(strides)], dtype=np.int64)
+    pattern = np.array([2 * i + 1 for i in range(d)] + [2 * i for i in reversed(range(d))], dtype=np.int16)
+    heads = np.arange(n, dtype=np.int64)[:, None] + offsets
+    labels = np.empty((n, width), dtype=np.int16)
+    labels[:] = pattern
+    if not wrap:
+        valid = np.empty((*dims, width), dtype=bool)
+        degree = np.zeros(dims, dtype=np.int64)
+        for i, k in enumerate(dims):
+            shape = [1] * d
+            shape[i] = k
+            c = np.arange(k).reshape(shape)
+            valid[..., i] = c > 0
+            valid[..., width - 1 - i] = c < k - 1
+            degree += (c > 0).astype(np.int64) + (c < k - 1)
+        valid = valid.reshape(n, width)
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(degree.reshape(n), out=indptr[1:])
+        return indptr, heads[valid], labels[valid]
+    boundary = np.zeros(dims, dtype=bool)
+    for i, k in enumerate(dims):
+        shape = [1] * d
+        shape[i] = k
+        c = np.arange(k).reshape(shape)
+        boundary |= (c == 0) | (c == k - 1)
+    rows = np.flatnonzero(boundary)
+    size = np.array(dims, dtype=np.int64)
+    step = np.array(strides, dtype=np.int64)
+    coord = (rows[:, None] // step) % size
+    plus = rows[:, None] + np.where(coord == size - 1, -(size - 1) * step, step)
+    minus = rows[:, None] + np.where(coord == 0, (size - 1) * step, -step)
+    dim = np.arange(d, dtype=np.int64)
+    keys = np.concatenate([plus * width + 2 * dim, minus * width + 2 * dim + 1], axis=1)
+    keys.sort(axis=1)  # by neighbour, then label
+    heads[rows] = keys // width
+    labels[rows] = keys % width
+    indptr = np.arange(n + 1, dtype=np.int64) * width
+    return indptr, heads.reshape(-1), labels.reshape(-1)
+
+
+def hypercube_csr(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(indptr, indices, labels)`` of Q_n by doubling: the rows of Q_{k+1} with bit k clear are those of
+    Q_k and then ``u + 2^k`` (the largest neighbour); with bit k set, ``u - 2^k`` (the smallest) and then the
+    row of ``u - 2^k`` shifted by ``2^k``.  Rows sorted by neighbour, arc label ``i`` for bit ``i``."""
+    total = 1 << n
+    indices = np.empty((total, n), dtype=np.int64)
+    labels = np.empty((total, n), dtype=np.int16)
+    for k in range(n):
+        m = 1 << k
+        low = np.arange(m, dtype=np.int64)
+        indices[m:2 * m, 1:k + 1] = indices[:m, :k] + m
+        labels[m:2 * m, 1:k + 1] = labels[:m, :k]
+        indices[m:2 * m, 0] = low
+        labels[m:2 * m, 0] = k
+        indices[:m, k] = low + m
+        labels[:m, k] = k
+    indptr = np.arange(total + 1, dtype=np.int64) * n
+    return indptr, indices.reshape(-1), labels.reshape(-1)
 
 
 def ring(n: int) -> Topology:
@@ -28,12 +114,8 @@ def ring(n: int) -> Topology:
     5
     """
     n = integer(n, "n", owner="ring", minimum=2)
-    nodes = np.arange(n, dtype=np.int64)
-    src = np.concatenate([nodes, nodes])
-    dst = np.concatenate([(nodes + 1) % n, (nodes - 1) % n])
-    labels = np.repeat(np.array([0, 1], dtype=np.int16), n)
-    return Topology.from_arcs("ring", {"n": n}, n, src, dst, labels, ("+", "-"),
-                              vertex_transitive=True, meta={"spec": f"ring:{n}"})
+    return Topology("ring", {"n": n}, *lattice_csr((n,), wrap=True), ("+", "-"),
+                    vertex_transitive=True, meta={"spec": f"ring:{n}"})
 
 
 def path(n: int) -> Topology:
@@ -43,12 +125,8 @@ def path(n: int) -> Topology:
     3
     """
     n = integer(n, "n", owner="path", minimum=1)
-    nodes = np.arange(n - 1, dtype=np.int64)
-    src = np.concatenate([nodes, nodes + 1])
-    dst = np.concatenate([nodes + 1, nodes])
-    labels = np.repeat(np.array([0, 1], dtype=np.int16), n - 1)
-    return Topology.from_arcs("path", {"n": n}, n, src, dst, labels, ("+", "-"),
-                              vertex_transitive=n <= 2, meta={"spec": f"path:{n}"})
+    return Topology("path", {"n": n}, *lattice_csr((n,), wrap=False), ("+", "-"),
+                    vertex_transitive=n <= 2, meta={"spec": f"path:{n}"})
 
 
 def complete(n: int) -> Topology:
@@ -77,9 +155,7 @@ def mesh(*dims: int) -> Topology:
     24
     """
     dims = _dims("mesh", dims)
-    spec = "mesh:" + "x".join(map(str, dims))
-    return cartesian_product([path(d) for d in dims], "mesh", {"dims": dims},
-                             meta={"spec": spec})
+    return _lattice("mesh", dims, wrap=False)
 
 
 def torus(*dims: int) -> Topology:
@@ -89,9 +165,15 @@ def torus(*dims: int) -> Topology:
     3000
     """
     dims = _dims("torus", dims)
-    spec = "torus:" + "x".join(map(str, dims))
-    return cartesian_product([ring(d) for d in dims], "torus", {"dims": dims},
-                             meta={"spec": spec})
+    return _lattice("torus", dims, wrap=True)
+
+
+def _lattice(family: str, dims: tuple[int, ...], wrap: bool) -> Topology:
+    """The mesh or torus: labels ``+d0, -d0, +d1, ...`` and codec as the product of paths or rings."""
+    names = [product_label(sign, i) for i in range(len(dims)) for sign in ("+", "-")]
+    return Topology(family, {"dims": dims}, *lattice_csr(dims, wrap), names, codec=MixedRadixCodec(dims),
+                    vertex_transitive=wrap or all(k <= 2 for k in dims),
+                    meta={"spec": f"{family}:" + "x".join(map(str, dims))})
 
 
 def hypercube(n: int) -> Topology:
@@ -101,15 +183,9 @@ def hypercube(n: int) -> Topology:
     12
     """
     n = integer(n, "n", owner="hypercube", minimum=1, maximum=40)
-    total = 1 << n
-    nodes = np.arange(total, dtype=np.int64)
-    src = np.repeat(nodes, n)
-    bits = np.tile(np.arange(n, dtype=np.int64), total)
-    dst = src ^ (np.int64(1) << bits)
     codec = MixedRadixCodec([2] * n, [f"b{i}" for i in range(n - 1, -1, -1)])
-    return Topology.from_arcs("hypercube", {"n": n}, total, src, dst, bits.astype(np.int16),
-                              [f"d{i}" for i in range(n)], codec=codec, vertex_transitive=True,
-                              meta={"spec": f"hypercube:{n}"})
+    return Topology("hypercube", {"n": n}, *hypercube_csr(n), [f"d{i}" for i in range(n)], codec=codec,
+                    vertex_transitive=True, meta={"spec": f"hypercube:{n}"})
 
 
 def _power(base: int, exponent: int) -> int | float:

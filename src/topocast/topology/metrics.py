@@ -1,13 +1,17 @@
 """Distance metrics: BFS, eccentricity, exact diameter, distance distribution.
 
-BFS runs in numba over the CSR arrays.  All-sources work runs sources in
-parallel; when a builder declares the graph vertex-transitive one source
-stands for all (``vertex_transitive`` is checked by tests on small sizes).
+Two implementations of breadth-first search, split by size, one for each:
+graphs of at most :data:`SMALL_NODES` nodes run a level-synchronous BFS in
+numpy, every source of a batch at once (no compiler to load, so ``topocast
+info`` on them starts in a fraction of a second); larger graphs run the
+compiled kernels of :mod:`topocast.topology.kernels` (numba, sources in
+parallel).  ``tests/test_metrics.py`` checks both against networkx.  When a
+builder declares the graph vertex-transitive one source stands for all
+(``vertex_transitive`` is checked by tests on small sizes).
 """
 
 from __future__ import annotations
 
-import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
@@ -15,63 +19,88 @@ from .core import Topology
 
 UNREACHED = -1
 
-
-@nb.njit(cache=True)
-def bfs_into(indptr, indices, source, dist, queue):
-    """BFS from ``source`` into ``dist`` (-1 unreached) and ``queue`` (visit order); returns the nodes reached."""
-    dist[:] = UNREACHED
-    dist[source] = 0
-    queue[0] = source
-    head, tail = 0, 1
-    while head < tail:
-        u = queue[head]
-        head += 1
-        du = dist[u] + 1
-        for e in range(indptr[u], indptr[u + 1]):
-            v = indices[e]
-            if dist[v] == UNREACHED:
-                dist[v] = du
-                queue[tail] = v
-                tail += 1
-    return tail
+#: graphs of at most this many nodes run their BFS in numpy, larger ones in the compiled kernels
+SMALL_NODES = 1024
+#: sources x max(nodes, arcs) per numpy batch (bounds the memory of a batch's arrays)
+_BLOCK = 1 << 22
 
 
-@nb.njit(cache=True)
-def _bfs(indptr, indices, source):
+def small(topology: Topology) -> bool:
+    """Whether ``topology`` runs its distance work in numpy (at most :data:`SMALL_NODES` nodes)."""
+    return topology.num_nodes <= SMALL_NODES
+
+
+def __getattr__(name: str):
+    """``bfs_into`` (the compiled BFS other kernels call) from :mod:`topocast.topology.kernels`, on first use."""
+    if name == "bfs_into":
+        from .kernels import bfs_into
+
+        return bfs_into
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def warm_kernels() -> None:
+    """Load (or compile) the compiled BFS kernels now, e.g. before timing a large graph."""
+    from . import kernels
+
+    indptr = np.array([0, 1, 2], dtype=np.int64)
+    indices = np.array([1, 0], dtype=np.int64)
+    kernels.bfs(indptr, indices, np.int64(0))
+    kernels.many_sources(indptr, indices, np.zeros(1, dtype=np.int64), 2)
+
+
+def distances_block(indptr: np.ndarray, indices: np.ndarray, sources: np.ndarray) -> np.ndarray:
+    """Hop distances ``(len(sources), N)`` (int32, -1 unreached): the numpy BFS of small graphs.
+
+    Level-synchronous over every source at once: each level gathers the arcs of
+    the whole frontier from the CSR arrays, keeps the unreached heads (each
+    once) and labels them.
+    """
     n = len(indptr) - 1
-    dist = np.empty(n, dtype=np.int32)
-    queue = np.empty(n, dtype=np.int64)
-    bfs_into(indptr, indices, source, dist, queue)
-    return dist
+    sources = np.asarray(sources, dtype=np.int64)
+    dist = np.full(len(sources) * n, UNREACHED, dtype=np.int32)
+    if n == 0 or len(sources) == 0:
+        return dist.reshape(len(sources), n)
+    front = np.arange(len(sources), dtype=np.int64) * n + sources
+    dist[front] = 0
+    degree = np.diff(indptr)
+    slot = np.empty(len(dist), dtype=np.int64)
+    level = 0
+    while len(front):
+        level += 1
+        node = front % n
+        count = degree[node]
+        total = int(count.sum())
+        if total == 0:
+            break
+        ends = np.cumsum(count)
+        arcs = np.repeat(indptr[node] - (ends - count), count) + np.arange(total, dtype=np.int64)
+        heads = indices[arcs] + np.repeat(front - node, count)
+        heads = heads[dist[heads] == UNREACHED]
+        position = np.arange(len(heads), dtype=np.int64)
+        slot[heads] = position
+        heads = heads[slot[heads] == position]  # each new node once
+        dist[heads] = level
+        front = heads
+    return dist.reshape(len(sources), n)
 
 
-@nb.njit(cache=True, parallel=True)
-def _many_sources(indptr, indices, sources, hist_len):
-    """Eccentricity and distance histogram (capped at hist_len) per source."""
-    n = len(indptr) - 1
-    k = len(sources)
-    ecc = np.empty(k, dtype=np.int64)
-    hist = np.zeros((k, hist_len), dtype=np.int64)
-    for i in nb.prange(k):
-        dist = np.empty(n, dtype=np.int32)
-        queue = np.empty(n, dtype=np.int64)
-        reached = bfs_into(indptr, indices, sources[i], dist, queue)
-        if reached < n:
-            ecc[i] = -1
-            continue
-        ecc[i] = dist[queue[n - 1]]
-        for j in range(n):
-            d = dist[j]
-            if d < hist_len:
-                hist[i, d] += 1
-    return ecc, hist
+def _blocks(topology: Topology, sources: np.ndarray):
+    """``(first, distances)`` for batches of ``sources`` of at most :data:`_BLOCK` sources x max(nodes, arcs)."""
+    step = max(1, _BLOCK // max(1, topology.num_nodes, topology.num_arcs))
+    for first in range(0, len(sources), step):
+        yield first, distances_block(topology.indptr, topology.indices, sources[first:first + step])
 
 
 def bfs_distances(topology: Topology, source: int) -> np.ndarray:
-    """Hop distances from ``source`` to every node (-1 where unreachable)."""
+    """Hop distances from ``source`` to every node (int32, -1 where unreachable)."""
     if not 0 <= source < topology.num_nodes:
         raise TopocastError(f"source: must be in 0..{topology.num_nodes - 1}, got {source}")
-    return _bfs(topology.indptr, topology.indices, np.int64(source))
+    if small(topology):
+        return distances_block(topology.indptr, topology.indices, np.array([source], dtype=np.int64))[0]
+    from .kernels import bfs
+
+    return bfs(topology.indptr, topology.indices, np.int64(source))
 
 
 def is_connected(topology: Topology) -> bool:
@@ -93,7 +122,20 @@ def _profile(topology: Topology, sources: np.ndarray):
         raise TopocastError(f"{topology.spec}: the network is not connected")
     # any eccentricity is at most twice any other, so 2*ecc(s0)+1 bins suffice
     hist_len = 2 * int(probe.max()) + 2
-    return _many_sources(topology.indptr, topology.indices, np.asarray(sources, dtype=np.int64), hist_len)
+    sources = np.asarray(sources, dtype=np.int64)
+    if not small(topology):
+        from .kernels import many_sources
+
+        return many_sources(topology.indptr, topology.indices, sources, hist_len)
+    ecc = np.empty(len(sources), dtype=np.int64)
+    hist = np.zeros((len(sources), hist_len), dtype=np.int64)
+    for first, dist in _blocks(topology, sources):
+        rows = np.arange(len(dist))
+        ecc[first:first + len(dist)] = np.where((dist == UNREACHED).any(axis=1), -1, dist.max(axis=1))
+        keep = (dist >= 0) & (dist < hist_len)
+        cells = (rows[:, None] * hist_len + dist)[keep]
+        hist[first:first + len(dist)] = np.bincount(cells, minlength=len(dist) * hist_len).reshape(-1, hist_len)
+    return ecc, hist
 
 
 def eccentricity(topology: Topology, sources=None) -> np.ndarray:

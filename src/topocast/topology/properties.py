@@ -6,11 +6,15 @@
   and of any constructive cut the family registers (:func:`register_cut`);
   ``lower`` is the spectral bound ``ceil(lambda_2 |A||B| / N)`` of the
   Laplacian (parallel links counted with their multiplicity).
-* Edge and node connectivity: minimum cuts by max-flow (scipy) from a
-  minimum-degree node (Even's scheme); a connected vertex-transitive simple
-  graph has edge connectivity equal to its degree (Mader 1971).
-* Girth of the underlying simple graph: one early-stopping BFS per orbit
-  representative (one in all when vertex-transitive).
+* Edge and node connectivity: minimum cuts by max-flow from a minimum-degree
+  node (Even's scheme): augmenting paths in Python on small flow problems
+  (:data:`SMALL_FLOW`), scipy's ``maximum_flow`` on larger ones; a connected
+  vertex-transitive simple graph has edge connectivity equal to its degree
+  (Mader 1971).
+* Girth of the underlying simple graph: from one BFS per orbit representative
+  (one in all when vertex-transitive): on small graphs from the numpy BFS
+  distances (:func:`girth_from_distances`), on larger ones an early-stopping
+  compiled BFS.
 * Vertex-transitivity: ``"yes"`` when the builder declares it, ``"no"`` when
   two nodes differ in degree or distance distribution, else ``"unknown"``.
 
@@ -22,14 +26,14 @@ note says why.
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
 
 from .core import Topology
-from .metrics import is_connected
+from .metrics import is_connected, small
 
 #: default size caps (nodes; girth and vertex-transitivity: BFS sources x arcs)
 CAPS = {"bisection": 50_000, "spectral": 2_000, "edge_connectivity": 2_000, "node_connectivity": 500,
@@ -42,8 +46,15 @@ _CUTS: dict[str, Callable[[Topology], np.ndarray | None]] = {}
 
 
 def register_cut(family: str, cut: Callable[[Topology], np.ndarray | None]) -> None:
-    """Register a family's constructive bisection: ``cut(topology) -> side`` (0/1 per node) or ``None``."""
+    """Register a family's constructive bisection: ``cut(topology) -> side`` (0/1 per node) or ``None``.
+
+    The calling module is recorded as an extension of the family (the manifest lists it, so looking the
+    family up imports it).
+    """
+    from ..registry import note_extension
+
     _CUTS[family] = cut
+    note_extension(family)
 
 
 @dataclass(frozen=True)
@@ -134,17 +145,21 @@ def constructive_bisection(topology: Topology) -> tuple[int, np.ndarray] | None:
 def algebraic_connectivity(topology: Topology) -> float:
     """``lambda_2`` of the Laplacian (links weighted by multiplicity): dense up to 3000 nodes, else ARPACK in
     shift-invert mode (a sparse LU; its fill-in can make this slow on expander-like graphs, hence the caps)."""
-    import scipy.sparse as sp
-
     n = topology.num_nodes
     if n < 2:
         return 0.0
     indptr, indices, weights = weighted_csr(topology)
+    if n <= 3000:
+        lap = np.zeros((n, n))
+        rows = np.repeat(np.arange(n), np.diff(indptr))
+        lap[rows, indices] = -weights
+        lap[np.arange(n), np.arange(n)] = np.bincount(rows, weights=weights, minlength=n)
+        return float(np.linalg.eigvalsh(lap)[1])
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import eigsh
+
     adj = sp.csr_matrix((weights.astype(float), indices, indptr), shape=(n, n))
     lap = sp.diags(np.asarray(adj.sum(axis=1)).ravel()) - adj
-    if n <= 3000:
-        return float(np.linalg.eigvalsh(lap.toarray())[1])
-    from scipy.sparse.linalg import eigsh
 
     vals = eigsh(lap.tocsc(), k=2, sigma=-1e-3, which="LM", return_eigenvectors=False)
     return float(np.sort(vals)[1])
@@ -185,25 +200,84 @@ def bisection(topology: Topology, force: bool = False) -> Bisection | None:
 
 
 # -- connectivity ---------------------------------------------------------------------------------
-def _max_flow(graph, s: int, t: int) -> int:
-    from scipy.sparse.csgraph import maximum_flow
+#: flow problems of at most this many (arcs x flows to compute) run augmenting paths in Python, larger
+#: ones scipy's ``maximum_flow`` (no scipy to import for the small graphs ``topocast info`` shows at once)
+SMALL_FLOW = 200_000
 
-    return int(maximum_flow(graph, s, t).flow_value)
+
+class FlowGraph:
+    """A capacitated digraph ``(n, rows, cols, caps)`` and the max-flow between two of its nodes.
+
+    Small problems (:data:`SMALL_FLOW`) run shortest augmenting paths (Edmonds-Karp) in Python on
+    residual capacities; larger ones scipy's ``maximum_flow``.  ``limit`` stops a flow once it reaches
+    that value (the callers only want the minimum over many pairs).
+    """
+
+    def __init__(self, n: int, rows: np.ndarray, cols: np.ndarray, caps: np.ndarray, flows: int):
+        self.n, self.rows, self.cols, self.caps = n, rows, cols, caps
+        self.python = len(rows) * max(1, flows) <= SMALL_FLOW
+        self._matrix = None
+        if self.python:
+            # residual arcs: arc 2i is rows[i] -> cols[i] (capacity caps[i]), arc 2i+1 its reverse (capacity 0)
+            self.head = np.column_stack([cols, rows]).ravel().tolist()
+            self.capacity = np.column_stack([caps, np.zeros_like(caps)]).ravel().tolist()
+            self.out: list[list[int]] = [[] for _ in range(n)]
+            for arc, tail in enumerate(np.column_stack([rows, cols]).ravel().tolist()):
+                self.out[tail].append(arc)
+
+    def max_flow(self, s: int, t: int, limit: int | None = None) -> int:
+        """The maximum ``s``-``t`` flow value (at most ``limit`` when given)."""
+        if not self.python:
+            return min(self._scipy_flow(s, t), limit if limit is not None else math.inf)
+        residual = list(self.capacity)
+        head, out, flow = self.head, self.out, 0
+        while limit is None or flow < limit:
+            parent_arc = [-1] * self.n
+            parent_arc[s] = -2
+            queue = deque([s])
+            while queue and parent_arc[t] == -1:
+                u = queue.popleft()
+                for arc in out[u]:
+                    v = head[arc]
+                    if residual[arc] > 0 and parent_arc[v] == -1:
+                        parent_arc[v] = arc
+                        queue.append(v)
+            if parent_arc[t] == -1:
+                break
+            path, v = [], t
+            while v != s:
+                arc = parent_arc[v]
+                path.append(arc)
+                v = head[arc ^ 1]
+            push = min(residual[arc] for arc in path)
+            if limit is not None:
+                push = min(push, limit - flow)
+            for arc in path:
+                residual[arc] -= push
+                residual[arc ^ 1] += push
+            flow += push
+        return flow
+
+    def _scipy_flow(self, s: int, t: int) -> int:
+        import scipy.sparse as sp
+        from scipy.sparse.csgraph import maximum_flow
+
+        if self._matrix is None:
+            self._matrix = sp.csr_matrix((self.caps.astype(np.int32), (self.rows, self.cols)), shape=(self.n, self.n))
+        return int(maximum_flow(self._matrix, s, t).flow_value)
 
 
-def _flow_graph(topology: Topology, split: bool):
+def _flow_graph(topology: Topology, split: bool, flows: int) -> FlowGraph:
     """Capacitated digraph: links (multiplicity) or, with ``split``, node-split graph with unit node capacity."""
-    import scipy.sparse as sp
-
     n = topology.num_nodes
     indptr, indices, weights = weighted_csr(topology)
     src = np.repeat(np.arange(n), np.diff(indptr))
     if not split:
-        return sp.csr_matrix((weights.astype(np.int32), (src, indices)), shape=(n, n))
+        return FlowGraph(n, src, indices, weights.astype(np.int64), flows)
     rows = np.concatenate([np.arange(n), src + n])          # v_in -> v_out, u_out -> v_in
     cols = np.concatenate([np.arange(n) + n, indices])
-    caps = np.concatenate([np.ones(n, np.int32), np.full(len(src), n, np.int32)])
-    return sp.csr_matrix((caps, (rows, cols)), shape=(2 * n, 2 * n))
+    caps = np.concatenate([np.ones(n, np.int64), np.full(len(src), n, np.int64)])
+    return FlowGraph(2 * n, rows, cols, caps, flows)
 
 
 def edge_connectivity(topology: Topology) -> int:
@@ -213,8 +287,11 @@ def edge_connectivity(topology: Topology) -> int:
         return 0
     if topology.vertex_transitive and not topology.has_parallel_links and is_connected(topology):
         return int(topology.port_degree[0])   # Mader 1971
-    graph = _flow_graph(topology, split=False)
-    return min(_max_flow(graph, 0, w) for w in range(1, n))
+    graph = _flow_graph(topology, split=False, flows=n - 1)
+    best = None
+    for w in range(1, n):
+        best = graph.max_flow(0, w, best)
+    return int(best)
 
 
 def node_connectivity(topology: Topology) -> int:
@@ -227,51 +304,39 @@ def node_connectivity(topology: Topology) -> int:
     if int(deg.min()) == n - 1:
         return n - 1
     v = int(np.argmin(deg))
-    graph = _flow_graph(topology, split=True)
     nbrs = indices[indptr[v]:indptr[v + 1]]
+    far = np.setdiff1d(np.arange(n), np.append(nbrs, v))
+    graph = _flow_graph(topology, split=True, flows=len(far) + len(nbrs) * (len(nbrs) - 1) // 2)
     best = int(deg[v])
-    for w in np.setdiff1d(np.arange(n), np.append(nbrs, v)):
-        best = min(best, _max_flow(graph, v + n, int(w)))
+    for w in far:
+        best = graph.max_flow(v + n, int(w), best)
     for i, x in enumerate(nbrs):
         adjacent = indices[indptr[x]:indptr[x + 1]]
         for y in nbrs[i + 1:]:
             if not np.any(adjacent == y):
-                best = min(best, _max_flow(graph, int(x) + n, int(y)))
+                best = graph.max_flow(int(x) + n, int(y), best)
     return best
 
 
 # -- girth ----------------------------------------------------------------------------------------
-@nb.njit(cache=True, parallel=True)
-def _girth(indptr, indices, sources):
-    """Shortest cycle through each source in the underlying simple graph (0 when none), early-stopping BFS."""
-    n = len(indptr) - 1
-    out = np.zeros(len(sources), dtype=np.int64)
-    for i in nb.prange(len(sources)):
-        dist = np.full(n, -1, dtype=np.int64)
-        parent = np.full(n, -1, dtype=np.int64)
-        queue = np.empty(n, dtype=np.int64)
-        s = sources[i]
-        dist[s] = 0
-        queue[0] = s
-        head, tail, best = 0, 1, n + 1
-        while head < tail:
-            u = queue[head]
-            head += 1
-            if 2 * dist[u] >= best:
-                break
-            for e in range(indptr[u], indptr[u + 1]):
-                w = indices[e]
-                if w == u or w == parent[u] or (e > indptr[u] and indices[e - 1] == w):
-                    continue  # loops, the tree link back and parallel copies of a link are no cycles
-                if dist[w] < 0:
-                    dist[w] = dist[u] + 1
-                    parent[w] = u
-                    queue[tail] = w
-                    tail += 1
-                elif dist[u] + dist[w] + 1 < best:
-                    best = dist[u] + dist[w] + 1
-        out[i] = best if best <= n else 0
-    return out
+def girth_from_distances(dist: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Shortest cycle found from each source (0 when none) of a simple graph, from BFS distances.
+
+    ``dist`` is ``(sources, N)``; ``rows -> cols`` are the arcs of the simple graph (each link both
+    ways, no loops, no parallel copies).  From source ``s``: a link ``u - w`` with ``d(u) == d(w)``
+    closes a cycle of length at most ``2 d(u) + 1``; a node ``w`` with two neighbours at ``d(w) - 1``
+    one of length at most ``2 d(w)``.  Both are upper bounds on the girth, and from a node on a
+    shortest cycle one of them equals it, so the minimum over one node per orbit is the girth.
+    """
+    k, n = dist.shape
+    du, dw = dist[:, rows], dist[:, cols]
+    big = np.iinfo(np.int64).max
+    odd = np.where((du == dw) & (du >= 0), 2 * du.astype(np.int64) + 1, big).min(axis=1, initial=big)
+    below = (du >= 0) & (du == dw - 1)
+    counts = np.bincount((np.arange(k)[:, None] * n + cols)[below], minlength=k * n).reshape(k, n)
+    even = np.where(counts >= 2, 2 * dist.astype(np.int64), big).min(axis=1, initial=big)
+    best = np.minimum(odd, even)
+    return np.where(best == big, 0, best)
 
 
 def girth(topology: Topology, sources: np.ndarray | None = None) -> int | None:
@@ -279,10 +344,19 @@ def girth(topology: Topology, sources: np.ndarray | None = None) -> int | None:
 
     ``sources``: one node per orbit (default: :func:`topocast.topology.metrics.orbits`).
     """
-    from .metrics import orbits
+    from .metrics import _blocks, orbits
 
     sources = orbits(topology)[0] if sources is None else np.asarray(sources)
-    found = _girth(topology.indptr, topology.indices, np.asarray(sources, dtype=np.int64))
+    sources = np.asarray(sources, dtype=np.int64)
+    if small(topology):
+        indptr, cols, _ = weighted_csr(topology)
+        rows = np.repeat(np.arange(topology.num_nodes), np.diff(indptr))
+        found = np.concatenate([girth_from_distances(dist, rows, cols) for _, dist in _blocks(topology, sources)]
+                               or [np.zeros(0, dtype=np.int64)])
+    else:
+        from .kernels import girth as girth_kernel
+
+        found = girth_kernel(topology.indptr, topology.indices, sources)
     found = found[found > 0]
     return int(found.min()) if len(found) else None
 
