@@ -36,7 +36,40 @@ def test_claims_have_verdicts_with_numbers(report):
     assert "RFATA/SFATA MaxTime =" in sfata_first.evidence and "paper: 1.193" in sfata_first.evidence
     assert f"{67400 / 56500:.3f}" == "1.193"
     assert sum("grow with" in c.text for c in rep.claims) == 6 == 2 * 3  # SFATA and RFATA x (n, q, a)
-    assert any("Dragonfly comparator" in c.text for c in rep.claims)
+    assert any(c.text.startswith("A2A on the Dragonfly beats") for c in rep.claims)
+
+
+def test_maxtime_claim_verdict_per_forwarding_reading(report):
+    """Table 6's 'SFATA finishes first' depends on the forwarding reading: the verdicts follow the measured
+    ratios (>= 1.05), which differ in direction between block and per-packet spreading."""
+    rep, _ = report
+    claim = next(c for c in rep.claims if c.text.startswith("SFATA finishes first"))
+    assert claim.depends and claim.verdict == "depends"
+    assert claim.confirmed is claim.readings["forwarding=block & root=S1"] is False
+    assert claim.readings["forwarding=packet & root=S1"] is True
+    assert "all roots of (3, 5, 4)" in " ".join(claim.readings)  # --quick: the documented sample of roots
+    text = claim.readings_text()
+    assert text.startswith("holds under forwarding=packet & root=S1") and "refuted under forwarding=block" in text
+    forwarding = next(t for t in rep.tables if t.key == "forwarding")
+    by = {(r[0], r[1]): r[2:] for r in forwarding.rows}
+    # the paper's printed ratio in its own row: Table 4 MaxTime / Table 3 MaxTime
+    assert by["paper (printed)", "—"][0] == round(67400 / 56500, 3)
+    assert all(x >= 1.05 for x in by["forwarding=packet", 0.3]) and all(x < 1.05 for x in by["forwarding=block", 1.0])
+    data = rep.as_json()
+    entry = next(c for c in data["claims"] if c["claim"] == claim.text)
+    assert entry["verdict"] == "depends" and entry["readings"]["forwarding=packet & root=S1"] is True
+
+
+def test_table5_is_a2a_beside_the_stand_in(report):
+    rep, _ = report
+    table5 = rep.tables[3]
+    assert "group-combining-allgather" in table5.title
+    max_time = next(row for row in table5.rows if row[0] == "MaxTime")
+    assert max_time[1].paper == 21900  # Table 5, (3, 20)
+    # A2A on Dragonfly(3, 20) by hand: 4 start-ups, 3 a packet times, 4 hops (tests/test_galaxyfly_a2a.py)
+    assert max_time[1].ours == pytest.approx(1e6 * (4e-6 + 3 * 20 * 160 * 8 / 16e9 + 4e-7))
+    comparators = next(t for t in rep.tables if t.key == "table5_comparators")
+    assert comparators.columns[2].startswith("stand-in") and all(row[-1] is True for row in comparators.rows)
 
 
 def test_figures_written(report):
@@ -52,3 +85,22 @@ def test_cli_reproduce_json(capsys, tmp_path):
     data = json.loads(capsys.readouterr().out)
     assert exit_info.value.code == 0 and data["name"] == "galaxyfly"
     assert (tmp_path / "galaxyfly_report.json").exists()
+
+
+def test_runner_reuses_plans_and_gives_the_runs_of_the_api():
+    """The reproduction plans once per network and algorithm when only the cost model or the packet size
+    changes; every metric equals a fresh `topocast.run`."""
+    import topocast as tc
+    from topocast.experiments.galaxyfly import Runner
+
+    runner = Runner()
+    spec = "galaxyfly:n=3,q=5,a=4"
+    cases = [("sfata", {}), ("sfata", {"packet_size": 1280}), ("sfata", {"startup": 3e-7}),
+             ("rfata", {"forwarding": "packet", "startup": 0.0, "per_hop": 0.0}), ("rfata", {"forwarding": "packet"}),
+             ("a2a", {"packet_size": 640})]
+    for name, params in cases:
+        ours, fresh = runner.run(spec, name, **params), tc.run(spec, name, **params)
+        assert ours.params == fresh.params
+        assert {k: v for k, v in ours.metrics.items() if k != "seconds"} == \
+            {k: v for k, v in fresh.metrics.items() if k != "seconds"}
+    assert len(runner.plans) == 3  # SFATA once, RFATA per packet once, A2A once

@@ -13,7 +13,8 @@ import pytest
 COMMANDS = {
     "reproduce": ["reproduce", "--quick", "--out", "{out}"],
     "multicast": ["reproduce", "multicast", "--quick", "--out", "{out}"],
-    "run": ["run", "mesh:16x16", "multicast-qg", "--set", "load=0.5", "--csv", "{out}/series.csv"],
+    "run": ["run", "mesh:16x16", "multicast-qg", "--set", "load=0.5", "--set", "cycles=60000", "--csv",
+            "{out}/series.csv"],
 }
 
 
@@ -35,7 +36,7 @@ def _interrupt(argv: list[str], out: Path, sig: int, delay: float) -> tuple[int,
 
 @pytest.mark.parametrize("name,sig,delay", [
     ("reproduce", signal.SIGINT, 0.3), ("reproduce", signal.SIGTERM, 1.5), ("reproduce", signal.SIGINT, 4.0),
-    ("multicast", signal.SIGTERM, 5.0), ("run", signal.SIGINT, 3.0), ("run", signal.SIGTERM, 2.0),
+    ("multicast", signal.SIGTERM, 2.0), ("run", signal.SIGINT, 3.0), ("run", signal.SIGTERM, 2.0),
 ])
 def test_signal_ends_the_command(tmp_path, name, sig, delay):
     out = tmp_path / "out"

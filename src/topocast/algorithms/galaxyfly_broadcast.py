@@ -19,9 +19,16 @@ the packets it carries.  A transfer carries only what its receiver lacks, so
 neither algorithm sends a packet twice to a router (see ``docs/galaxyfly.md``
 for why our RFATA has no redundant packets while the paper counts some).
 
-Run on a Dragonfly (one supernode per cluster), SFATA is the comparator for
-the paper's Table 5: the A2A algorithm of Xiang and Ju that the paper compares
-with is not given in it.
+``forwarding`` (both): ``block`` (default) spreads a block that arrives from
+another supernode during SPC as whole transfers; ``packet`` spreads it one
+packet per transfer, each packet leaving as soon as it is there (RFATA's "as
+long as the supernode receives a packet"; for SFATA only RPD(A, m) is
+concerned), see :data:`FORWARDING` and ``docs/galaxyfly.md``.
+
+The paper's Table 5 compares with the A2A of Xiang and Ju, which it does not
+give: :mod:`topocast.algorithms.group_combining` implements its published
+summary.  SFATA run on a Dragonfly (one supernode per group) was our
+stand-in before and is still reported beside it.
 
 Every function here is a plan builder: it returns a dependency
 :class:`~topocast.schedule.Schedule` for the event engine under one cost
@@ -88,6 +95,14 @@ PARAM_ALIASES = {"packet_size": ("message_bytes", float), "bandwidth": ("per_byt
 ROOT_PARAM = Param("root", "int", 0, "the supernode A that collects and redistributes (index, S_{root+1})",
                    minimum=0)
 FAMILIES = ("galaxyfly", "dragonfly")
+#: ``forwarding`` -> the (phase, operation) pairs of the plan moved one packet per transfer: ``block`` none;
+#: ``packet`` the RPD spreading packets that arrive from another supernode during SPC (phase 1, operation 2)
+FORWARDING: dict[str, tuple[tuple[int, int], ...]] = {"block": (), "packet": ((1, 2),)}
+FORWARDING_PARAM = Param(
+    "forwarding", "str", "block",
+    "block: a supernode spreads a block it received from another supernode as one transfer per hop; packet: "
+    "it spreads each packet on its own as it arrives (one transfer per packet and hop) during collection",
+    choices=tuple(FORWARDING))
 NOTES = ("deterministic: no random choices (seed unused)",)
 
 
@@ -103,33 +118,56 @@ def _all_blocks(view: SupernodeView) -> np.ndarray:
     return np.ones(view.num_supernodes, dtype=bool)
 
 
-def _allgather(plan: Plan, message_bytes: float, root: int, name: str) -> Schedule:
+def _allgather(plan: Plan, message_bytes: float, root: int, name: str, forwarding: str = "block",
+               max_memory: float | None = None) -> Schedule:
     """The planned all-to-all broadcast, every router labelled with its supernode (for RouterTime)."""
-    schedule = plan.schedule(message_bytes, meta={"root": root, "algorithm": name})
+    schedule = plan.schedule(message_bytes, meta={"root": root, "algorithm": name, "forwarding": forwarding},
+                             per_packet=FORWARDING[forwarding], max_bytes=max_memory)
     groups = np.arange(schedule.num_nodes, dtype=np.int64) // plan.view.a
     return replace(schedule, groups=groups, notes=NOTES)
 
 
-def supernode_first_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, root: int = 0) -> Schedule:
-    """SFATA (Algorithm 3, section 4) as a dependency schedule: SPC(U, A) then SPD(U, A)."""
+def supernode_first_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, root: int = 0,
+                             forwarding: str = "block", max_memory: float | None = None) -> Schedule:
+    """SFATA (Algorithm 3, section 4) as a dependency schedule: SPC(U, A) then SPD(U, A).
+
+    ``forwarding="packet"``: RPD(A, m), which spreads each branch arriving at
+    ``A`` during SPC, moves one packet per transfer (see :data:`FORWARDING`).
+    """
     view = _view(topology, root, "supernode-first-allgather")
+    _check_forwarding(forwarding, "supernode-first-allgather")
     plan = Plan(view)
     tree = spc_tree(view, root)
     gather_inside(plan, [root])
     supernode_packet_collection(plan, root, router_first=False, tree=tree)
     supernode_packet_distribution(plan, root, _all_blocks(view), tree=tree)
-    return _allgather(plan, message_bytes, root, "SFATA")
+    return _allgather(plan, message_bytes, root, "SFATA", forwarding, max_memory)
 
 
-def router_first_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, root: int = 0) -> Schedule:
-    """RFATA (Algorithm 4, section 4) as a dependency schedule."""
+def router_first_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, root: int = 0,
+                          forwarding: str = "block", max_memory: float | None = None) -> Schedule:
+    """RFATA (Algorithm 4, section 4) as a dependency schedule.
+
+    ``forwarding="packet"``: every RPD that spreads packets arriving from
+    another supernode during the collection loop (RPD(x, l) and RPD(A, m))
+    moves one packet per transfer, each leaving as soon as it is at its
+    sender: the paper's "as long as the supernode receives a packet, it will
+    immediately send it to all routers inside it" (see :data:`FORWARDING`).
+    """
     view = _view(topology, root, "router-first-allgather")
+    _check_forwarding(forwarding, "router-first-allgather")
     plan = Plan(view)
     tree = spc_tree(view, root)
     gather_inside(plan, np.arange(view.num_supernodes))
     supernode_packet_collection(plan, root, router_first=True, tree=tree)
     supernode_packet_distribution(plan, root, _all_blocks(view), tree=tree)
-    return _allgather(plan, message_bytes, root, "RFATA")
+    return _allgather(plan, message_bytes, root, "RFATA", forwarding, max_memory)
+
+
+def _check_forwarding(forwarding: str, owner: str) -> None:
+    if forwarding not in FORWARDING:
+        raise TopocastError(f"algorithm {owner}: parameter 'forwarding' must be one of "
+                            f"{', '.join(FORWARDING)}, got {forwarding!r}")
 
 
 def _targets(n: int, packets_of: np.ndarray, routers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -211,10 +249,10 @@ _LOCAL_PARAMS = (Param("supernode", "int", 0, "supernode index", minimum=0),
                  Param("router", "int", 0, "local router index inside the supernode", minimum=0))
 _register("supernode-first-allgather", supernode_first_schedule, "allgather",
           "SFATA: all-to-all broadcast on Galaxyfly/Dragonfly, supernode-first (SPC then SPD)",
-          (ROOT_PARAM,), ("sfata", "SFATA"))
+          (ROOT_PARAM, FORWARDING_PARAM), ("sfata", "SFATA"))
 _register("router-first-allgather", router_first_schedule, "allgather",
           "RFATA: all-to-all broadcast on Galaxyfly/Dragonfly, router-first (RPC+RPD everywhere, then SPC/SPD)",
-          (ROOT_PARAM,), ("rfata", "RFATA"))
+          (ROOT_PARAM, FORWARDING_PARAM), ("rfata", "RFATA"))
 _register("router-packet-collection", rpc_schedule, "custom",
           "RPC (Algorithm 1): a supernode's packets collected into one of its routers", _LOCAL_PARAMS, ("rpc", "RPC"))
 _register("router-packet-distribution", rpd_schedule, "custom",

@@ -22,6 +22,10 @@ only for the data it carries") and carries only what its receiver lacks
   :func:`supernode_packet_distribution` (SPD) move packets up and down that
   tree; at every supernode the packets pass through the routers holding the
   global links of the tree.
+* :func:`one_packet_per_transfer` cuts chosen transfers of a finished
+  schedule into one transfer per packet and rebuilds every dependency from
+  where each packet came from (``forwarding=packet``: a packet is passed on
+  as soon as it arrives).
 
 Vectorised planning.  Each operation runs on many supernodes at once (one
 numpy batch per level of the halving tree, or per depth of the SPC tree), and
@@ -38,10 +42,13 @@ order, which is the order of the paper's loops.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
 
+from ..errors import TopocastError
+from ..memory import default_limit
 from ..schedule import Schedule
 from ..topology.galaxyfly import SupernodeView
 
@@ -209,8 +216,29 @@ class Plan:
         return self.blocks[routers], self.local[routers]
 
     def schedule(self, packet_bytes: float, collective: str = "allgather", targets="all",
-                 meta: dict | None = None) -> Schedule:
-        """The planned transfers as a dependency :class:`Schedule`, numbered in key order."""
+                 meta: dict | None = None, per_packet: Sequence[tuple[int, int]] = (),
+                 max_bytes: float | None = None) -> Schedule:
+        """The planned transfers as a dependency :class:`Schedule`, numbered in key order.
+
+        ``per_packet``: ``(phase, operation)`` pairs whose transfers move one
+        packet at a time (:func:`one_packet_per_transfer`); the others carry
+        their whole packet set as planned.
+        """
+        schedule = self._schedule(packet_bytes, collective, targets, meta)
+        if not per_packet:
+            return schedule
+        keys = self.sorted_keys()
+        split = np.zeros(len(keys), dtype=bool)
+        for phase, op in per_packet:
+            split |= (keys[:, 0] == phase) & (keys[:, 2] == op)
+        return one_packet_per_transfer(schedule, split, max_bytes)
+
+    def sorted_keys(self) -> np.ndarray:
+        """The key ``(phase, position, operation, edge)`` of every transfer, in schedule order."""
+        keys = np.concatenate(self._key) if self._key else np.zeros((0, KEY_WIDTH), np.int64)
+        return keys[np.lexsort(keys.T[::-1])]
+
+    def _schedule(self, packet_bytes: float, collective: str, targets, meta: dict | None) -> Schedule:
         n, total = self.num_routers, self.size
         def cat(parts, width):
             return np.concatenate(parts) if parts else np.zeros((0, width) if width else 0, np.int64)
@@ -242,6 +270,72 @@ class Plan:
             range_ptr=range_ptr, range_first=first, range_count=count, collective=collective,
             targets=targets, after_ptr=after_ptr, after_ids=deps[:, 1].copy(),
             message_bytes=float(packet_bytes), meta=dict(meta or {}))
+
+
+#: bytes per (transfer, packet) row while :func:`one_packet_per_transfer` rewires a schedule
+SPLIT_BYTES_PER_ROW = 96
+
+
+def one_packet_per_transfer(schedule: Schedule, split: np.ndarray, max_bytes: float | None = None) -> Schedule:
+    """``schedule`` with every transfer ``t`` where ``split[t]`` replaced by one transfer per packet it carries.
+
+    The pieces of a transfer keep its place in the numbering, in packet
+    order.  Dependencies are rebuilt from where each packet came from: a
+    transfer (or piece) waits for the transfer or piece that delivered each
+    packet it carries to its sender, and for nothing else, so a piece leaves
+    as soon as its own packet is there ("each packet is passed on as it
+    arrives").  Needs the schedule to deliver every (router, packet) pair at
+    most once, which every Galaxyfly plan does.
+    """
+    T, M = schedule.num_transfers, schedule.num_messages
+    split = np.asarray(split, dtype=bool)
+    rows_total = int(schedule.range_count.sum())
+    limit = default_limit() if max_bytes is None else max_bytes
+    if rows_total * SPLIT_BYTES_PER_ROW > limit:
+        raise TopocastError(f"forwarding: 'packet' rewires {rows_total} packet deliveries "
+                            f"({rows_total * SPLIT_BYTES_PER_ROW / 2**30:.1f} GiB), over the memory limit "
+                            f"{limit / 2**30:.1f} GiB; use forwarding=block on a network this large")
+    # one row per (transfer, packet), transfers in order, packets in range order
+    range_owner = np.repeat(np.arange(T, dtype=np.int64), np.diff(schedule.range_ptr))
+    count = schedule.range_count
+    row_t = np.repeat(range_owner, count)
+    offsets = np.zeros(len(count), dtype=np.int64)
+    np.cumsum(count[:-1], out=offsets[1:])
+    row_p = np.repeat(schedule.range_first - offsets, count) + np.arange(rows_total, dtype=np.int64)
+    per = np.bincount(row_t, minlength=T)
+    size = np.where(split, per, 1)
+    size[per == 0] = 1
+    base = np.zeros(T + 1, dtype=np.int64)
+    np.cumsum(size, out=base[1:])
+    first_row = np.zeros(T + 1, dtype=np.int64)
+    np.cumsum(per, out=first_row[1:])
+    new = base[row_t] + np.where(split[row_t], np.arange(rows_total) - first_row[row_t], 0)
+    # who delivered packet p to router r: the row with dst = r carrying p (unique)
+    delivered = schedule.dst[row_t] * M + row_p
+    order = np.argsort(delivered, kind="stable")
+    ordered = delivered[order]
+    if len(ordered) > 1 and np.any(ordered[1:] == ordered[:-1]):
+        raise ValueError("one_packet_per_transfer: a packet is delivered twice to one router")
+    sender = schedule.src[row_t]
+    needs = schedule.origin[row_p] != sender
+    wanted = sender[needs] * M + row_p[needs]
+    pos = np.minimum(np.searchsorted(ordered, wanted), max(len(ordered) - 1, 0))
+    if len(wanted) and np.any(ordered[pos] != wanted):
+        raise ValueError("one_packet_per_transfer: a transfer carries a packet its sender never receives")
+    total = int(base[-1])
+    pairs = np.unique(new[needs] << 32 | new[order[pos]]) if len(wanted) else np.zeros(0, np.int64)
+    after_ptr = np.zeros(total + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pairs >> 32, minlength=total), out=after_ptr[1:])
+    # ranges: touching packets of one new transfer merged
+    starts = np.ones(rows_total, dtype=bool)
+    if rows_total:
+        starts[1:] = (new[1:] != new[:-1]) | (row_p[1:] != row_p[:-1] + 1)
+    heads = np.flatnonzero(starts)
+    range_ptr = np.zeros(total + 1, dtype=np.int64)
+    np.cumsum(np.bincount(new[heads], minlength=total), out=range_ptr[1:])
+    return replace(schedule, src=np.repeat(schedule.src, size), dst=np.repeat(schedule.dst, size),
+                   range_ptr=range_ptr, range_first=row_p[heads], range_count=np.diff(np.append(heads, rows_total)),
+                   after_ptr=after_ptr, after_ids=pairs & 0xFFFFFFFF, step=None)
 
 
 def _distinct_pairs(transfer: np.ndarray, dep: np.ndarray) -> np.ndarray:

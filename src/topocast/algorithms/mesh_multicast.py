@@ -26,6 +26,11 @@ Qualified Groups lives in :mod:`topocast.algorithms.mesh_multicast_qg`.
 Start-ups: a job's worms leave in batches of ``worms_per_startup`` (default
 the number of injection channels, 4); each batch costs one start-up, so
 dual-path and multi-path need one start-up, column-path ``ceil(worms / 4)``.
+
+Each split exists twice: per multicast in plain Python (:func:`dual_path_worms`,
+...: the reference, used for one multicast) and for every job of a workload
+at once in numpy (:func:`split_worms`), which load points use; the tests
+check that both give the same worms.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ from ..sim.wormhole.engine import RouterConfig
 from ..topology.core import Topology
 from .base import register
 from .mesh_routing import ECUBE, HIGH, LOW, labels_for, mesh_dims
-from .worm_traffic import workload_plan
+from .worm_traffic import BatchPlanner, JobArrays, workload_plan
 
 PAPER = ("Al-Dubai, Ould-Khaoua, El-Zayyat, Mackenzie: On balancing traffic load in path-based multicast "
          "communication (2003)")
@@ -98,12 +103,76 @@ def column_path_worms(source: int, dests, row_stride: int) -> list[tuple[int, li
     return worms
 
 
+# -- the same splits for every job of a workload at once (numpy) ------------------------------
+
+#: the splits :func:`split_worms` knows
+SPLITS = ("dual", "multi", "column")
+
+
+def split_worms(split: str, node: np.ndarray, ptr: np.ndarray, dests: np.ndarray, label: np.ndarray,
+                dims: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The worms of many jobs: job ``j`` at ``node[j]`` serves ``dests[ptr[j]:ptr[j+1]]``.
+
+    ``split`` is ``"dual"`` (:func:`dual_path_worms`), ``"multi"`` (:func:`multi_path_worms`) or
+    ``"column"`` (:func:`column_path_worms`); every job's worms come out in the order, and with the
+    destination order, of that function.  Returns ``(worm_ptr, kind, dest_ptr, worm_dests)``: job ``j``'s
+    worms are ``worm_ptr[j] .. worm_ptr[j+1]-1``.
+    """
+    node = np.asarray(node, dtype=np.int64)
+    ptr = np.asarray(ptr, dtype=np.int64)
+    dests = np.asarray(dests, dtype=np.int64)
+    job = np.repeat(np.arange(len(node), dtype=np.int64), np.diff(ptr))
+    start = node[job]
+    if split in ("dual", "multi"):
+        lab, ls = label[dests], label[start]
+        low = lab < ls
+        part = low.astype(np.int64)
+        if split == "multi":  # (HIGH, left), (HIGH, right), (LOW, left), (LOW, right) of the source's column
+            last = dims[-1]
+            part = 2 * part + (dests % last >= start % last)
+        within = np.where(low, -lab, lab)
+        kind_of_part = np.where(low, LOW, HIGH)
+    elif split == "column":
+        stride = int(np.prod(dims[1:])) if len(dims) > 1 else 1
+        r, c = np.divmod(dests, stride)
+        rs, cs = np.divmod(start, stride)
+        part = (np.abs(c - cs) * stride + c) * 2 + (r < rs)
+        within = np.abs(r - rs)
+        kind_of_part = np.full(len(dests), ECUBE, dtype=np.int64)
+    else:
+        raise ValueError(f"split_worms: split must be one of {', '.join(SPLITS)}, got {split!r}")
+    order = np.lexsort((within, part, job))
+    job_o, part_o = job[order], part[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = (job_o[1:] != job_o[:-1]) | (part_o[1:] != part_o[:-1])
+    heads = np.flatnonzero(first)
+    dest_ptr = np.append(heads, len(order)).astype(np.int64)
+    worm_job = job_o[heads]
+    worm_ptr = np.zeros(len(node) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(worm_job, minlength=len(node)), out=worm_ptr[1:])
+    return worm_ptr, kind_of_part[order][heads].astype(np.int64), dest_ptr, dests[order]
+
+
+def single_job_batch(prep: int, split: str, label: np.ndarray, dims: tuple[int, ...]):
+    """``batch(sources, ptr, ids) -> JobArrays``: one job per multicast at its source, worms by ``split``."""
+
+    def batch(sources, ptr, ids) -> JobArrays:
+        m = len(sources)
+        worm_ptr, kind, dest_ptr, dests = split_worms(split, sources, ptr, ids, label, dims)
+        return JobArrays(mc=np.arange(m, dtype=np.int64), node=np.asarray(sources, dtype=np.int64),
+                         after=np.full(m, -1, dtype=np.int64), prep=np.full(m, prep, dtype=np.int64),
+                         worm_ptr=worm_ptr, kind=kind, dest_ptr=dest_ptr, dests=dests)
+
+    return batch
+
+
 # -- parameters, model and plan -------------------------------------------------------------
 
 #: the load point: offered traffic and the measurement window
 WORKLOAD_PARAMS: tuple[Param, ...] = (
-    Param("destinations", "int", 10, "destinations per multicast (mean when spread > 0)", minimum=1),
-    Param("spread", "int", 0, "destination count uniform on destinations +- spread (0: fixed)", minimum=0),
+    Param("destinations", "int", 10, "destinations per multicast (the mean when spread > 0)", minimum=1),
+    Param("spread", "int", 0, "0: every multicast has 'destinations' destinations; s > 0: each count is drawn "
+          "uniformly from the integers destinations - s .. destinations + s", minimum=0),
     Param("load", "float", 0.01, "offered traffic: flits of generated messages per node per cycle"),
     Param("cycles", "int", 20000, "cycles simulated", minimum=100),
     Param("warmup", "int", None, "cycles whose multicasts are discarded (default cycles/10)", minimum=0),
@@ -186,8 +255,12 @@ def multicast_plan(name: str, key: str, planner_factory: Callable[..., Callable[
         planner = planner_factory(topology, prep=prep, **{k: params[k] for k in extra_keys(params)})
         notes = [] if params["prep"] is not None else \
             [f"preparation time {prep} cycles: the paper's '{params['prep_set']}' set for {key.upper()}"]
-        if params.get("routing") == "hamiltonian":
-            notes.append("routing 'hamiltonian' is the older name of 'disjoint-paths'")
+        if params.get("routing") in ("hamiltonian", "disjoint-paths"):
+            notes.append(f"routing '{params['routing']}' is an older name of 'disjoint'")
+        if params.get("routing") == "ecube":
+            notes.append("routing 'ecube': column-path worms on e-cube paths in both steps; " + (
+                "one start-up launches every worm of a step" if params.get("worms_per_startup") is None else
+                f"one start-up per {params['worms_per_startup']} worms (worms_per_startup)"))
         return workload_plan(topology, planner, load=params["load"], destinations=params["destinations"],
                              spread=params["spread"], cycles=params["cycles"], flits=params["flits"], seed=seed,
                              warmup=params["warmup"], batches=params["batches"], notes=tuple(notes))
@@ -203,28 +276,31 @@ def single_job(prep: int, worms_of: Callable[[int, Any], list]) -> Callable[[int
     return lambda source, dests: [(source, -1, prep, worms_of(source, dests))]
 
 
-def dual_path_planner(topology: Topology, prep: int):
+def dual_path_planner(topology: Topology, prep: int) -> BatchPlanner:
     label = labels_for(topology)
-    return single_job(prep, lambda s, d: dual_path_worms(s, d, label))
+    return BatchPlanner(single_job(prep, lambda s, d: dual_path_worms(s, d, label)),
+                        single_job_batch(prep, "dual", label, mesh_dims(topology)))
 
 
-def multi_path_planner(topology: Topology, prep: int):
+def multi_path_planner(topology: Topology, prep: int) -> BatchPlanner:
     label = labels_for(topology)
     last = mesh_dims(topology)[-1]
-    return single_job(prep, lambda s, d: multi_path_worms(s, d, label, last))
+    return BatchPlanner(single_job(prep, lambda s, d: multi_path_worms(s, d, label, last)),
+                        single_job_batch(prep, "multi", label, mesh_dims(topology)))
 
 
-def column_path_planner(topology: Topology, prep: int):
+def column_path_planner(topology: Topology, prep: int) -> BatchPlanner:
     dims = mesh_dims(topology)
     stride = int(np.prod(dims[1:])) if len(dims) > 1 else 1
-    return single_job(prep, lambda s, d: column_path_worms(s, d, stride))
+    return BatchPlanner(single_job(prep, lambda s, d: column_path_worms(s, d, stride)),
+                        single_job_batch(prep, "column", labels_for(topology), dims))
 
 
 def register_multicast(name: str, key: str, planner_factory, doc: str, aliases: tuple[str, ...],
-                       extra: tuple[Param, ...] = ()):
+                       extra: tuple[Param, ...] = (), model: Callable[[dict], Model] = router_model):
     return register(name, multicast_plan(name, key, planner_factory), "multicast", doc, families=("mesh",),
                     params=PREP_PARAMS + extra, aliases=aliases, engines=("wormhole",), paper=PAPER,
-                    run_params=WORKLOAD_PARAMS + ROUTER_PARAMS, model=router_model)
+                    run_params=WORKLOAD_PARAMS + ROUTER_PARAMS, model=model)
 
 
 register_multicast("multicast-dp", "dp", dual_path_planner,

@@ -24,11 +24,13 @@ Phases, as implemented (coordinates of the mesh; distances Manhattan):
    sends to every group's ``p_n`` with one start-up, and every ``p_n`` that
    has the whole message forwards it to the rest of its group with one more.
 
-How the messages travel (``routing``; see ``docs/multicast.md``):
+How the messages travel (``routing``; see ``docs/multicast.md``).  The
+paper states e-cube as QG's base routing, while Theorem 1's proof sends
+"two disjoint paths" from the source; we run both readings:
 
-* ``routing="disjoint-paths"`` (default; ``"hamiltonian"`` is the same
-  value under its older name): the algorithm of Theorem 1's proof.  The
-  source reaches the leaders on *two disjoint paths* (Fig. 2a): Lin and
+* ``routing="disjoint"`` (default; ``"disjoint-paths"`` and ``"hamiltonian"``
+  are older names of the same value): the algorithm of Theorem 1's proof.
+  The source reaches the leaders on *two disjoint paths* (Fig. 2a): Lin and
   Ni's dual-path worms, one through the leaders above the source's snake
   label on the high-channel subnetwork, one through those below on the
   low-channel subnetwork, so the two never share a channel.  Each leader
@@ -38,15 +40,22 @@ How the messages travel (``routing``; see ``docs/multicast.md``):
   has more than one destination (one when every group is a single node),
   never more.  Deadlock-free like dual-path: every worm stays in one
   subnetwork, where labels rise (fall) strictly.
-* ``routing="ecube"`` (our alternative, on the paper's stated base
-  routing): each phase sends column-path worms
-  (:func:`column_path_worms`: e-cube paths, at most two per column),
-  deadlock-free like column-path.  The source's phase needs one worm per
-  column-and-side of the leaders, often more than four, and our cost model
-  charges one start-up per batch of ``worms_per_startup`` worms (default
-  4), so this variant pays more than two start-ups whenever a phase has
-  more than four worms (``startups_max`` reports it; ``message_passing_steps``
+* ``routing="ecube"`` (the paper's stated base routing): each step sends
+  column-path worms (:func:`column_path_worms`: e-cube paths, at most two
+  per column), deadlock-free like column-path, and one start-up launches
+  every worm of a step (the model's ``worms_per_startup`` defaults to the
+  largest destination count, which no step's worms exceed), so a multicast
+  pays two start-ups, as Theorem 1 says.  The worms still leave through the
+  four injection channels, a later one when an earlier one's tail has left
+  (``flits + 1`` cycles, 33 at the paper's 32 flits, which is also one
+  start-up).  ``worms_per_startup=4`` charges a start-up per four worms
+  instead (``startups_max`` then reports more than 2; ``message_passing_steps``
   stays <= 2).
+
+The groups are computed per multicast in plain Python
+(:func:`qualified_groups`, the reference) and, for a whole workload, by a
+numba kernel of the same rules (:func:`group_arrays`); the tests check they
+agree.
 
 A leader pays the start-up and, by default, the same preparation time as
 the source (``leader_prep``), the conservative reading of "the source node
@@ -55,11 +64,22 @@ and the selected nodes consume the preparation time".
 
 from __future__ import annotations
 
+import numba as nb
+import numpy as np
+
 from ..errors import TopocastError
 from ..registry import Param
+from ..sim.models import Model
 from ..topology.core import Topology
-from .mesh_multicast import column_path_worms, dual_path_worms, register_multicast
+from .mesh_multicast import (
+    column_path_worms,
+    dual_path_worms,
+    register_multicast,
+    router_config,
+    split_worms,
+)
 from .mesh_routing import labels_for, mesh_dims
+from .worm_traffic import BatchPlanner, JobArrays
 
 
 def _coords(node: int, strides: tuple[int, ...], dims: tuple[int, ...]) -> tuple[int, ...]:
@@ -167,13 +187,206 @@ def qg_plan(source: int, dests, *, dims, strides, label, prep: int, leader_prep:
     return [(source, -1, prep, worms_of(source, leaders))] + relays
 
 
-#: values of ``routing``: the Theorem 1 worms (default, and its older name) and the e-cube alternative
-ROUTINGS = ("disjoint-paths", "hamiltonian", "ecube")
+# -- the same rules for a whole workload (numba) ------------------------------------------------
+@nb.njit(cache=True)
+def _dist_nb(a, b):
+    total = 0
+    for i in range(len(a)):
+        total += abs(a[i] - b[i])
+    return total
+
+
+@nb.njit(cache=True)
+def _box_nb(points):
+    n = points.shape[1]
+    lo = points[0].copy()
+    hi = points[0].copy()
+    for r in range(1, points.shape[0]):
+        for i in range(n):
+            lo[i] = min(lo[i], points[r, i])
+            hi[i] = max(hi[i], points[r, i])
+    return lo, hi
+
+
+@nb.njit(cache=True)
+def _partition_nb(points, lo, hi):
+    """Phases 1-2 on ``points`` in the area ``[lo, hi]``: a group number per point, groups numbered in the
+    order :func:`partition` lists them; returns ``(group, number of groups)``."""
+    k, n = points.shape
+    # equation (1): the divisor dimension
+    div, best0, best1 = 0, 1 << 62, 0
+    for i in range(n):
+        mid = (lo[i] + hi[i] + 1) // 2
+        upper = 0
+        for r in range(k):
+            if points[r, i] >= mid:
+                upper += 1
+        key0, key1 = abs(2 * upper - k), -(hi[i] - lo[i])
+        if key0 < best0 or (key0 == best0 and key1 < best1):
+            div, best0, best1 = i, key0, key1
+    code = np.zeros(k, dtype=np.int64)
+    groups = 1
+    for level in range(n):
+        i = div if level == 0 else (level - 1 if level - 1 < div else level)
+        glo = np.full(groups, 1 << 62, dtype=np.int64)
+        ghi = np.full(groups, -(1 << 62), dtype=np.int64)
+        size = np.zeros(groups, dtype=np.int64)
+        for r in range(k):
+            g = code[r]
+            size[g] += 1
+            glo[g] = min(glo[g], points[r, i])
+            ghi[g] = max(ghi[g], points[r, i])
+        present = np.zeros(2 * groups, dtype=np.int64)
+        for r in range(k):
+            g = code[r]
+            # the area is halved at its middle, a half at the middle of its own bounding box
+            mid = (lo[i] + hi[i] + 1) // 2 if level == 0 else (glo[g] + ghi[g] + 1) // 2
+            bit = 1 if (size[g] > 1 and points[r, i] >= mid) else 0
+            code[r] = 2 * g + bit
+            present[code[r]] = 1
+        rank = np.cumsum(present) - 1
+        for r in range(k):
+            code[r] = rank[code[r]]
+        groups = int(rank[-1]) + 1
+    return code, groups
+
+
+@nb.njit(cache=True)
+def _groups_nb(ptr, ids, src, coords, threshold, group, leader, count):
+    """Final groups of every multicast: ``group[s]`` numbers slot ``s``'s group within its multicast in the
+    order of :func:`qualified_groups`, ``leader[s]`` marks each group's nearest destination; ``count[m]``
+    is the number of groups of multicast ``m``."""
+    for m in range(len(src)):
+        lo = ptr[m]
+        k = ptr[m + 1] - lo
+        if k == 0:
+            count[m] = 0
+            continue
+        nodes = ids[lo:lo + k]
+        points = coords[nodes]
+        s = coords[src[m]]
+        blo, bhi = _box_nb(points)
+        for i in range(len(s)):
+            blo[i] = min(blo[i], s[i])
+            bhi[i] = max(bhi[i], s[i])
+        prim, nprim = _partition_nb(points, blo, bhi)
+        weight = np.zeros(nprim, dtype=np.int64)
+        near = np.full(nprim, -1, dtype=np.int64)
+        far = np.full(nprim, -1, dtype=np.int64)
+        size = np.zeros(nprim, dtype=np.int64)
+        dist = np.empty(k, dtype=np.int64)
+        for r in range(k):
+            dist[r] = _dist_nb(points[r], s)
+            g = prim[r]
+            size[g] += 1
+            if near[g] < 0 or dist[r] < dist[near[g]] or (dist[r] == dist[near[g]] and nodes[r] < nodes[near[g]]):
+                near[g] = r
+            if far[g] < 0 or dist[r] > dist[far[g]] or (dist[r] == dist[far[g]] and nodes[r] < nodes[far[g]]):
+                far[g] = r
+        total = 0
+        for g in range(nprim):
+            weight[g] = _dist_nb(points[far[g]], points[near[g]]) + size[g] + dist[near[g]]
+            total += weight[g]
+        average = total / nprim
+        final = np.empty(k, dtype=np.int64)
+        made = 0
+        for g in range(nprim):
+            qp = abs(weight[g] - average) / average if average > 0 else 0.0
+            members = np.flatnonzero(prim == g)
+            if qp <= threshold or size[g] == 1:
+                final[members] = made
+                made += 1
+            else:
+                sub_points = points[members]
+                slo, shi = _box_nb(sub_points)
+                sub, nsub = _partition_nb(sub_points, slo, shi)
+                for j in range(len(members)):
+                    final[members[j]] = made + sub[j]
+                made += nsub
+        best = np.full(made, -1, dtype=np.int64)
+        for r in range(k):
+            g = final[r]
+            b = best[g]
+            if b < 0 or dist[r] < dist[b] or (dist[r] == dist[b] and nodes[r] < nodes[b]):
+                best[g] = r
+        for r in range(k):
+            group[lo + r] = final[r]
+            leader[lo + r] = 1 if best[final[r]] == r else 0
+        count[m] = made
+
+
+def node_coords(dims: tuple[int, ...]) -> np.ndarray:
+    """Coordinates of every node of a mesh (``N x n``, first coordinate most significant)."""
+    n = int(np.prod(dims))
+    nodes = np.arange(n, dtype=np.int64)
+    strides = [1] * len(dims)
+    for i in range(len(dims) - 2, -1, -1):
+        strides[i] = strides[i + 1] * dims[i + 1]
+    return np.ascontiguousarray(np.stack([(nodes // s) % k for s, k in zip(strides, dims, strict=True)], axis=1))
+
+
+def group_arrays(dims: tuple[int, ...], sources, ptr, ids, threshold: float = 0.5):
+    """:func:`qualified_groups` for many multicasts at once: per destination slot its final group number
+    (within its multicast, in the reference's order) and whether it leads its group; per multicast the
+    number of groups.  Multicast ``m`` goes from ``sources[m]`` to ``ids[ptr[m]:ptr[m+1]]``."""
+    ids = np.ascontiguousarray(ids, dtype=np.int64)
+    group = np.empty(len(ids), dtype=np.int64)
+    leader = np.empty(len(ids), dtype=np.int64)
+    count = np.empty(len(sources), dtype=np.int64)
+    _groups_nb(np.ascontiguousarray(ptr, dtype=np.int64), ids, np.ascontiguousarray(sources, dtype=np.int64),
+               node_coords(tuple(dims)), float(threshold), group, leader, count)
+    return group, leader.astype(bool), count
+
+
+def qg_batch(dims, label, prep: int, leader_prep: int, threshold: float, split: str):
+    """``batch(sources, ptr, ids) -> JobArrays``: :func:`qg_plan` for a whole workload."""
+
+    def batch(sources, ptr, ids) -> JobArrays:
+        sources = np.asarray(sources, dtype=np.int64)
+        ids = np.asarray(ids, dtype=np.int64)
+        m = len(sources)
+        group, leader, count = group_arrays(dims, sources, ptr, ids, threshold)
+        slot_mc = np.repeat(np.arange(m, dtype=np.int64), np.diff(ptr))
+        goff = np.zeros(m + 1, dtype=np.int64)
+        np.cumsum(count, out=goff[1:])
+        gid = goff[slot_mc] + group                       # global group of every slot
+        size = np.bincount(gid, minlength=int(goff[-1]))
+        lead_node = np.zeros(int(goff[-1]), dtype=np.int64)
+        lead_node[gid[leader]] = ids[leader]
+        relay = np.flatnonzero(size > 1)                  # groups with a second step, in multicast order
+        relay_mc = np.repeat(np.arange(m, dtype=np.int64), np.diff(goff))[relay]
+        # jobs of multicast m: its source's job, then one relay per group with more than one destination
+        job_mc = np.concatenate([np.arange(m, dtype=np.int64), relay_mc])
+        job_rank = np.concatenate([np.zeros(m, dtype=np.int64), relay + 1])
+        order = np.lexsort((job_rank, job_mc))
+        position = np.empty(len(order), dtype=np.int64)
+        position[order] = np.arange(len(order), dtype=np.int64)
+        source_job, relay_job = position[:m], np.full(int(goff[-1]), -1, dtype=np.int64)
+        relay_job[relay] = position[m:]
+        node = np.concatenate([sources, lead_node[relay]])[order]
+        after = np.concatenate([np.full(m, -1, dtype=np.int64), lead_node[relay]])[order]
+        job_prep = np.concatenate([np.full(m, prep, dtype=np.int64),
+                                   np.full(len(relay), leader_prep, dtype=np.int64)])[order]
+        # every destination is served by its multicast's source job (a leader) or its group's relay
+        entry_job = np.where(leader, source_job[slot_mc], relay_job[gid])
+        by_job = np.argsort(entry_job, kind="stable")
+        jptr = np.zeros(len(order) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(entry_job, minlength=len(order)), out=jptr[1:])
+        worm_ptr, kind, dest_ptr, dests = split_worms(split, node, jptr, ids[by_job], label, tuple(dims))
+        return JobArrays(mc=job_mc[order], node=node, after=after, prep=job_prep, worm_ptr=worm_ptr, kind=kind,
+                         dest_ptr=dest_ptr, dests=dests)
+
+    return batch
+
+
+#: values of ``routing``: the two readings, then older names of ``disjoint``
+ROUTINGS = ("disjoint", "ecube", "disjoint-paths", "hamiltonian")
 
 
 def qg_planner(topology: Topology, prep: int, threshold: float = 0.5, leader_prep: int | None = None,
-               routing: str = "disjoint-paths"):
-    """The QG planner of ``topology``: ``planner(source, dests) -> plan`` (see :func:`qg_plan`)."""
+               routing: str = "disjoint") -> BatchPlanner:
+    """The QG planner of ``topology``: ``planner(source, dests) -> plan`` (see :func:`qg_plan`), and
+    ``planner.batch`` for a whole workload."""
     if routing not in ROUTINGS:
         raise TopocastError(f"multicast-qg: parameter 'routing' must be one of {', '.join(ROUTINGS)}, "
                             f"got '{routing}'")
@@ -189,16 +402,28 @@ def qg_planner(topology: Topology, prep: int, threshold: float = 0.5, leader_pre
         worms_of = lambda node, seq: dual_path_worms(node, seq, label)  # noqa: E731
     kw = dict(dims=tuple(dims), strides=tuple(strides), label=label, prep=prep, leader_prep=lp,
               threshold=threshold, worms_of=worms_of)
-    return lambda source, dests: qg_plan(source, dests, **kw)
+    return BatchPlanner(lambda source, dests: qg_plan(source, dests, **kw),
+                        qg_batch(tuple(dims), label, prep, lp, threshold, "column" if routing == "ecube" else "dual"))
+
+
+def qg_model(params: dict) -> Model:
+    """The router of a QG run: under ``routing=ecube`` one start-up launches every worm of a step unless
+    ``worms_per_startup`` is given (no step has more worms than the largest destination count)."""
+    config = dict(params)
+    if params.get("routing") == "ecube" and params.get("worms_per_startup") is None:
+        config["worms_per_startup"] = max(1, int(params["destinations"]) + int(params.get("spread") or 0))
+    return Model(router=router_config(config))
 
 
 register_multicast(
     "multicast-qg", "qg", qg_planner,
-    "Qualified Groups multicast (balanced destination groups, two disjoint paths per phase, two start-ups), "
+    "Qualified Groups multicast (balanced destination groups, two message-passing steps, two start-ups), "
     "wormhole load point",
     ("qualified-groups", "QG"),
     extra=(Param("threshold", "float", 0.5, "qualification threshold T", minimum=0),
            Param("leader_prep", "int", None, "preparation time at a group leader (default: prep)", minimum=0),
-           Param("routing", "str", "disjoint-paths", "worms of both phases: 'disjoint-paths' (Theorem 1: "
-                 "two disjoint dual-path worms per phase, so two start-ups; alias 'hamiltonian') or 'ecube' "
-                 "(column-path worms on e-cube paths, a start-up per 4 worms)", choices=ROUTINGS)))
+           Param("routing", "str", "disjoint", "worms of both steps: 'disjoint' (Theorem 1's proof: two disjoint "
+                 "dual-path worms per step; older names 'disjoint-paths', 'hamiltonian') or 'ecube' (the paper's "
+                 "base routing: column-path worms on e-cube paths, one start-up per step unless "
+                 "worms_per_startup is given)", choices=ROUTINGS)),
+    model=qg_model)

@@ -19,11 +19,18 @@ each ``flits`` long) at exponential inter-arrival times of mean
 it has.  Multicasts generated in the first ``warmup`` cycles (default a
 tenth of the run) and in the last ``drain`` cycles (default a tenth of the
 run, at least 3000 cycles or a quarter of the run) are not measured.
+
+A planner is called once per multicast (``planner(source, destinations) ->
+jobs``), or, when it is a :class:`BatchPlanner`, once for the whole workload
+(``planner.batch(sources, ptr, ids) -> JobArrays``, numpy arrays throughout);
+both give the same :class:`WormPlan`.  Destinations are drawn in time
+proportional to the number drawn (:func:`draw_destinations`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -139,10 +146,54 @@ def window(cycles: int, warmup: int | None, batches: int, name: str = "multicast
     return warmup, drain
 
 
+@dataclass
+class JobArrays:
+    """Every job of a workload and the worms it launches, as flat arrays (what a batch planner returns).
+
+    Job ``j`` belongs to multicast ``mc[j]`` (non-decreasing: a multicast's
+    jobs are contiguous, in the order a per-multicast planner lists them), runs
+    on ``node[j]`` after ``prep[j]`` cycles of preparation, and is released at
+    the multicast's generation (``after[j] == -1``) or when destination
+    ``after[j]`` has the whole message.  Its worms are ``worm_ptr[j] ..
+    worm_ptr[j+1]-1``; worm ``w`` routes with ``kind[w]`` through
+    ``dests[dest_ptr[w]:dest_ptr[w+1]]`` in that order.
+    """
+
+    mc: np.ndarray
+    node: np.ndarray
+    after: np.ndarray
+    prep: np.ndarray
+    worm_ptr: np.ndarray
+    kind: np.ndarray
+    dest_ptr: np.ndarray
+    dests: np.ndarray
+
+
+class BatchPlanner:
+    """A multicast algorithm's planner: per multicast (``planner(source, dests) -> jobs``, the reference) and
+    for a whole workload at once (``planner.batch(sources, ptr, ids) -> JobArrays``, vectorised).
+
+    :func:`workload_plan` uses :meth:`batch`; ``tests/test_multicast_batch.py`` checks that both build the
+    same plan.
+    """
+
+    def __init__(self, one: Planner, batch: Callable[[np.ndarray, np.ndarray, np.ndarray], JobArrays]):
+        self.one = one
+        self.batch = batch
+
+    def __call__(self, source: int, dests) -> Jobs:
+        return self.one(source, dests)
+
+
 def workload_plan(topology: Topology, planner: Planner, *, load: float, destinations: int, cycles: int,
                   flits: int, seed: int = 0, spread: int = 0, warmup: int | None = None, batches: int = 10,
                   collective: str = "multicast", info: dict | None = None, notes: tuple[str, ...] = ()) -> WormPlan:
-    """One load point: Poisson arrivals, destination draws, every multicast planned by ``planner``."""
+    """One load point: Poisson arrivals, destination draws, every multicast planned by ``planner``.
+
+    The random numbers come from ``numpy.random.default_rng(seed)`` in a fixed order (arrivals, counts,
+    destinations), so a seed fixes the workload whatever the planner: every algorithm run with the same
+    seed and workload parameters sees the same multicasts.
+    """
     if not (0 < load <= 1):
         raise TopocastError(f"{collective}: parameter 'load' must be in (0, 1] flits per node per cycle "
                             f"(a node injects at most one flit per cycle), "
@@ -153,16 +204,89 @@ def workload_plan(topology: Topology, planner: Planner, *, load: float, destinat
     gen, src = poisson_arrivals(n, load / flits, cycles, rng)
     counts = destination_counts(len(gen), destinations, spread, n, rng)
     ptr, ids = draw_destinations(n, src, counts, rng)
+    window_kw = dict(cycles=cycles, warmup=warmup, drain=drain, batches=batches, flits=flits, load=float(load),
+                     collective=collective, info=info, notes=notes)
+    if isinstance(planner, BatchPlanner):
+        return plan_from_arrays(topology, gen, src, ptr, ids, planner.batch(src, ptr, ids), **window_kw)
     builder = TrafficBuilder(topology)
     for i in range(len(gen)):
         dests = ids[ptr[i]:ptr[i + 1]]
         builder.add(int(src[i]), int(gen[i]), dests, planner(int(src[i]), dests))
-    return builder.build(cycles=cycles, warmup=warmup, drain=drain, batches=batches, flits=flits, load=float(load),
-                         collective=collective, info=info, notes=notes)
+    return builder.build(**window_kw)
+
+
+def plan_from_arrays(topology: Topology, generated: np.ndarray, sources: np.ndarray, ptr: np.ndarray,
+                     ids: np.ndarray, jobs: JobArrays, *, cycles: int, warmup: int = 0, drain: int = 0,
+                     batches: int = 2, flits: int, load: float | None = None, collective: str = "multicast",
+                     stop_when_idle: bool = False, info: dict | None = None,
+                     notes: tuple[str, ...] = ()) -> WormPlan:
+    """The plan of a whole workload from a batch planner's :class:`JobArrays` (what :class:`TrafficBuilder`
+    builds one multicast at a time, vectorised).
+
+    Multicast ``m`` was generated at ``generated[m]`` at ``sources[m]`` with destinations
+    ``ids[ptr[m]:ptr[m+1]]``, each row sorted increasing (as :func:`draw_destinations` returns them); its
+    destination slots are those positions.  Same errors as :meth:`TrafficBuilder.add`.
+    """
+    i64 = lambda xs: np.ascontiguousarray(xs, dtype=np.int64)  # noqa: E731
+    generated, sources, ptr, ids = i64(generated), i64(sources), i64(ptr), i64(ids)
+    n = topology.num_nodes
+    m = len(generated)
+    row = np.repeat(np.arange(m, dtype=np.int64), np.diff(ptr))
+    slot_key = row * n + ids
+    if len(slot_key) > 1 and np.any(np.diff(slot_key) <= 0):
+        bad = int(np.flatnonzero(np.diff(slot_key) <= 0)[0])
+        if slot_key[bad + 1] == slot_key[bad]:
+            raise TopocastError(f"plan of the multicast from node {int(sources[row[bad]])}: destination "
+                                f"{int(ids[bad])} listed twice")
+        raise ValueError("plan_from_arrays: the destinations of each multicast must be sorted increasing")
+    job_mc, job_node, job_after = i64(jobs.mc), i64(jobs.node), i64(jobs.after)
+    worm_ptr, dest_ptr, dests = i64(jobs.worm_ptr), i64(jobs.dest_ptr), i64(jobs.dests)
+    if len(job_mc) > 1 and np.any(np.diff(job_mc) < 0):
+        raise ValueError("plan_from_arrays: jobs must be grouped by multicast (JobArrays.mc non-decreasing)")
+    num_jobs, num_worms = len(job_mc), len(jobs.kind)
+    worm_job = np.repeat(np.arange(num_jobs, dtype=np.int64), np.diff(worm_ptr))
+    dest_mc = np.repeat(job_mc[worm_job], np.diff(dest_ptr))
+    dest_slot = _slots(slot_key, dest_mc, dests, n, sources)
+    slot_job = np.full(len(ids), -1, dtype=np.int64)
+    relay = np.flatnonzero(job_after >= 0)
+    if len(relay):
+        rslot = _slots(slot_key, job_mc[relay], job_after[relay], n, sources)
+        uniq, count = np.unique(rslot, return_counts=True)
+        if np.any(count > 1):
+            raise TopocastError(f"plan: destination {int(ids[uniq[count > 1][0]])} releases two jobs")
+        slot_job[rslot] = relay
+    job_release = np.where(job_after < 0, generated[job_mc], -1) if num_jobs else np.zeros(0, np.int64)
+    path_ptr, path_node, path_arc, path_slot = expand_paths(
+        topology, i64(jobs.kind), job_node[worm_job] if num_worms else np.zeros(0, np.int64), dest_ptr, dests,
+        dest_slot)
+    traffic = WormTraffic(
+        job_node=job_node, job_release=i64(job_release), job_prep=i64(jobs.prep), job_worm_ptr=worm_ptr,
+        path_ptr=path_ptr, path_node=path_node, path_arc=path_arc, path_slot=path_slot, slot_node=ids,
+        slot_job=slot_job)
+    job_ptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(np.bincount(job_mc, minlength=m), out=job_ptr[1:])
+    return WormPlan(traffic, generated, sources, ptr, job_ptr, cycles=int(cycles), warmup=int(warmup),
+                    drain=int(drain), batches=int(batches), flits=int(flits), load=load, collective=collective,
+                    stop_when_idle=stop_when_idle, info=dict(info or {}), notes=tuple(notes))
+
+
+def _slots(slot_key: np.ndarray, mc: np.ndarray, nodes: np.ndarray, n: int, sources: np.ndarray) -> np.ndarray:
+    """The destination slot of node ``nodes[i]`` in multicast ``mc[i]`` (a TopocastError if it is none)."""
+    key = mc * n + nodes
+    slot = np.searchsorted(slot_key, key)
+    inside = slot < len(slot_key)
+    ok = inside.copy()
+    ok[inside] = slot_key[slot[inside]] == key[inside]
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        raise TopocastError(f"plan of the multicast from node {int(sources[mc[i]])}: node {int(nodes[i])} is not "
+                            "one of its destinations")
+    return slot
 
 
 def destination_counts(n: int, destinations: int, spread: int, num_nodes: int, rng) -> np.ndarray:
-    """Fixed ``destinations`` per multicast, or uniform on ``destinations +- spread``."""
+    """Fixed ``destinations`` per multicast, or uniform on the integers ``destinations - spread ..
+    destinations + spread`` (mean exactly ``destinations``)."""
     if destinations < 1 or destinations > num_nodes - 1:
         raise TopocastError(f"multicast: parameter 'destinations' must be in 1..{num_nodes - 1} "
                             f"(nodes - 1), got {destinations}")
@@ -197,9 +321,14 @@ def poisson_arrivals(num_nodes: int, rate: float, cycles: int, rng: np.random.Ge
 
 def draw_destinations(num_nodes: int, sources: np.ndarray, counts: np.ndarray, rng: np.random.Generator
                       ) -> tuple[np.ndarray, np.ndarray]:
-    """Destinations drawn uniformly without replacement among the other nodes.
+    """Destinations drawn uniformly without replacement among the other nodes, each row sorted increasing.
 
-    Returns CSR ``(ptr, ids)``; ``counts[i]`` destinations for source ``sources[i]``.
+    Returns CSR ``(ptr, ids)``: ``counts[i]`` distinct destinations for source ``sources[i]``, never the
+    source.  Time and memory are proportional to the destinations drawn, not to messages times nodes:
+    a row asking for at most half of the other nodes draws its values with repetition and redraws the
+    repeated ones (:func:`distinct_values`); a denser row draws the nodes it leaves out the same way and
+    keeps the rest.  Every k-subset is equally likely (the procedure treats all values alike), and the
+    result depends only on ``rng``'s state.
     """
     sources = np.asarray(sources, dtype=np.int64)
     counts = np.asarray(counts, dtype=np.int64)
@@ -207,20 +336,69 @@ def draw_destinations(num_nodes: int, sources: np.ndarray, counts: np.ndarray, r
         bad = int(counts[(counts > num_nodes - 1) | (counts < 1)][0])
         raise TopocastError(f"traffic: parameter 'destinations' must be in 1..{num_nodes - 1} "
                             f"(nodes - 1), got {bad}")
+    others = num_nodes - 1
     ptr = np.zeros(len(sources) + 1, dtype=np.int64)
     np.cumsum(counts, out=ptr[1:])
     ids = np.empty(int(ptr[-1]), dtype=np.int64)
-    kmax = int(counts.max(initial=1))
-    chunk = max(1, (1 << 22) // max(num_nodes, 1))
-    for lo in range(0, len(sources), chunk):
-        hi = min(lo + chunk, len(sources))
-        keys = rng.random((hi - lo, num_nodes - 1))
-        pick = np.argpartition(keys, kmax - 1, axis=1)[:, :kmax] if kmax < num_nodes - 1 \
-            else np.argsort(keys, axis=1)
-        # a random-key order: the first k of each row are a uniform k-subset of the others
-        pick = np.take_along_axis(pick, np.argsort(np.take_along_axis(keys, pick, axis=1), axis=1), axis=1)
-        src = sources[lo:hi, None]
-        nodes = pick + (pick >= src)           # skip the source
-        for i in range(hi - lo):
-            ids[ptr[lo + i]:ptr[lo + i + 1]] = nodes[i, :counts[lo + i]]
+    dense = 2 * counts > others
+    sparse_rows = np.flatnonzero(~dense)
+    if len(sparse_rows):
+        values = distinct_values(counts[sparse_rows], others, rng)
+        ids[_ranges(ptr, sparse_rows)] = values
+    dense_rows = np.flatnonzero(dense)
+    if len(dense_rows):
+        left_out = others - counts[dense_rows]
+        out_ptr = np.zeros(len(dense_rows) + 1, dtype=np.int64)
+        np.cumsum(left_out, out=out_ptr[1:])
+        excluded = distinct_values(left_out, others, rng)
+        chunk = max(1, (1 << 22) // max(others, 1))
+        for lo in range(0, len(dense_rows), chunk):
+            rows = dense_rows[lo:lo + chunk]
+            keep = np.ones((len(rows), others), dtype=bool)
+            cut = excluded[out_ptr[lo]:out_ptr[lo + len(rows)]]
+            keep[np.repeat(np.arange(len(rows)), left_out[lo:lo + len(rows)]), cut] = False
+            ids[_ranges(ptr, rows)] = np.nonzero(keep)[1]
+    row_source = np.repeat(sources, counts)
+    ids += ids >= row_source  # values 0..N-2 skip the source
     return ptr, ids
+
+
+def distinct_values(counts: np.ndarray, span: int, rng: np.random.Generator) -> np.ndarray:
+    """``counts[r]`` distinct integers in ``[0, span)`` per row ``r``, rows concatenated, each sorted.
+
+    Every value is drawn uniformly; where a row repeats a value, the copy at the later position is redrawn,
+    round after round, only in the rows that still repeat one.  The rule never looks at the values beyond
+    equality, so every ``counts[r]``-subset is equally likely.  Expected work is proportional to
+    ``counts.sum()`` when every row asks for at most half of ``span`` (each redraw then repeats with
+    probability at most 1/2).
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    if np.any(counts > span):
+        raise ValueError(f"distinct_values: a row asks for more than {span} distinct values")
+    ptr = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    row = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    values = rng.integers(0, span, size=int(ptr[-1]), dtype=np.int64)
+    check = np.arange(len(values), dtype=np.int64)
+    while len(check):
+        key = row[check] * span + values[check]
+        order = np.argsort(key, kind="stable")
+        ordered = key[order]
+        repeat = np.zeros(len(check), dtype=bool)
+        repeat[1:] = ordered[1:] == ordered[:-1]
+        if not repeat.any():
+            break
+        again = np.sort(check[order[repeat]])
+        values[again] = rng.integers(0, span, size=len(again), dtype=np.int64)
+        check = _ranges(ptr, np.unique(row[again]))
+    return np.sort(row * span + values) - row * span
+
+
+def _ranges(ptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The positions ``ptr[r] .. ptr[r+1]-1`` of every row in ``rows``, concatenated."""
+    lengths = ptr[rows + 1] - ptr[rows]
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.repeat(ptr[rows] - (np.cumsum(lengths) - lengths), lengths)
+    return starts + np.arange(total, dtype=np.int64)

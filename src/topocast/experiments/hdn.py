@@ -30,12 +30,12 @@ from ..api import run
 from ..progress import SILENT, Progress
 from ..registry import Experiment, register_experiment
 from ..report import Claim, Compare, Report, Table
-from ..spec import build
+from ..spec import build, parse_spec
 from ..topology.ccc import ccc_diameter_formula
 from ..topology.hdn import HDNLayout, parse_base, parse_supernodes
 from ..topology.hdn_symmetry import cut_size, dual_bisection, symmetry_and_diameter
-from ..topology.metrics import bfs_distances, diameter
-from ..topology.properties import bisection
+from ..topology.metrics import bfs_distances, diameter, distances_block, small
+from ..topology.properties import best_cut, bisection
 
 SIZES = (1, 2, 3, 5, 6, 10, 15, 30)
 BASE = "2x3x5"
@@ -82,6 +82,20 @@ def _layout(s: tuple[int, ...]) -> HDNLayout:
 
 def _configs() -> list[tuple[int, ...]]:
     return [(s1,) for s1 in SIZES] + [(s1, s2) for s1 in SIZES for s2 in SIZES]
+
+
+#: graphs of at most QUICK_NODES nodes built so far in this run (measure() empties it at the end)
+_BUILT: dict = {}
+
+
+def _built(spec: str):
+    """``build(spec)``, built once per run for graphs of at most QUICK_NODES nodes (several tables use them)."""
+    topology = _BUILT.get(spec)
+    if topology is None:
+        topology = build(spec)
+        if topology.num_nodes <= QUICK_NODES:
+            _BUILT[spec] = topology
+    return topology
 
 
 def _cr(d: int, diam: int, n: int) -> float:
@@ -131,7 +145,7 @@ def table1_claims(ev: dict) -> list[Claim]:
 def measure_config(s: tuple[int, ...], progress: Progress, broadcast: bool = True) -> dict:
     """Theorems 1 and 3, section 3: one HDN(B, k, S), its degree, diameter (exact), symmetry, broadcast, cut."""
     spec = _spec(s)
-    topology = build(spec)
+    topology = _built(spec)
     layout = topology.codec.layout
     with progress.status(f"{spec}: diameter"):
         sym = symmetry_and_diameter(topology)
@@ -226,10 +240,13 @@ def _route_pairs(n: int, k: int, pairs_k2: int, rng) -> tuple:
 
 def measure_route(s: tuple[int, ...], pairs_k2: int, rng) -> dict:
     """Theorem 2: Algorithm 1 (proof choice and literal listing) on one configuration, against BFS."""
-    topology = build(_spec(s))
+    topology = _built(_spec(s))
     n = topology.num_nodes
     sources, targets, what, bfs_sources = _route_pairs(n, len(s), pairs_k2, rng)
-    dist = np.stack([bfs_distances(topology, int(x)) for x in bfs_sources])
+    if small(topology):  # numpy BFS, every source at once
+        dist = distances_block(topology.indptr, topology.indices, np.asarray(bfs_sources, dtype=np.int64))
+    else:
+        dist = np.stack([bfs_distances(topology, int(x)) for x in bfs_sources])
     row_of = np.empty(n, dtype=np.int64)
     row_of[bfs_sources] = np.arange(len(bfs_sources))
     shortest = dist[row_of[sources], targets].astype(np.int64)
@@ -280,29 +297,49 @@ def routing_claims(routes: list[dict]) -> list[Claim]:
 
 
 def measure_routing_example() -> list[dict]:
-    """Section 4's worked example, routed by both readings of Algorithm 1."""
+    """Section 4's worked example, routed by both readings of Algorithm 1, then the paper's printed route with its
+    node names resolved through its Table 4 (:mod:`topocast.experiments.hdn_paper_route`)."""
+    from .hdn_paper_route import check_paper_route, route_in_paper_names
+
     topology = build(EXAMPLE_SPEC)
     layout = topology.codec.layout
     u, v = topology.index(EXAMPLE_FROM), topology.index(EXAMPLE_TO)
+    distance = bfs_distances(topology, u)
     rows = []
     for literal in (False, True):
         path = compact_path(route_paths(layout, [u], [v], literal)[0])
+        links = [bool(topology.has_edge(a, b)) for a, b in zip(path, path[1:], strict=False)]
         rows.append({"variant": "literal listing" if literal else "proof choice", "hops": len(path) - 1,
-                     "bound": theorem2_bound(layout), "bfs": int(bfs_distances(topology, u)[v]),
-                     "valid": all(topology.has_edge(a, b) for a, b in zip(path, path[1:], strict=False)),
-                     "path": " ".join("(" + ",".join(map(str, topology.label(x))) + ")" for x in path)})
+                     "bound": theorem2_bound(layout), "bfs": int(distance[v]), "valid": all(links),
+                     "path": " ".join("(" + ",".join(map(str, topology.label(x))) + ")" for x in path),
+                     "paper_names": route_in_paper_names(topology, path), "links": sum(links)})
+    printed = check_paper_route(topology)
+    path, links = printed["c2_major"]["path"], printed["c2_major"]["links"]
+    a, b = printed["bfs_pair"]
+    rows.append({"variant": "paper's printed route, names read by Table 4", "hops": len(path) - 1,
+                 "bound": theorem2_bound(layout), "bfs": int(bfs_distances(topology, a)[b]), "valid": all(links),
+                 "path": " ".join("(" + ",".join(map(str, topology.label(x))) + ")" for x in path),
+                 "paper_names": route_in_paper_names(topology, path), "links": sum(links), "printed": printed})
     return rows
 
 
 def routing_example_table(rows: list[dict]) -> Table:
+    """The worked example: our routes (hops compared with the paper's 17) and the paper's printed route mapped to
+    our nodes, each path in our labels and in the paper's Table 4 names."""
     return Table(
         f"Routing example: u=({EXAMPLE_FROM}) -> v=({EXAMPLE_TO}) in HDN(B,2,(6,15)) (ours | paper)",
-        ["variant", "hops", "Thm 2 bound", "BFS distance", "valid", "path"],
-        [[r["variant"], Compare(r["hops"], PAPER_EXAMPLE_HOPS), r["bound"], r["bfs"], "yes" if r["valid"] else "NO",
-          r["path"]] for r in rows],
+        ["variant", "hops", "Thm 2 bound", "BFS distance", "valid", "path", "path in the paper's names (Table 4)",
+         "hops that are links"],
+        [[r["variant"], Compare(r["hops"], PAPER_EXAMPLE_HOPS) if "printed" not in r else r["hops"], r["bound"],
+          r["bfs"], "yes" if r["valid"] else "NO", r["path"], r["paper_names"], r["links"]] for r in rows],
         notes=["the paper prints 17 hops, over its own Theorem 2 bound of 15: its sub-paths inside the 2x3 "
-               "super-node are not shortest (errata); labels here follow the paper's text (SN^2 = "
-               "(C^1, U^1, b1), N^2 = the 3x5 coordinates), not its Table 4, which keeps serial numbers"])
+               "super-node are not shortest (errata); our labels follow the paper's text (SN^2 = "
+               "(C^1, U^1, b1), N^2 = the 3x5 coordinates), not its Table 4, which keeps serial numbers",
+               "paper's names: level-2 (C^2, U^2, SN^2, N^2) with SN^2*15 + N^2 = the level-1 serial "
+               "C^1*150 + U^1*30 + SN^1*6 + N^1 (Table 4); level-1 names equal ours (N^1 read C2-major); "
+               "u and v have the same names in both labellings (docs/hdn.md)",
+               "last row: the printed route with every node name resolved through Table 4 (its three segments "
+               "join there, not under our labels), hop by hop against our links"])
 
 
 def routing_example_claim(rows: list[dict]) -> Claim:
@@ -310,6 +347,19 @@ def routing_example_claim(rows: list[dict]) -> Claim:
     return Claim("The worked example routes u -> v in 17 hops (paper)", proof["hops"] == PAPER_EXAMPLE_HOPS,
                  f"Algorithm 1 finds {proof['hops']} hops (BFS distance {proof['bfs']}), within the bound of "
                  f"{proof['bound']}")
+
+
+def routing_example_route_claim(rows: list[dict]) -> Claim:
+    """The printed route, its names read through Table 4, is a path of the network (every hop a link)."""
+    printed = next(r for r in rows if "printed" in r)["printed"]
+    c2, c3 = printed["c2_major"], printed["c3_major"]
+    return Claim(
+        "The paper's printed route for the worked example is a path of HDN(B,2,(6,15)) (node names read by its "
+        "Table 4)", all(c2["links"]),
+        f"{sum(c2['links'])} of {len(c2['links'])} hops are links ({sum(c3['links'])} if N^1 is read C3-major); "
+        "not links: " + ", ".join(printed["failing"]) + "; Table 4 joins the route's three segments, our labels "
+        + ("do too" if printed["own_labels_join"] else "do not"),
+        readings={"N^1 C2-major": all(c2["links"]), "N^1 C3-major": all(c3["links"])})
 
 
 # -- Theorem 3: broadcasting -----------------------------------------------------
@@ -336,11 +386,13 @@ def broadcast_claim(measured: list[dict]) -> Claim:
 # -- bisection ---------------------------------------------------------------------
 def _partitioner_cut(spec: str) -> tuple[int, int | None]:
     """Bisection width interval of ``spec``: METIS's best balanced cut (recounted on our graph, halves checked)
-    and the spectral lower bound (:func:`topocast.topology.properties.bisection`)."""
-    topology = build(spec)
+    and the spectral lower bound (:func:`topocast.topology.properties.bisection`, under its default size caps:
+    the full run's graphs above them, up to 200,000 nodes, get METIS's cut alone)."""
+    topology = _built(spec)
     cut = bisection(topology)
-    assert 2 * int(cut.side.sum()) == topology.num_nodes and cut_size(topology, cut.side) == cut.upper
-    return cut.upper, cut.lower
+    upper, side, lower = (cut.upper, cut.side, cut.lower) if cut is not None else (*best_cut(topology)[:2], None)
+    assert 2 * int(side.sum()) == topology.num_nodes and cut_size(topology, side) == upper
+    return upper, lower
 
 
 def measure_bisection(measured: list[dict], quick: bool, seed: int = 0) -> list[dict]:
@@ -406,7 +458,7 @@ def measure_table2() -> list[dict]:
     """Section 5, Table 2: build one network per family and measure nodes, degree and diameter."""
     rows = []
     for network, formula_n, formula_d, formula_D, spec, n, d, D in _table2_cases():
-        t = build(spec)
+        t = _built(spec)
         diam = symmetry_and_diameter(t)["diameter"] if t.family in ("hdn", "rdn", "dualcube") else diameter(t)
         rows.append({"network": network, "spec": spec, "nodes": t.num_nodes, "degree": int(t.port_degree.max()),
                      "diameter": diam, "n": n, "d": d, "D": D, "formulas": (formula_n, formula_d, formula_D)})
@@ -442,7 +494,8 @@ def _table3_formulas(spec: str) -> tuple[int, int, int]:
     if spec.startswith("hdn"):
         layout = _layout(tuple(int(x) for x in spec.rsplit("s=", 1)[1].split("/")))
         return layout.num_nodes, layout.degree, layout.theorem1_diameter
-    nodes = build(spec).num_nodes
+    family, params = parse_spec(spec)
+    nodes = int(family.estimate(**params)[0])  # the family's node count (2^n, x*y*z), without building
     if spec.startswith("hypercube"):
         return nodes, int(spec.split(":")[1]), int(spec.split(":")[1])
     return nodes, 6, 3 * (int(spec.split(":")[1].split("x")[0]) // 2)
@@ -458,7 +511,7 @@ def measure_table3(quick: bool, progress: Progress, measured: dict[str, dict]) -
         elif quick and nodes > QUICK_NODES:
             meas_D = None
         else:
-            t = build(spec)
+            t = _built(spec)
             meas_D = symmetry_and_diameter(t)["diameter"] if spec.startswith("hdn") else diameter(t)
         rows.append({"name": name, "nodes": nodes, "d": formula_d, "D": formula_D, "measured_D": meas_D,
                      "cr": round(_cr(formula_d, formula_D, nodes), 2)})
@@ -492,13 +545,13 @@ def table3_claims(ev: list[dict]) -> list[Claim]:
 
 def measure_synthesis(measured: list[dict], quick: bool, progress: Progress) -> list[dict]:
     """The synthesised one-port broadcast (topocast.synthesis) on the Theorem 3 networks measured above
-    (up to SYNTH_QUICK_NODES nodes in --quick), beside Algorithm 2's steps."""
+    (up to SYNTH_QUICK_NODES nodes in --quick, QUICK_NODES in the full run), beside Algorithm 2's steps."""
     from ..synthesis import synthesize
 
     rows = []
-    done = [m for m in measured if "bcast_steps" in m and (not quick or m["nodes"] <= SYNTH_QUICK_NODES)]
+    done = [m for m in measured if "bcast_steps" in m and m["nodes"] <= (SYNTH_QUICK_NODES if quick else QUICK_NODES)]
     for m in progress.track(done, "synthesised broadcast"):
-        s = synthesize(m["spec"], "broadcast", engine="step")
+        s = synthesize(_built(m["spec"]), "broadcast", engine="step")
         rows.append({"spec": m["spec"], "nodes": m["nodes"], "algorithm2": m["bcast_steps"],
                      "theorem3": m["theorem3"], "synthesised": s.measured, "bound": s.lower_bound,
                      "verified": bool(s.result.verified and s.result.metrics["exactly_once"])})
@@ -532,12 +585,15 @@ def synthesis_claim(rows: list[dict]) -> Claim:
 def measure(quick: bool, progress: Progress) -> dict:
     """Compute: every measurement of the HDN reproduction, as plain data."""
     configs = [s for s in _configs() if not quick or _layout(s).num_nodes <= QUICK_NODES]
-    measured = [measure_config(s, progress) for s in progress.track(configs, "diameters and broadcasts")]
-    return {"table1": measure_table1(), "measured": measured, "table2": measure_table2(),
-            "table3": measure_table3(quick, progress, {m["spec"]: m for m in measured}),
-            "routes": measure_routing(quick, progress), "example": measure_routing_example(),
-            "bisection": measure_bisection(measured, quick),
-            "synthesis": measure_synthesis(measured, quick, progress)}
+    try:
+        measured = [measure_config(s, progress) for s in progress.track(configs, "diameters and broadcasts")]
+        return {"table1": measure_table1(), "measured": measured, "table2": measure_table2(),
+                "table3": measure_table3(quick, progress, {m["spec"]: m for m in measured}),
+                "routes": measure_routing(quick, progress), "example": measure_routing_example(),
+                "bisection": measure_bisection(measured, quick),
+                "synthesis": measure_synthesis(measured, quick, progress)}
+    finally:
+        _BUILT.clear()
 
 
 def tables(ev: dict) -> list[Table]:
@@ -548,7 +604,8 @@ def tables(ev: dict) -> list[Table]:
 
 def claims(ev: dict) -> list[Claim]:
     return (table1_claims(ev["table1"]) + diameter_claims(ev["measured"]) + table2_claims(ev["table2"])
-            + table3_claims(ev["table3"]) + routing_claims(ev["routes"]) + [routing_example_claim(ev["example"])]
+            + table3_claims(ev["table3"]) + routing_claims(ev["routes"])
+            + [routing_example_claim(ev["example"]), routing_example_route_claim(ev["example"])]
             + [broadcast_claim(ev["measured"])] + bisection_claims(ev["bisection"])
             + [synthesis_claim(ev["synthesis"])])
 

@@ -3,16 +3,19 @@
 Mean multicast latency against offered traffic for dual-path (DP),
 multi-path (MP), column-path (CP) and Qualified Groups (QG) on 10 x 10 and
 16 x 16 meshes with 10 and 20 destinations, 32-flit messages, 33-cycle
-start-up, preparation 2/4/8/16 cycles.  "QG" is the default QG, the
-algorithm of Theorem 1's proof (two disjoint dual-path worms per phase, two
-start-ups).  Two more series: QG with 40-cycle preparation (the paper's
-robustness remark) and QG with e-cube (column-path) worms, our alternative.
-The paper prints its results as plots only, so the compared cells are its
-model parameters and Theorem 1; its qualitative statements are checked as
-claims on the default QG and on QG with preparation 40, and the same checks
-on the e-cube variant are reported in a table of their own.  Also the engine's
-e-cube unicast baseline: zero-load latency against the closed form and the
-16 x 16 saturation throughput against the bisection bound.
+start-up, preparation 2/4/8/16 cycles.  Where the paper is open, every
+reading is run and every claim shows its verdict under each: QG's routing
+(``disjoint``, Theorem 1's two disjoint dual-path worms per step, and
+``ecube``, the stated base routing with one start-up per step), each also
+with 40-cycle preparation (the paper's robustness remark), and the number of
+destinations (the stated average for every multicast, or drawn uniformly
+around it).  Each load point runs 5 seeds; latencies are the mean of the
+per-seed means with a Student-t 95% interval across the seeds.  The paper
+prints its results as plots only, so the compared cells are Theorem 1's two
+start-ups and message-passing steps; its qualitative statements are checked
+as claims.  Also the engine's e-cube unicast baseline: zero-load latency
+against the closed form and the 16 x 16 saturation throughput against the
+bisection bound.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from ..fileio import save_figure, write_csv
 from ..progress import Progress
 from ..registry import Experiment, register_experiment
 from ..report import Claim, Compare, Report, Table
-from ..sweep_points import point_seed, run_points
+from ..sweep_points import run_points
 
 PAPER = "Al-Dubai, Ould-Khaoua, El-Zayyat, Mackenzie: On balancing traffic load in path-based multicast communication"
 
@@ -42,115 +45,220 @@ SERIES = (  # (key, label, algorithm, extra params)
     ("DP", "DP", "multicast-dp", {}),
     ("MP", "MP", "multicast-mp", {}),
     ("CP", "CP", "multicast-cp", {}),
-    ("QG", "QG", "multicast-qg", {}),
-    ("QG40", "QG (prep 40)", "multicast-qg", {"prep": 40}),
-    ("QGE", "QG (e-cube worms)", "multicast-qg", {"routing": "ecube"}),
+    ("QG", "QG disjoint", "multicast-qg", {"routing": "disjoint"}),
+    ("QGE", "QG e-cube", "multicast-qg", {"routing": "ecube"}),
+    ("QG40", "QG disjoint, prep 40", "multicast-qg", {"routing": "disjoint", "prep": 40}),
+    ("QG40E", "QG e-cube, prep 40", "multicast-qg", {"routing": "ecube", "prep": 40}),
 )
+#: QG's routing readings: (name in the verdicts, series with preparation 16, series with preparation 40)
+ROUTINGS = (("disjoint", "QG", "QG40"), ("ecube", "QGE", "QG40E"))
 
+#: destination-count readings: (name, how, spread as a function of the stated average)
+COUNTS = (
+    ("fixed", "the stated number for every multicast", lambda d: 0),
+    ("drawn", "uniform on d/2 .. 3d/2, mean d", lambda d: d // 2),
+)
+DEFAULT_READING = ("disjoint", "fixed")
+
+SEEDS = 5
 FULL_LOADS = {
     (10, 10): (0.001, 0.002, 0.004, 0.006, 0.008, 0.01, 0.012, 0.016, 0.02, 0.025, 0.03),
     (10, 20): (0.001, 0.002, 0.003, 0.004, 0.006, 0.008, 0.01, 0.012, 0.016, 0.02),
     (16, 10): (0.001, 0.002, 0.003, 0.004, 0.006, 0.008, 0.01, 0.012, 0.016, 0.02),
     (16, 20): (0.0005, 0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.008, 0.01, 0.012),
 }
-QUICK_LOADS = {
-    (10, 10): (0.001, 0.008, 0.016, 0.025),
-    (10, 20): (0.001, 0.004, 0.008, 0.012),
-    (16, 10): (0.001, 0.004, 0.008, 0.012),
-    (16, 20): (0.001, 0.003, 0.005, 0.008),
+QUICK_LOADS = {  # low load, below DP/MP saturation, beyond it (a subset of the full run's loads)
+    (10, 10): (0.001, 0.008, 0.016),
+    (10, 20): (0.001, 0.004, 0.008),
+    (16, 10): (0.001, 0.004, 0.008),
+    (16, 20): (0.001, 0.003, 0.005),
 }
-QUICK_CYCLES, FULL_CYCLES = 15000, 60000
+#: cycles simulated per seed (5 seeds per load point)
+QUICK_CYCLES, FULL_CYCLES = 2500, 12000
+QUICK_BATCHES, FULL_BATCHES = 4, 8
 UNICAST_LOADS_FULL = (0.06, 0.08, 0.1, 0.11, 0.12, 0.13, 0.14, 0.16, 0.2)
-UNICAST_LOADS_QUICK = (0.08, 0.11, 0.14, 0.2)
+UNICAST_LOADS_QUICK = (0.06, 0.14)
 
 
 def _side(spec: str) -> int:
     return int(spec.split(":")[1].split("x")[0])
 
 
+def run_seed(seed: int, *key: int) -> int:
+    """Seed of one run: from the base seed and the run's place (figure, count reading, load, replication).
+
+    The algorithm is not part of it, so every series meets the same arrivals and destinations at a load
+    point (common random numbers: differences between algorithms are not sampling noise of the workload).
+    """
+    return int(np.random.SeedSequence([int(seed), *map(int, key)]).generate_state(1)[0])
+
+
 # -- compute -----------------------------------------------------------------------------------
-def _multicast_point(r: dict, key: str) -> dict:
-    """What this report uses of one multicast load point of series ``key``."""
+def _multicast_run(r: dict, key: str) -> dict:
+    """What this report uses of one multicast run (one seed) of series ``key``."""
     params = r["params"]
-    base = key.lower() if key in ("DP", "MP", "CP", "QG") else "qg"
+    base = key.lower() if key in ("DP", "MP", "CP") else "qg"
     return {"mean_latency": r["mean_latency"], "ci95": r["ci95_latency"], "saturated": r["saturated"],
             "startups": r["startups_max"], "startups_mean": r["startups_mean"], "steps": r["message_passing_steps"],
             "accepted": r["accepted_load"], "verified": r["verified"], "first_violation": r["first_violation"],
-            "prep": preparation(base, params["prep"], params["prep_set"]), "startup_cycles": params["startup"],
-            "flits": params["flits"]}
+            "measured": r["measured_messages"], "prep": preparation(base, params["prep"], params["prep_set"]),
+            "startup_cycles": params["startup"], "flits": params["flits"]}
 
 
-def _unicast_point(r: dict) -> dict:
-    return {"mean_latency": r["mean_latency"], "saturated": r["saturated"], "accepted": r["accepted_load"],
-            "verified": r["verified"], "first_violation": r["first_violation"]}
+def _unicast_run(r: dict) -> dict:
+    return {"mean_latency": r["mean_latency"], "ci95": r["ci95_latency"], "saturated": r["saturated"],
+            "accepted": r["accepted_load"], "verified": r["verified"], "first_violation": r["first_violation"],
+            "measured": r["measured_messages"]}
 
 
-def _jobs(quick: bool, cycles: int, batches: int, seed: int) -> tuple[list, list]:
-    """Every load point of Figures 3-6 and of the unicast baseline, with its key (figure, series, load)."""
+def across_seeds(runs: list[dict]) -> dict:
+    """One load point from its seeds: the mean of the per-seed mean latencies and the Student-t 95%
+    half-width over the seeds (those that measured a latency: ``seeds_measured``, all of them unless a
+    very short run finished no measured multicast); saturated when most seeds are (the mean is then not
+    a steady-state number).
+
+    A majority rather than any one seed: a short run near saturation can look saturated by chance (its
+    unfinished multicasts or its last batches), and five such chances would flag a load that three of the
+    five seeds carry; ``saturated_seeds`` keeps the count."""
+    from scipy.stats import t as student
+
+    means = np.array([r["mean_latency"] for r in runs], dtype=float)
+    means = means[np.isfinite(means)]
+    n = len(means)
+    mean = float(means.mean()) if n else float("nan")
+    ci = float(student.ppf(0.975, n - 1) * means.std(ddof=1) / math.sqrt(n)) if n >= 2 else float("nan")
+    point = {"mean_latency": mean, "ci95": ci, "seeds": len(runs), "seeds_measured": n,
+             "saturated": 2 * sum(bool(r["saturated"]) for r in runs) > len(runs),
+             "saturated_seeds": sum(bool(r["saturated"]) for r in runs),
+             "accepted": float(np.mean([r["accepted"] for r in runs])),
+             "verified": all(r["verified"] for r in runs),
+             "first_violation": next((r["first_violation"] for r in runs if r["first_violation"]), None),
+             "measured": int(sum(r["measured"] for r in runs))}
+    if "startups" in runs[0]:
+        point.update(startups=max(r["startups"] for r in runs),
+                     startups_mean=float(np.mean([r["startups_mean"] for r in runs])),
+                     steps=max(r["steps"] for r in runs), prep=runs[0]["prep"],
+                     startup_cycles=runs[0]["startup_cycles"], flits=runs[0]["flits"])
+    return point
+
+
+def _jobs(quick: bool, cycles: int, batches: int, seed: int, seeds: int = SEEDS) -> tuple[list, list]:
+    """Every run of Figures 3-6 (both count readings, every series, ``seeds`` seeds) and of the unicast
+    baseline, with its key ``(figure, counts, series, load, replication)``."""
     jobs, keys = [], []
     for fig, spec, dests in FIGURES:
-        for key, _, alg, extra in SERIES:
-            for load in (QUICK_LOADS if quick else FULL_LOADS)[(_side(spec), dests)]:
-                params = dict(extra, destinations=dests, load=load, cycles=cycles, batches=batches)
-                jobs.append((spec, alg, params, point_seed(seed, len(jobs))))
-                keys.append((fig, key, load))
-    for load in UNICAST_LOADS_QUICK if quick else UNICAST_LOADS_FULL:
-        jobs.append(("mesh:16x16", "unicast-ecube", dict(load=load, cycles=cycles, batches=batches),
-                     point_seed(seed, len(jobs))))
-        keys.append(("unicast", "XY", load))
+        for c, (counts, _, spread_of) in enumerate(COUNTS):
+            for i, load in enumerate((QUICK_LOADS if quick else FULL_LOADS)[(_side(spec), dests)]):
+                for rep in range(seeds):
+                    s = run_seed(seed, fig, c, i, rep)
+                    for key, _, alg, extra in SERIES:
+                        params = dict(extra, destinations=dests, spread=spread_of(dests), load=load, cycles=cycles,
+                                      batches=batches)
+                        jobs.append((spec, alg, params, s))
+                        keys.append((fig, counts, key, load, rep))
+    for i, load in enumerate(UNICAST_LOADS_QUICK if quick else UNICAST_LOADS_FULL):
+        for rep in range(seeds):
+            jobs.append(("mesh:16x16", "unicast-ecube", dict(load=load, cycles=cycles, batches=batches),
+                         run_seed(seed, 0, 0, i, rep)))
+            keys.append(("unicast", "fixed", "XY", load, rep))
     return jobs, keys
 
 
 def measure(quick: bool, progress: Progress, seed: int = 0) -> dict:
-    """Compute (section 4, Figures 3-6): run every load point on the wormhole engine, keep plain data."""
+    """Compute (section 4, Figures 3-6): run every load point and seed on the wormhole engine, keep plain data.
+
+    ``points[(figure, counts, series, load)]`` is the across-seed summary, ``runs`` every seed's own figures.
+    The quick run's few hundred short runs go one after another in this process (starting worker processes
+    would cost more than they save); the full run's go to the sweep executor.
+    """
     cycles = QUICK_CYCLES if quick else FULL_CYCLES
-    batches = 6 if quick else 12
+    batches = QUICK_BATCHES if quick else FULL_BATCHES
     jobs, keys = _jobs(quick, cycles, batches, seed)
-    results = run_points(jobs, workers=2, progress=progress, description="multicast load points")
-    points = {k: (_unicast_point(r) if k[0] == "unicast" else _multicast_point(r, k[1]))
-              for k, r in zip(keys, results, strict=False)}
-    return {"points": points, "cycles": cycles, "batches": batches, "quick": quick,
-            "uni_loads": UNICAST_LOADS_QUICK if quick else UNICAST_LOADS_FULL}
+    results = run_points(jobs, workers=1 if quick else 2, progress=progress, description="multicast runs")
+    runs: dict = {}
+    for k, job, r in zip(keys, jobs, results, strict=True):
+        one = _unicast_run(r) if k[0] == "unicast" else _multicast_run(r, k[2])
+        runs[k] = dict(one, seed=job[3])
+    grouped: dict = {}
+    for (fig, counts, key, load, _rep), one in runs.items():
+        grouped.setdefault((fig, counts, key, load), []).append(one)
+    points = {k: across_seeds(v) for k, v in grouped.items()}
+    return {"points": points, "runs": runs, "cycles": cycles, "batches": batches, "quick": quick, "seeds": SEEDS,
+            "seed": seed, "uni_loads": UNICAST_LOADS_QUICK if quick else UNICAST_LOADS_FULL}
+
+
+def view(points: dict, counts: str) -> dict:
+    """The multicast points of one count reading, keyed ``(figure, series, load)``."""
+    return {(f, k, load): r for (f, c, k, load), r in points.items() if c == counts and f != "unicast"}
 
 
 # -- tables ------------------------------------------------------------------------------------
 def _model_table(points) -> Table:
-    """Section 4's model and Theorem 1: our settings echoed (not counted) and the two start-ups (counted)."""
-    table = Table("Model parameters and Theorem 1 (ours | paper)", ["quantity", "value"], [])
-    first = next(iter(points.values()))
+    """Section 4's model and Theorem 1: our settings echoed (not counted), two start-ups and steps (counted)."""
+    table = Table("Model parameters and Theorem 1 (ours | paper)", ["quantity", "value"], [], key="model")
+    mc = {k: r for k, r in points.items() if k[0] != "unicast"}
+    first = next(iter(mc.values()))
     table.rows.append(["start-up latency (cycles)", Compare(first["startup_cycles"], 33, kind="setting")])
     table.rows.append(["message length (flits)", Compare(first["flits"], 32, kind="setting")])
     for key, paper in (("DP", 2), ("MP", 4), ("CP", 8), ("QG", 16)):
-        m = next(r for (f, k, _), r in points.items() if k == key)
+        m = next(r for (f, c, k, _), r in mc.items() if k == key)
         table.rows.append([f"{key} preparation time (cycles)", Compare(m["prep"], paper, kind="setting")])
-    qg = [r for (f, k, _), r in points.items() if k in ("QG", "QG40")]
-    qge = [r for (f, k, _), r in points.items() if k == "QGE"]
-    # Theorem 1 prints two start-ups, i.e. two message-passing steps: genuine paper values
-    table.rows.append(["QG start-ups per multicast, max over all multicasts (Theorem 1)",
-                       Compare(max(r["startups"] for r in qg), 2)])
-    table.rows.append(["QG message-passing steps, max over all multicasts", Compare(max(r["steps"] for r in qg), 2)])
-    table.rows.append(["QG (e-cube worms, our alternative) start-ups, max", max(r["startups"] for r in qge)])
-    mean = float(np.mean([r["startups_mean"] for r in qg]))
-    mean_e = float(np.mean([r["startups_mean"] for r in qge]))
+    for routing, *keys in ROUTINGS:
+        runs = [r for (f, c, k, _), r in mc.items() if k in keys]
+        # Theorem 1: two start-ups, i.e. two message-passing steps (printed by the paper)
+        if routing == "disjoint":
+            table.rows.append([f"QG routing={routing}: start-ups per multicast, max over all multicasts (Theorem 1)",
+                               Compare(max(r["startups"] for r in runs), 2)])
+        else:  # one start-up per step is the reading itself: shown, not counted as a prediction
+            table.rows.append([f"QG routing={routing}: start-ups per multicast, max over all multicasts "
+                               "(one per step by this reading)", max(r["startups"] for r in runs)])
+        table.rows.append([f"QG routing={routing}: message-passing steps, max over all multicasts",
+                           Compare(max(r["steps"] for r in runs), 2)])
+    mean = float(np.mean([r["startups_mean"] for (f, c, k, _), r in mc.items() if k in ("QG", "QG40")]))
     table.notes.append(f"QG start-ups: the longest chain of start-ups to a destination; {mean:.3f} on average "
-                       "(a multicast whose groups all have one destination needs only the source's start-up)")
-    table.notes.append(f"with e-cube worms a QG multicast needs {mean_e:.2f} start-ups on average: a phase "
-                       "with more than 4 worms pays a second start-up in our cost model (one per 4 injection "
-                       "channels); Theorem 1 holds for that variant only as two message-passing steps")
+                       "under routing=disjoint (a multicast whose groups all have one destination needs only "
+                       "the source's start-up)")
+    table.notes.append("routing=ecube: a step's column-path worms (often more than 4) all follow one start-up and "
+                       "leave through the 4 injection channels as they free up; charging a start-up per 4 worms "
+                       "instead (worms_per_startup=4) gives up to 4 start-ups at nearly the same latency, since a "
+                       "start-up (33 cycles) lasts exactly as long as a 32-flit worm holds its injection channel "
+                       "(docs/multicast.md)")
     return table
 
 
-def figure_table(points: dict, fig: int, spec: str, dests: int) -> Table:
-    """One of Figures 3-6 as a table of mean latency per load and series."""
-    loads = sorted(load for (f, k, load) in points if f == fig and k == SERIES[0][0])
-    table = Table(f"Figure {fig}: {spec.split(':')[1]} mesh, {dests} destinations, mean latency (cycles)",
-                  ["load"] + [label for _, label, _, _ in SERIES], [])
+def figure_table(points: dict, fig: int, spec: str, dests: int, counts: str, seeds: int = SEEDS) -> Table:
+    """One of Figures 3-6 under one count reading: mean latency ± 95% CI across seeds per load and series."""
+    pts = view(points, counts)
+    how = next(h for name, h, _ in COUNTS if name == counts)
+    loads = sorted(load for (f, k, load) in pts if f == fig and k == SERIES[0][0])
+    table = Table(f"Figure {fig}: {spec.split(':')[1]} mesh, {dests} destinations ({counts}: {how}), mean latency "
+                  f"(cycles) over {seeds} seeds ± 95% CI across seeds",
+                  ["load (flits/node/cycle)"] + [label for _, label, _, _ in SERIES], [], key=f"figure{fig}_{counts}")
+    tidy = []
     for load in loads:
         row = [load]
         for key, *_ in SERIES:
-            m = points[(fig, key, load)]
+            m = pts[(fig, key, load)]
             row.append("sat" if m["saturated"] else f"{m['mean_latency']:.0f} ±{m['ci95']:.0f}")
+            tidy.append([load, key, m["mean_latency"], m["ci95"], m["saturated"], m["saturated_seeds"]])
         table.rows.append(row)
+    table.tidy = (["load_flits_per_node_cycle", "series", "mean_latency_cycles", "ci95_latency_across_seeds_cycles",
+                   "saturated", "saturated_seeds"], tidy)
+    return table
+
+
+def _saturation_table(points: dict) -> Table:
+    """Highest unsaturated load of every series, per figure and count reading."""
+    table = Table("Highest unsaturated load per series (flits/node/cycle)",
+                  ["figure", "destination counts"] + [label for _, label, _, _ in SERIES], [], key="saturation")
+    for counts, *_ in COUNTS:
+        pts = view(points, counts)
+        loads_of = _loads_of(pts)
+        for fig in loads_of:
+            table.rows.append([fig, counts] + [_last_stable(pts, loads_of, fig, k) for k, *_ in SERIES])
+    table.notes.append("a load point is saturated when most of its seeds are (a seed: more than 1% of its "
+                       "measured multicasts unfinished at the end, or its latency still growing); 0 = saturated "
+                       "at every load")
     return table
 
 
@@ -159,51 +267,66 @@ def _unicast_table(points, loads, cycles) -> Table:
     from ..algorithms.mesh_unicast import zero_load_latency
 
     table = Table("E-cube unicast on a 16 x 16 mesh (engine baseline)",
-                  ["load", "mean latency", "accepted (flits/node/cycle)", "saturated"], [])
+                  ["load (flits/node/cycle)", "mean latency (cycles)", "accepted (flits/node/cycle)",
+                   "saturated seeds"], [], key="unicast")
     best = 0.0
     for load in loads:
-        m = points[("unicast", "XY", load)]
+        m = points[("unicast", "fixed", "XY", load)]
         best = max(best, m["accepted"])
-        table.rows.append([load, round(m["mean_latency"], 1), round(m["accepted"], 4), m["saturated"]])
+        latency = f"{m['mean_latency']:.1f} ±{m['ci95']:.1f}"
+        table.rows.append([load, latency, round(m["accepted"], 4), m["saturated_seeds"]])
     zero = zero_load_latency((16, 16))
     table.notes.append(f"zero-load latency closed form 33 + mean distance {zero - 65:.3f} + 32 = {zero:.3f} "
                        "cycles (asserted exactly per worm in tests/test_wormhole_engine.py)")
     table.notes.append(f"saturation throughput {best:.4f} flits/node/cycle = {best / 0.25:.0%} of the "
-                       "bisection bound 4/k = 0.25")
+                       "bisection bound 4/k = 0.25; latency of a saturated load is the mean of what was delivered")
     return table
 
 
 def tables(ev: dict) -> list[Table]:
     points = ev["points"]
-    return ([_model_table(points)] + [figure_table(points, *f) for f in FIGURES]
-            + [_unicast_table(points, ev["uni_loads"], ev["cycles"]), _variant_table(points)])
+    figures = [figure_table(points, *f, counts, ev["seeds"]) for counts, *_ in COUNTS for f in FIGURES]
+    return ([_model_table(points)] + figures + [_saturation_table(points), _readings_table(points),
+                                                 _unicast_table(points, ev["uni_loads"], ev["cycles"])])
+
+
+def _window(cycles: int) -> str:
+    warmup = cycles // 10
+    drain = max(cycles // 10, min(3000, cycles // 4))
+    return f"{cycles} cycles per seed (multicasts of the first {warmup} and last {drain} not measured)"
 
 
 def notes(ev: dict) -> list[str]:
     points = ev["points"]
-    return [
-        f"{'quick' if ev['quick'] else 'full'} run: {ev['cycles']} cycles per load point, multicasts generated in "
-        f"the warm-up (first 10%) and the drain window (last max(10%, min(3000, 25%))) not measured, "
-        f"{ev['batches']} batches; offered traffic in flits of generated messages per node per cycle; 'sat' marks "
-        "a saturated point (not a steady-state number).",
-        _saturation_note(points),
-        _delivery_note(points),
+    text = [
+        f"{'quick' if ev['quick'] else 'full'} run: {ev['seeds']} seeds per load point, {_window(ev['cycles'])}, "
+        f"{ev['batches']} batches per seed; a cell is the mean of the per-seed mean latencies ± the Student-t 95% "
+        "half-width across seeds; every series meets the same workload at a load point and seed; offered "
+        "traffic in flits of generated messages per node per cycle; 'sat' marks a saturated point.",
     ]
+    if ev["quick"]:
+        text.append(f"quick run: 3 load points per figure and {ev['cycles']} cycles per seed (the full run: 10 or "
+                    f"11 loads, {FULL_CYCLES} cycles per seed), a smoke test of the whole pipeline; with a drain "
+                    "window this short, slow but steady points (CP, 20 destinations) can count as saturated, so "
+                    "saturation loads and the verdicts that rest on them are not the full run's (topocast "
+                    "reproduce multicast without --quick)")
+    text += [_saturation_note(points), _delivery_note(points)]
+    return text
 
 
 def _delivery_note(points: dict) -> str:
     """Verification per load point; a point whose measured window did not drain fails its promise but
     breaks no delivery rule, and is named apart from a real failure."""
-    undrained = [k for k, r in points.items() if not r["verified"] and "did not drain" in r["first_violation"]]
+    undrained = [k for k, r in points.items() if not r["verified"] and "did not drain" in (r["first_violation"] or "")]
     broken = [(k, r["first_violation"]) for k, r in points.items()
               if not r["verified"] and k not in undrained]
     if broken:
         return f"VERIFICATION FAILED at {broken[:3]}"
-    text = "delivery verified (every destination exactly once, no deadlock) at every load point"
+    text = "delivery verified (every destination exactly once, no deadlock) in every run"
     if undrained:
-        text = ("no delivery rule broken at any load point (no second copy, no lost destination, no deadlock); "
-                f"{len(undrained)} of {len(points)} load points did not drain their measured window before the "
-                f"run ended, so their promise of complete delivery fails: {undrained[:4]}")
+        text = ("no delivery rule broken in any run (no second copy, no lost destination, no deadlock); "
+                f"{len(undrained)} of {len(points)} load points have a seed that did not drain its measured "
+                f"window before the run ended, so their promise of complete delivery fails: {undrained[:4]}")
     return text
 
 
@@ -222,7 +345,7 @@ def _loads_of(points) -> dict[int, list[float]]:
     for (fig, _key, load) in points:
         if fig != "unicast":
             loads_of.setdefault(fig, set()).add(load)
-    return {f: sorted(v) for f, v in loads_of.items()}
+    return {f: sorted(v) for f, v in sorted(loads_of.items())}
 
 
 def _last_stable(points, loads_of, fig, key) -> float:
@@ -291,20 +414,8 @@ def _twenty_check(points, loads_of, qg_key: str) -> tuple[str, bool, str]:
     return ("With 20 destinations QG has the lowest latency (Figs 4 and 6)", ok20, "; ".join(ev20))
 
 
-def _qg_checks(points, qg_key: str) -> list[tuple[str, bool, str]]:
-    """Section 4: the paper's four statements about QG, checked with series ``qg_key`` as QG."""
-    loads_of = _loads_of(points)
-    return [check(points, loads_of, qg_key)
-            for check in (_low_load_check, _sensitivity_check, _high_load_check, _twenty_check)]
-
-
-def _claims(points) -> list[Claim]:
-    """The paper's claims on the default QG (Theorem 1's algorithm) and on QG with preparation 40."""
-    loads_of = _loads_of(points)
-    qg = _qg_checks(points, "QG")
-    claims = [Claim(*c) for c in qg[:2]]
-
-    # MP slightly better than DP in Figs 3 and 5
+def _mp_check(points, loads_of) -> tuple[str, bool, str]:
+    """MP slightly better than DP in Figs 3 and 5."""
     ok, ev = True, []
     for fig in (3, 5):
         common = [load for load in loads_of[fig] if not (points[(fig, "DP", load)]["saturated"]
@@ -315,84 +426,174 @@ def _claims(points) -> list[Claim]:
         ev.append(f"Fig {fig}: MP <= DP at {better} of {len(common)} loads where both are unsaturated; "
                   f"last unsaturated load DP {_last_stable(points, loads_of, fig, 'DP')}, "
                   f"MP {_last_stable(points, loads_of, fig, 'MP')}")
-    claims.append(Claim("MP offers a slight improvement over DP (Figs 3 and 5)", ok, "; ".join(ev)))
-    claims.extend(Claim(*c) for c in qg[2:])
-    claims.extend(Claim(text + " with QG preparation time 40 cycles", ok, ev)
-                  for text, ok, ev in _qg_checks(points, "QG40"))
+    return ("MP offers a slight improvement over DP (Figs 3 and 5)", ok, "; ".join(ev))
+
+
+QG_CHECKS = (_low_load_check, _sensitivity_check, _high_load_check, _twenty_check)
+
+
+def reading_name(routing: str | None, counts: str) -> str:
+    """How a reading is named in the verdicts: 'routing=ecube (drawn counts)', or 'drawn counts'."""
+    return f"routing={routing} ({counts} counts)" if routing else f"{counts} counts"
+
+
+def verdicts(points: dict) -> list[tuple[str, dict[str, tuple[bool, str]]]]:
+    """Every claim with its verdict and evidence under every reading, in the report's order.
+
+    QG's four statements are checked with preparation 16 and again with 40, under both routings and both
+    count readings; MP against DP under both count readings.
+    """
+    per = {counts: (view(points, counts), _loads_of(view(points, counts))) for counts, *_ in COUNTS}
+    out = []
+
+    def qg_claims(index: int, prep40: bool):
+        text, readings = None, {}
+        for routing, key16, key40 in ROUTINGS:
+            for counts, (pts, loads_of) in per.items():
+                text, ok, ev = QG_CHECKS[index](pts, loads_of, key40 if prep40 else key16)
+                readings[reading_name(routing, counts)] = (ok, ev)
+        return (text + (" with QG preparation time 40 cycles" if prep40 else ""), readings)
+
+    out += [qg_claims(0, False), qg_claims(1, False)]
+    mp: dict = {}
+    for counts, (pts, loads_of) in per.items():
+        text, ok, ev = _mp_check(pts, loads_of)
+        mp[reading_name(None, counts)] = (ok, ev)
+    out.append((text, mp))
+    out += [qg_claims(2, False), qg_claims(3, False)]
+    out += [qg_claims(i, True) for i in range(4)]
+    return out
+
+
+def _claims(points) -> list[Claim]:
+    """The paper's claims; ``confirmed`` is the verdict under routing=disjoint with fixed counts, the
+    readings carry the verdict under every reading."""
+    claims = []
+    default = reading_name(*DEFAULT_READING)
+    fixed = reading_name(None, "fixed")
+    for text, readings in verdicts(points):
+        main = readings.get(default) or readings[fixed]
+        other = reading_name("ecube", "fixed")
+        evidence = f"{default if default in readings else fixed}: {main[1]}"
+        if other in readings:
+            evidence += f" | {other}: {readings[other][1]}"
+        claims.append(Claim(text, main[0], evidence, readings={k: v[0] for k, v in readings.items()}))
     return claims
 
 
-def _saturation_note(points) -> str:
-    """Where the default QG parts from the paper: how far each series stays unsaturated, per figure."""
-    loads_of = _loads_of(points)
-    keys = ("DP", "MP", "CP", "QG", "QGE")
-    per_fig = "; ".join(f"Fig {fig}: " + ", ".join(f"{k} {_last_stable(points, loads_of, fig, k)}" for k in keys)
-                        for fig in loads_of)
-    return ("highest unsaturated load per series (QGE = QG with e-cube worms): " + per_fig + ". Theorem 1's QG "
-            "sends dual-path worms on the Hamiltonian high/low subnetworks, the channels DP and MP use, and "
-            "saturates close to where they do; the paper's load-tolerance claims for QG hold in our model only "
-            "for the e-cube variant, which pays more than two start-ups (docs/multicast.md)")
-
-
-def _variant_table(points) -> Table:
-    """The same checks with QG's e-cube variant in place of the default QG, next to the default's verdicts."""
-    table = Table("The paper's QG claims with QG's e-cube variant (our alternative, not Theorem 1's algorithm)",
-                  ["claim", "default QG", "QG (e-cube worms)", "numbers (e-cube variant as QGE)"], [])
-    for (text, ok, _), (_, ok_e, ev_e) in zip(_qg_checks(points, "QG"), _qg_checks(points, "QGE"), strict=False):
-        word = {True: "holds", False: "fails"}
-        table.rows.append([text, word[ok], word[ok_e], ev_e])
+def _readings_table(points) -> Table:
+    """Every claim's verdict and evidence under every reading (long format: one row per claim and reading)."""
+    table = Table("The paper's claims under every reading", ["claim", "reading", "verdict", "evidence"], [],
+                  key="claims_by_reading")
+    for text, readings in verdicts(points):
+        for name, (ok, ev) in readings.items():
+            table.rows.append([text, name, "holds" if ok else "fails", ev])
+    table.notes.append("reading: QG's routing (disjoint = Theorem 1's two disjoint dual-path worms per step; "
+                       "ecube = the paper's base routing, column-path worms, one start-up per step) and the "
+                       "destination counts (fixed = the stated average for every multicast; drawn = uniform on "
+                       "d/2 .. 3d/2); the claims' own verdict is the one under routing=disjoint, fixed counts")
     return table
 
 
+def _saturation_note(points) -> str:
+    """Where QG parts from the paper: how far each series stays unsaturated, per figure (fixed counts)."""
+    pts = view(points, "fixed")
+    loads_of = _loads_of(pts)
+    keys = ("DP", "MP", "CP", "QG", "QGE")
+    per_fig = "; ".join(f"Fig {fig}: " + ", ".join(f"{k} {_last_stable(pts, loads_of, fig, k)}" for k in keys)
+                        for fig in loads_of)
+    return ("highest unsaturated load per series, fixed counts (QG = routing=disjoint, QGE = routing=ecube): "
+            + per_fig + ". Theorem 1's disjoint paths are dual-path worms on the Hamiltonian high/low subnetworks, "
+            "the channels DP and MP use, and saturate close to where they do; the e-cube reading's short "
+            "column-path worms carry QG to higher loads, with the same two start-ups (docs/multicast.md)")
+
+
 # -- write -------------------------------------------------------------------------------------
+SERIES_HEADER = ["figure", "mesh", "destinations_mean", "destinations_min", "destinations_max", "counts", "series",
+                 "algorithm", "routing", "prep_cycles", "load_flits_per_node_cycle", "seeds", "seeds_measured",
+                 "mean_latency_cycles", "ci95_latency_across_seeds_cycles", "saturated", "saturated_seeds",
+                 "startups_max", "startups_mean", "message_passing_steps", "accepted_flits_per_node_cycle",
+                 "verified"]
+RUNS_HEADER = ["figure", "mesh", "destinations_mean", "counts", "series", "load_flits_per_node_cycle",
+               "replication", "seed", "mean_latency_cycles", "ci95_latency_batch_means_cycles", "saturated",
+               "measured_multicasts", "accepted_flits_per_node_cycle", "verified"]
+
+
+def _describe(key: str, counts: str, dests: int) -> tuple:
+    _, _, alg, extra = next(s for s in SERIES if s[0] == key)
+    spread = next(f for name, _, f in COUNTS if name == counts)(dests)
+    return alg, extra.get("routing", ""), dests - spread, dests + spread
+
+
 def write_files(ev: dict, out: Path) -> list[Path]:
-    """The series of Figures 3-6 as CSV and one plot per figure."""
-    points = ev["points"]
-    header = ["figure", "mesh", "destinations", "algorithm", "load", "mean_latency", "ci95_latency", "saturated",
-              "startups_max", "startups_mean", "message_passing_steps", "accepted_load", "verified"]
-    rows = []
+    """The series of Figures 3-6 as CSV (one row per load point, one per seed) and one plot per figure."""
+    points, runs = ev["points"], ev["runs"]
+    rows, seed_rows = [], []
     for fig, spec, dests in FIGURES:
-        loads = sorted(load for (f, k, load) in points if f == fig and k == SERIES[0][0])
-        for load in loads:
-            for key, *_ in SERIES:
-                m = points[(fig, key, load)]
-                rows.append([fig, spec, dests, key, load, m["mean_latency"], m["ci95"], m["saturated"],
-                             m["startups"], m["startups_mean"], m["steps"], m["accepted"], m["verified"]])
-    written = [write_csv(out / "multicast_series.csv", header, rows)]
-    return written + [_plot(fig, spec, dests, points, ev["quick"], out) for fig, spec, dests in FIGURES]
+        for counts, *_ in COUNTS:
+            pts = view(points, counts)
+            loads = sorted(load for (f, k, load) in pts if f == fig and k == SERIES[0][0])
+            for load in loads:
+                for key, *_ in SERIES:
+                    m = pts[(fig, key, load)]
+                    alg, routing, lo, hi = _describe(key, counts, dests)
+                    rows.append([fig, spec, dests, lo, hi, counts, key, alg, routing, m["prep"], load, m["seeds"],
+                                 m["seeds_measured"], m["mean_latency"], m["ci95"], m["saturated"],
+                                 m["saturated_seeds"], m["startups"], m["startups_mean"], m["steps"], m["accepted"],
+                                 m["verified"]])
+    for (fig, counts, key, load, rep), r in runs.items():
+        spec, dests = ("mesh:16x16", 1) if fig == "unicast" else next((s, d) for f, s, d in FIGURES if f == fig)
+        seed_rows.append([fig, spec, dests, counts, key, load, rep, r["seed"], r["mean_latency"], r["ci95"],
+                          r["saturated"], r["measured"], r["accepted"], r["verified"]])
+    written = [write_csv(out / "multicast_series.csv", SERIES_HEADER, rows),
+               write_csv(out / "multicast_runs.csv", RUNS_HEADER, seed_rows)]
+    return written + [_plot(fig, spec, dests, points, ev, out) for fig, spec, dests in FIGURES]
 
 
-def _plot(fig: int, spec: str, dests: int, points, quick: bool, out: Path) -> Path:
+def _plot(fig: int, spec: str, dests: int, points, ev: dict, out: Path) -> Path:
+    """Figure ``fig``: one panel per count reading, mean latency with 95% error bars across seeds."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, ax = plt.subplots(figsize=(6.4, 4.4))
-    styles = {"DP": "o-", "MP": "s-", "CP": "^-", "QG": "D-", "QG40": "D--", "QGE": "v:"}
+    figure, axes = plt.subplots(1, len(COUNTS), figsize=(11, 4.4), sharex=True, sharey=True)
+    styles = {"DP": "o-", "MP": "s-", "CP": "^-", "QG": "D-", "QGE": "v-", "QG40": "D--", "QG40E": "v--"}
     top = 0.0
-    sat_marks = []
-    for key, label, _, _ in SERIES:
-        loads = sorted(load for (f, k, load) in points if f == fig and k == key)
-        xs = [load for load in loads if not points[(fig, key, load)]["saturated"]]
-        ys = [points[(fig, key, load)]["mean_latency"] for load in xs]
-        if ys:
-            top = max(top, max(ys))
-        line, = ax.plot(xs, ys, styles[key], label=label, markersize=4)
-        sat = [load for load in loads if points[(fig, key, load)]["saturated"]]
-        if sat:
-            sat_marks.append((sat[0], line.get_color()))
+    for counts, *_ in COUNTS:
+        pts = view(points, counts)
+        for key, *_ in SERIES:
+            for load in {load for (f, k, load) in pts if f == fig and k == key}:
+                m = pts[(fig, key, load)]
+                if not m["saturated"]:
+                    top = max(top, m["mean_latency"] + (m["ci95"] if math.isfinite(m["ci95"]) else 0))
     top = top * 1.1 if top else 1.0
-    for i, (x, color) in enumerate(sat_marks):
-        # series that saturate at the same load would hide each other's mark: stack them downwards
-        ax.plot([x], [top * (1 - 0.035 * i)], "x", color=color, markersize=8, clip_on=False)
-    ax.set_ylim(0, top * 1.02)
-    ax.set_xlabel("offered traffic (flits/node/cycle)")
-    ax.set_ylabel("mean multicast latency (cycles)")
-    ax.set_title(f"Fig. {fig}: {spec.split(':')[1]} mesh, {dests} destinations"
-                 + (" (quick)" if quick else "") + "\nx near the top: first saturated load of that series")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
+    for ax, (counts, how, _) in zip(axes, COUNTS, strict=True):
+        pts = view(points, counts)
+        sat_marks = []
+        for key, label, _, _ in SERIES:
+            loads = sorted(load for (f, k, load) in pts if f == fig and k == key)
+            xs = [load for load in loads if not pts[(fig, key, load)]["saturated"]]
+            ys = [pts[(fig, key, load)]["mean_latency"] for load in xs]
+            err = [pts[(fig, key, load)]["ci95"] for load in xs]
+            err = [e if math.isfinite(e) else 0.0 for e in err]
+            line = ax.errorbar(xs, ys, yerr=err, fmt=styles[key], label=label, markersize=4, capsize=2,
+                               linewidth=1)
+            sat = [load for load in loads if pts[(fig, key, load)]["saturated"]]
+            if sat:
+                sat_marks.append((sat[0], line.lines[0].get_color()))
+        for i, (x, color) in enumerate(sat_marks):
+            # series that saturate at the same load would hide each other's mark: stack them downwards
+            ax.plot([x], [top * (1 - 0.035 * i)], "x", color=color, markersize=8, clip_on=False)
+        ax.set_ylim(0, top * 1.02)
+        ax.set_xlabel("offered traffic (flits/node/cycle)")
+        ax.set_title(f"destination counts {counts}: {how}", fontsize=9)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("mean multicast latency (cycles)")
+    axes[0].legend(fontsize=7)
+    figure.suptitle(f"Fig. {fig}: {spec.split(':')[1]} mesh, {dests} destinations"
+                    + (" (quick)" if ev["quick"] else "") + f"; {ev['seeds']} seeds, 95% CI across seeds; "
+                    "x near the top: first saturated load of that series", fontsize=9)
     return save_figure(figure, out / f"multicast_fig{fig}.png")
 
 
