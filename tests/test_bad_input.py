@@ -246,6 +246,15 @@ SET_KEYS = ["root", "message_bytes", "startup", "per_byte", "per_hop", "ports", 
             "batches", "supernode", "router", "permutations", "packet_size", "setup", "warmup", "zz"]
 
 
+@pytest.fixture(scope="module")
+def compiled_engines():
+    """One small run per target first: the time limit is about bad input, not a cold numba compile."""
+    for spec, algorithm in ALGORITHMS:
+        run_in_process(["run", spec, algorithm, "--json", "--set", "cycles=200"] if algorithm == "unicast-ecube"
+                       else ["run", spec, algorithm, "--json"])
+
+
+@pytest.mark.usefixtures("compiled_engines")
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(ALGORITHMS), st.lists(st.tuples(st.sampled_from(SET_KEYS), VALUES), max_size=2))
 def test_generated_settings_never_traceback(target, items):

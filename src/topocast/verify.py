@@ -72,15 +72,6 @@ def receive(holds, required, all_required, node, first, count):
     return redundant, new_required
 
 
-@nb.njit(cache=True, parallel=True)
-def _zeros(rows, words):
-    """A zeroed bit matrix, filled by all threads (first touch of a large block is the slow part)."""
-    out = np.empty((rows, words), dtype=np.uint64)
-    for r in nb.prange(rows):
-        out[r, :] = 0
-    return out
-
-
 @nb.njit(cache=True)
 def _set_bits(matrix, rows, messages):
     for i in range(len(rows)):
@@ -154,7 +145,7 @@ class HoldState:
                 f"over the limit of {human_bytes(max_bytes)}"
             )
         self.schedule = schedule
-        self.holds = _zeros(n, words)
+        self.holds = np.zeros((n, words), dtype=np.uint64)
         origin = schedule.origin
         _set_bits(self.holds, origin, np.arange(m, dtype=np.int64))
         self.all_required = isinstance(schedule.targets, str)
@@ -165,7 +156,7 @@ class HoldState:
         else:
             ptr, ids = schedule.target_csr()
             msg = np.repeat(np.arange(m, dtype=np.int64), np.diff(ptr))
-            self.required = _zeros(n, words)
+            self.required = np.zeros((n, words), dtype=np.uint64)
             _set_bits(self.required, ids, msg)
             self.need = np.bincount(ids, minlength=n).astype(np.int64)
             self.have = np.zeros(n, dtype=np.int64)

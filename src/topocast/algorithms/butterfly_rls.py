@@ -48,6 +48,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
+from ..parallel import twin
 from ..plans.circuit import CircuitPlan
 from ..topology.butterfly_butterfly import FAMILY, butterfly_butterfly_network
 from ..topology.core import Topology
@@ -99,7 +100,7 @@ def intermediate(n_lines: int, ks) -> np.ndarray:
     return pi[arg]
 
 
-@nb.njit(cache=True, parallel=True)
+@nb.njit(cache=True)
 def _destination_tags(next_in, in_off, out_off, first, count, starts, targets, states):
     k, lines = starts.shape
     reached = np.empty_like(starts)
@@ -117,6 +118,11 @@ def _destination_tags(next_in, in_off, out_off, first, count, starts, targets, s
     return reached
 
 
+#: circuits x stages from which the parallel build runs (:mod:`topocast.parallel`)
+PARALLEL_WORK = 1 << 20
+_destination_tags_parallel = twin(_destination_tags, "_destination_tags_parallel")
+
+
 def destination_tag_states(net: MultistageNetwork, first: int, count: int, start: np.ndarray,
                            targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Set ``count`` consecutive butterfly stages from ``first`` by destination tags.
@@ -131,7 +137,8 @@ def destination_tag_states(net: MultistageNetwork, first: int, count: int, start
     starts = np.ascontiguousarray(start, dtype=np.int64)
     targets = np.ascontiguousarray(np.broadcast_to(targets, starts.shape), dtype=np.int64)
     states = np.zeros((starts.shape[0], count, starts.shape[1] // 2), dtype=np.int8)
-    reached = _destination_tags(net.next_in, net.in_off, net.out_off, first, count, starts, targets, states)
+    kernel = _destination_tags_parallel if starts.size * count >= PARALLEL_WORK else _destination_tags
+    reached = kernel(net.next_in, net.in_off, net.out_off, first, count, starts, targets, states)
     return states, reached
 
 

@@ -12,8 +12,8 @@ Engines:
 
 * ``step`` / ``event``: the rule writes a Schedule that the shared engines
   run and verify (small sizes: the topology must fit in memory).
-* ``frontier``: the rule itself over bitmaps, a bit per node for
-  exactly-once (EJ_{3+4rho}^(6): 2.57e9 nodes, 3 x 321 MB of bitmaps).
+* ``frontier``: the rule itself over two bitmaps, two bits per node for
+  exactly-once (EJ_{3+4rho}^(6): 2.57e9 nodes, 2 x 321 MB of bitmaps).
 
 :func:`product_counts` gives the same per-step counts from the 1-D tree by
 convolution; tests hold it to the frontier run and the step engine.
@@ -35,7 +35,8 @@ from .ej_frontier import ej_plan, improved_phases, iterative_phases, phase_table
 HALF_DUPLEX_ALL_PORT = PortModel(None, "half")
 PAPER = "Hussain 2018, An Improved One-to-All Broadcasting in Higher Dimensional Eisenstein-Jacobi Networks"
 ALGORITHMS = ("improved", "iterative")
-FRONTIER_NOTE = ("frontier engine: the per-step rule over node coordinates with a bit per node; "
+FRONTIER_NOTE = ("frontier engine: the per-step rule over node coordinates on two bitmaps (a bit per node in each: "
+                 "held, and in the frontier or new); "
                  "active = senders + receivers (disjoint when delivery is exactly once)")
 
 

@@ -2,15 +2,25 @@
 
 One implementation serves every size: :class:`EJRule` is the rule the
 frontier engine (:mod:`topocast.sim.frontier`) runs, and :func:`ej_plan`
-wraps it in a :class:`~topocast.plans.frontier.FrontierPlan`.  A step takes the *frontier* (a bitmap
-of the nodes that send in this step), applies the sending rule to each of
-its nodes from the node's coordinates alone, and sets the receivers' bits in
-``held`` (everything received so far) and ``fresh`` (received in this step,
-the next frontier).  A receipt by a node whose ``held`` bit is already set is
-counted as redundant, so a run that ends with no redundant receipt and every
-bit set has delivered exactly once.  With ``record`` the same loop also
-writes each transfer out, which is how the small-size Schedules for the
-shared step and event engines are made (tests check the two agree step by step).
+wraps it in a :class:`~topocast.plans.frontier.FrontierPlan`.  A step takes
+the *frontier* (the nodes that send in this step, in the engine's two
+bitmaps), applies the sending rule to each of its nodes from the node's
+coordinates alone and marks the receivers (:func:`~topocast.sim.frontier.receive_word`:
+a receipt by a node that already holds the message, or already received it
+in this step, is counted as redundant), so a run that ends with no
+redundant receipt and every node held has delivered exactly once.  With
+``record`` the same step also writes each transfer out, which is how the
+small-size Schedules for the shared step and event engines are made (tests
+check the two agree step by step).
+
+How a step runs (:class:`EJRule`): the coordinates are split into low ones
+(a position inside a *block*, padded to whole 64-bit words) and high ones
+(the block).  The rule's sends inside a block are tables over the position,
+built once per phase argument with numpy from the rule below, and applied
+word by word: ``_in_block`` walks each block's frontier words and ORs each
+sender's targets in as whole-word masks; blocks are independent, so the
+engine's threads share them out.  Sends on high dimensions move whole words
+between blocks (``_cross_sector``, ``_cross_lines``).
 
 Rules (node v = (c_0, ..., c_{n-1}), c_0 the paper's dimension n; T is the
 one-dimensional sector tree of :class:`~topocast.topology.eisenstein_jacobi.EJRing`):
@@ -30,13 +40,15 @@ one-dimensional sector tree of :class:`~topocast.topology.eisenstein_jacobi.EJRi
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numba as nb
 import numpy as np
 
 from ..plans.frontier import FrontierPlan, Phase
-from ..sim.frontier import FIRST_BAD, RECEIVERS, REDUNDANT, SENDERS, TRANSFERS
+from ..sim.frontier import FIRST_BAD, SENDERS, TRANSFERS, popcount, receive_word
 from ..topology.eisenstein_jacobi import SECTOR_PHASE, EJRing
+from ..verify import popcount as _pop
 
 SECTOR, ITERATIVE = 0, 1
 
@@ -46,83 +58,168 @@ _DEBRUIJN_TABLE = np.zeros(64, dtype=np.int64)
 for _i in range(64):
     _DEBRUIJN_TABLE[int(((1 << _i) * 0x03F79D71B4CB0A89 % (1 << 64)) >> 58)] = _i
 
+#: most nodes in one block of the layout (the low dimensions that fit)
+MAX_BLOCK = 1 << 16
+#: tables of recent (network, phase argument) pairs, shared by the rules of repeated runs
+_TABLES: dict[tuple, _Tables] = {}
+_TABLES_KEPT = 16
 
-@nb.njit(cache=True)
-def _expand(front, held, fresh, w_lo, w_hi, mode, cur, n, base, strides, child_ptr, child_node,
-            child_dir, phase_of, stats, label_count, record, rec_src, rec_dst, rec_lab, nrec):
-    """Apply the sending rule to the frontier nodes in words [w_lo, w_hi)."""
-    coords = np.zeros(n, np.int64)
-    word_coords = np.zeros(n, np.int64)
-    for w in range(w_lo, w_hi):
-        word = front[w]
-        if not word:
-            continue
-        # decode the word's first node once; each node of the word adds its bit with carries
-        rest = w * 64
-        for i in range(n - 1, -1, -1):
-            word_coords[i] = rest % base
-            rest //= base
-        while word:
-            low = word & (~word + np.uint64(1))
-            bit = _DEBRUIJN_TABLE[(low * _DEBRUIJN) >> np.uint64(58)]
-            word ^= low
-            v = w * 64 + bit
-            for i in range(n):
-                coords[i] = word_coords[i]
-            carry = bit
-            i = n - 1
-            while carry and i >= 0:
-                c = coords[i] + carry
-                coords[i] = c % base
-                carry = c // base
-                i -= 1
-            if mode == SECTOR:
-                d = -1
-                for i in range(n - 1, -1, -1):
-                    if coords[i] != 0 and phase_of[coords[i]] == cur:
-                        d = i
-                        break
-                first_dim = d if d >= 0 else 0
-            else:
-                d = cur
-                first_dim = cur
-            sent = False
-            for i in range(first_dim, n):
-                if mode == ITERATIVE and i != cur:
-                    break
-                if i == d:
-                    c = coords[i]
-                elif coords[i] == 0 and (mode == SECTOR and i > d):
-                    c = 0
-                else:
-                    continue
-                for e in range(child_ptr[c], child_ptr[c + 1]):
-                    child = child_node[e]
-                    if i != d and phase_of[child] != cur:
-                        continue
-                    target = v + (child - c) * strides[i]
-                    tw = target >> 6
-                    tb = np.uint64(1) << np.uint64(target & 63)
-                    sent = True
-                    stats[TRANSFERS] += 1
-                    label_count[i * 6 + child_dir[e]] += 1
-                    if record:
-                        rec_src[nrec] = v
-                        rec_dst[nrec] = target
-                        rec_lab[nrec] = i * 6 + child_dir[e]
-                        nrec += 1
-                    if not (fresh[tw] & tb):
-                        fresh[tw] |= tb
-                        stats[RECEIVERS] += 1
-                    if held[tw] & tb:
-                        stats[REDUNDANT] += 1
-                        if stats[FIRST_BAD] < 0:
-                            stats[FIRST_BAD] = target
-                    else:
-                        held[tw] |= tb
-            if sent:
-                stats[SENDERS] += 1
+
+@nb.njit(cache=True, nogil=True)
+def _in_block(held, mark, b_lo, b_hi, words, send_mask, ptr, ent_word, ent_mask, count, stats, record, rec):
+    """Pass 1 over blocks [b_lo, b_hi): every frontier node with a send inside its block, by table.
+
+    A node at position ``l`` of its block sends to the bits ``ent_mask[e]`` of word ``ent_word[e]`` of the
+    same block for ``e`` in ``ptr[l]:ptr[l+1]``; ``count[l]`` counts such senders (the engine's transfers
+    and label counts follow from the tables).  Returns how many sender positions went to ``rec``.
+    """
+    nrec = 0
+    for blk in range(b_lo, b_hi):
+        base = blk * words
+        for j in range(words):
+            f = held[base + j] & mark[base + j] & send_mask[j]
+            while f:
+                low = f & (~f + np.uint64(1))
+                f ^= low
+                pos = j * 64 + _DEBRUIJN_TABLE[(low * _DEBRUIJN) >> np.uint64(58)]
+                count[pos] += 1
+                if record:
+                    rec[nrec] = base * 64 + pos
+                    nrec += 1
+                for e in range(ptr[pos], ptr[pos + 1]):
+                    receive_word(held, mark, base + ent_word[e], ent_mask[e], stats)
     return nrec
+
+
+@nb.njit(cache=True, nogil=True)
+def _cross_sector(held, mark, words, blocks, base, high, cur, cross_words, cross_mask, cross_only, child_ptr,
+                  child_node, child_dir, phase_of, stats, labels, record, rs, rd, rl):
+    """Pass 2 of a SECTOR step: nodes whose low coordinates are all out of phase send on the high dimensions.
+
+    Their sends depend on the block's (high) coordinates only, and move whole words between blocks.
+    """
+    digits = np.zeros(high, np.int64)
+    stride = np.ones(high, np.int64)
+    for i in range(high - 2, -1, -1):
+        stride[i] = stride[i + 1] * base
+    dst = np.zeros(high * (len(child_node) + 1), np.int64)
+    lab = np.zeros(high * (len(child_node) + 1), np.int64)
+    nrec = 0
+    for blk in range(blocks):
+        first = blk * words
+        sending = False
+        for q in range(len(cross_words)):
+            j = cross_words[q]
+            if held[first + j] & mark[first + j] & cross_mask[j]:
+                sending = True
+                break
+        if not sending:
+            continue
+        rest = blk
+        for i in range(high - 1, -1, -1):
+            digits[i] = rest % base
+            rest //= base
+        d = -1
+        for i in range(high - 1, -1, -1):
+            if digits[i] != 0 and phase_of[digits[i]] == cur:
+                d = i
+                break
+        nsend = 0
+        for i in range(max(d, 0), high):
+            if i == d:
+                c = digits[i]
+            elif digits[i] == 0 and i > d:
+                c = 0
+            else:
+                continue
+            for e in range(child_ptr[c], child_ptr[c + 1]):
+                if i != d and phase_of[child_node[e]] != cur:
+                    continue
+                dst[nsend] = (blk + (child_node[e] - c) * stride[i]) * words
+                lab[nsend] = i * 6 + child_dir[e]
+                nsend += 1
+        if nsend == 0:
+            continue
+        for q in range(len(cross_words)):
+            j = cross_words[q]
+            m = held[first + j] & mark[first + j] & cross_mask[j]
+            if not m:
+                continue
+            p = _pop(m)
+            stats[SENDERS] += _pop(m & cross_only[j])
+            for s in range(nsend):
+                receive_word(held, mark, dst[s] + j, m, stats)
+                stats[TRANSFERS] += p
+                labels[lab[s]] += p
+                if record:
+                    nrec = _record_word(m, (first + j) * 64, (dst[s] + j) * 64, lab[s], rs, rd, rl, nrec)
+    return nrec
+
+
+@nb.njit(cache=True, nogil=True)
+def _cross_lines(held, mark, words, q_lo, q_hi, base, stride, dim, child_ptr, child_node, child_dir, stats,
+                 labels, record, rs, rd, rl):
+    """Pass 2 of an ITERATIVE step on a high dimension: every frontier node sends along ``dim``.
+
+    Lines ``q_lo .. q_hi`` (blocks equal but for the coordinate ``dim``) are independent: threads share none.
+    """
+    nrec = 0
+    for q in range(q_lo, q_hi):
+        top = q // stride
+        bottom = q % stride
+        for c in range(base):
+            if child_ptr[c] == child_ptr[c + 1]:
+                continue
+            src = ((top * base + c) * stride + bottom) * words
+            for j in range(words):
+                m = held[src + j] & mark[src + j]
+                if not m:
+                    continue
+                p = _pop(m)
+                stats[SENDERS] += p
+                for e in range(child_ptr[c], child_ptr[c + 1]):
+                    dst = ((top * base + child_node[e]) * stride + bottom) * words
+                    receive_word(held, mark, dst + j, m, stats)
+                    stats[TRANSFERS] += p
+                    labels[dim * 6 + child_dir[e]] += p
+                    if record:
+                        nrec = _record_word(m, (src + j) * 64, (dst + j) * 64, dim * 6 + child_dir[e], rs, rd, rl,
+                                            nrec)
+    return nrec
+
+
+@nb.njit(cache=True, nogil=True)
+def _record_word(m, src, dst, label, rs, rd, rl, nrec):
+    while m:
+        low = m & (~m + np.uint64(1))
+        m ^= low
+        bit = _DEBRUIJN_TABLE[(low * _DEBRUIJN) >> np.uint64(58)]
+        rs[nrec] = src + bit
+        rd[nrec] = dst + bit
+        rl[nrec] = label
+        nrec += 1
+    return nrec
+
+
+@dataclass
+class _Tables:
+    """One phase argument's sends, for every position of a block (see :meth:`EJRule.tables`)."""
+
+    send_mask: np.ndarray   # (words,) positions with a send inside the block
+    ptr: np.ndarray         # (low + 1,) per position: its word entries
+    ent_word: np.ndarray
+    ent_mask: np.ndarray
+    t_ptr: np.ndarray       # (low + 1,) per position: its transfers
+    t_off: np.ndarray
+    t_lab: np.ndarray
+    cross_mask: np.ndarray  # (words,) SECTOR: positions whose sends on high dimensions apply
+    cross_only: np.ndarray  # cross_mask without send_mask
+    cross_words: np.ndarray
+    line_dim: int           # ITERATIVE on a high dimension: that dimension, else -1
+
+    @property
+    def any_in_block(self) -> bool:
+        return bool(len(self.t_off))
 
 
 class EJRule:
@@ -131,24 +228,190 @@ class EJRule:
     ``phase_of[c]`` is the phase of residue ``c`` (:func:`phase_table`); a
     phase's argument is ``(mode, cur)``: ``(SECTOR, p)`` or ``(ITERATIVE, r)``.
     Labels are ``6 * dimension + direction``.
+
+    Layout: node ``v`` (coordinates base ``N(alpha)``, the last the lowest) is
+    split into its ``k`` low coordinates (a position ``l < N^k`` inside a
+    block, ``N^k <= MAX_BLOCK``) and its high ones (the block).  Each block
+    takes a whole number of 64-bit words, so every block has the same bit
+    pattern: the rule's sends inside a block are tables over ``l`` (built
+    with numpy from the rule below, per phase argument), sends on the high
+    dimensions move whole words between blocks, and blocks are independent
+    work for the engine's threads.  Padding: under 64 bits per block.
     """
 
-    def __init__(self, ring: EJRing, n: int, phase_of: np.ndarray):
+    def __init__(self, ring: EJRing, n: int, phase_of: np.ndarray, max_block: int = MAX_BLOCK):
         self.ring, self.n, self.phase_of = ring, n, phase_of
         self.labels = 6 * n
         self.strides = np.array([ring.norm ** (n - 1 - i) for i in range(n)], dtype=np.int64)
+        base = ring.norm
+        k = n
+        while k > 1 and base ** k > max_block:
+            k -= 1
+        self.k, self.low = k, base ** k
+        self.words = (self.low + 63) // 64
+        self.blocks = base ** (n - k)
+        self.bits = self.blocks * self.words * 64
 
-    def expand(self, front, held, fresh, w_lo, w_hi, arg, stats, label_counts, record, rec_src, rec_dst,
-               rec_lab, nrec) -> int:
-        ring = self.ring
-        return _expand(front, held, fresh, w_lo, w_hi, arg[0], arg[1], self.n, ring.norm, self.strides,
-                       ring.child_ptr, ring.child_node, ring.child_dir, self.phase_of, stats, label_counts,
-                       record, rec_src, rec_dst, rec_lab, nrec)
+    def position(self, node):
+        """Bit position of ``node`` (int or array) in the padded layout."""
+        return node // self.low * (self.words * 64) + node % self.low
+
+    def node_of(self, position):
+        """Node at bit ``position`` (int or array)."""
+        return position // (self.words * 64) * self.low + position % (self.words * 64)
+
+    def tables(self, mode: int, cur: int) -> _Tables:
+        """The sends of every block position under ``(mode, cur)``, from the rule over its low coordinates.
+
+        SECTOR: let ``d`` be the last coordinate that is non-zero and in phase
+        ``cur``; a node sends to the tree children of ``c_d`` on dimension ``d``
+        and, on every later dimension whose coordinate is 0, to the children of
+        0 in phase ``cur``.  When ``d`` is a low dimension every send stays in
+        the block; when no low coordinate is in phase, the low-dimension sends
+        are the children of 0 and the high ones follow the block's coordinates
+        (``_cross_sector``).  ITERATIVE on dimension ``r``: the children of
+        ``c_r`` on ``r``: a table when ``r`` is low, whole words when high.
+        """
+        key = (self.ring.a, self.ring.b, self.n, self.k, self.phase_of.tobytes(), int(mode), int(cur))
+        if key not in _TABLES:
+            while len(_TABLES) >= _TABLES_KEPT:
+                _TABLES.pop(next(iter(_TABLES)))
+            _TABLES[key] = self._build(int(mode), int(cur))
+        return _TABLES[key]
+
+    def _build(self, mode: int, cur: int) -> _Tables:
+        ring, k, low, words, base = self.ring, self.k, self.low, self.words, self.ring.norm
+        high = self.n - k
+        parent = np.repeat(np.arange(base, dtype=np.int64), np.diff(ring.child_ptr))
+        child, cdir = ring.child_node, ring.child_dir
+        pos = np.arange(low, dtype=np.int64)
+        digits = np.stack([pos // base ** (k - 1 - a) % base for a in range(k)], axis=1)
+        sends = np.zeros((low, k * len(child)), dtype=bool)
+        line_dim, cross = -1, np.zeros(low, dtype=bool)
+        if mode == SECTOR:
+            inphase = (digits != 0) & (self.phase_of[digits] == cur)
+            has = inphase.any(axis=1)
+            last = np.where(has, k - 1 - np.argmax(inphase[:, ::-1], axis=1), -1)
+            for a in range(k):
+                is_d, zero_after = last == a, (digits[:, a] == 0) & (last < a)
+                for e in range(len(child)):
+                    col = is_d & (digits[:, a] == parent[e])
+                    if parent[e] == 0 and self.phase_of[child[e]] == cur:
+                        col |= zero_after
+                    sends[:, a * len(child) + e] = col
+            if high:
+                cross = ~has
+        elif cur >= high:
+            a = cur - high
+            for e in range(len(child)):
+                sends[:, a * len(child) + e] = digits[:, a] == parent[e]
+        else:
+            line_dim = int(cur)
+        rows, cols = np.nonzero(sends)
+        a, e = cols // max(1, len(child)), cols % max(1, len(child))
+        offset = (child[e] - parent[e]) * base ** (k - 1 - a)
+        label = (high + a) * 6 + cdir[e]
+        target = rows + offset
+        assert np.all((target >= 0) & (target < low))
+        t_ptr = np.zeros(low + 1, dtype=np.int64)
+        np.cumsum(np.bincount(rows, minlength=low), out=t_ptr[1:])
+        key = rows * words + (target >> 6)
+        order = np.argsort(key, kind="stable")
+        key, bit = key[order], np.left_shift(np.uint64(1), (target[order] & 63).astype(np.uint64))
+        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, np.int64)
+        ent_mask = np.bitwise_or.reduceat(bit, starts) if len(key) else np.zeros(0, np.uint64)
+        assert np.array_equal(np.bitwise_count(ent_mask).astype(np.int64), np.diff(np.r_[starts, len(key)]))
+        ptr = np.zeros(low + 1, dtype=np.int64)
+        np.cumsum(np.bincount(key[starts] // words, minlength=low), out=ptr[1:])
+        return _Tables(_bits(np.diff(t_ptr) > 0, words), ptr, (key[starts] % words).astype(np.int64),
+                       ent_mask.astype(np.uint64), t_ptr, offset.astype(np.int64), label.astype(np.int64),
+                       _bits(cross, words), _bits(cross & (np.diff(t_ptr) == 0), words),
+                       np.flatnonzero(_bits(cross, words)).astype(np.int64), line_dim)
+
+    def expand_compact(self, held, mark, arg, stats, label_counts, record, workers):
+        """One step over the two-bitmap state (:func:`topocast.sim.frontier.run_frontier`)."""
+        mode, cur = int(arg[0]), int(arg[1])
+        tab = self.tables(mode, cur)
+        ring, words = self.ring, self.words
+        if record:
+            cap = max(1, popcount(held & mark))
+            sender_pos = np.empty(cap, np.int64)
+            rs, rd, rl = (np.empty(cap * self.labels, np.int64) for _ in range(3))
+        else:
+            sender_pos = rs = rd = rl = np.zeros(1, np.int64)
+        n_in = n_cross = 0
+        parts = []
+        if tab.any_in_block:
+            pieces = [(lo, hi) for lo, hi in (workers.split(self.blocks) if not record else [(0, self.blocks)])]
+            parts = [(np.zeros(self.low, np.int64), np.array([0, 0, 0, 0, -1], np.int64)) for _ in pieces]
+            nrecs = workers.map(
+                lambda lo, hi, cnt, st: _in_block(held, mark, lo, hi, words, tab.send_mask, tab.ptr, tab.ent_word,
+                                                  tab.ent_mask, cnt, st, record, sender_pos),
+                [(lo, hi, cnt, st) for (lo, hi), (cnt, st) in zip(pieces, parts, strict=True)])
+            n_in = int(nrecs[0]) if record else 0
+        cross_stats = []
+        if tab.line_dim >= 0:
+            stride = ring.norm ** (self.n - self.k - 1 - tab.line_dim)
+            lines = self.blocks // ring.norm
+            pieces = workers.split(lines) if not record else [(0, lines)]
+            outs = [(np.array([0, 0, 0, 0, -1], np.int64), np.zeros(self.labels, np.int64)) for _ in pieces]
+            nrecs = workers.map(
+                lambda lo, hi, st, lab: _cross_lines(held, mark, words, lo, hi, ring.norm, stride, tab.line_dim,
+                                                     ring.child_ptr, ring.child_node, ring.child_dir, st, lab,
+                                                     record, rs, rd, rl),
+                [(lo, hi, st, lab) for (lo, hi), (st, lab) in zip(pieces, outs, strict=True)])
+            n_cross = int(nrecs[0]) if record else 0
+            cross_stats = outs
+        elif len(tab.cross_words):
+            st, lab = np.array([0, 0, 0, 0, -1], np.int64), np.zeros(self.labels, np.int64)
+            n_cross = _cross_sector(held, mark, words, self.blocks, ring.norm, self.n - self.k, cur, tab.cross_words,
+                                    tab.cross_mask, tab.cross_only, ring.child_ptr, ring.child_node, ring.child_dir,
+                                    self.phase_of, st, lab, record, rs, rd, rl)
+            cross_stats = [(st, lab)]
+        count = np.zeros(self.low, np.int64)
+        bad = []
+        for cnt, st in parts:
+            count += cnt
+            stats[:4] += st[:4]
+            bad.append(st[FIRST_BAD])
+        for st, lab in cross_stats:
+            stats[:4] += st[:4]
+            label_counts += lab
+            bad.append(st[FIRST_BAD])
+        stats[SENDERS] += count.sum()
+        stats[TRANSFERS] += int(count @ np.diff(tab.t_ptr))
+        np.add.at(label_counts, tab.t_lab, np.repeat(count, np.diff(tab.t_ptr)))
+        bad = [b for b in bad if b >= 0]
+        stats[FIRST_BAD] = self.node_of(min(bad)) if bad else -1
+        if not record:
+            return None
+        return self._records(tab, sender_pos[:n_in], rs[:n_cross], rd[:n_cross], rl[:n_cross])
+
+    def _records(self, tab: _Tables, senders, rs, rd, rl):
+        """Transfers of a recorded step as node ids, ordered by sender, then dimension, then tree order."""
+        block_bits = self.words * 64
+        pos = senders % block_bits
+        many = np.diff(tab.t_ptr)[pos]
+        src = np.repeat(senders, many)
+        idx = np.repeat(tab.t_ptr[pos] - np.r_[0, np.cumsum(many)[:-1]], many) + np.arange(int(many.sum()))
+        src = np.r_[src, rs]
+        dst = np.r_[src[:len(idx)] + tab.t_off[idx], rd]
+        lab = np.r_[tab.t_lab[idx], rl]
+        src, dst = self.node_of(src), self.node_of(dst)
+        order = np.lexsort((lab // 6, src))
+        return src[order], dst[order], lab[order]
 
     def label_reverse(self) -> np.ndarray:
         """Label of the opposite direction: direction ``d`` and ``d + 3`` (mod 6) of one dimension."""
         labels = np.arange(self.labels)
         return labels - labels % 6 + (labels % 6 + 3) % 6
+
+
+def _bits(flags: np.ndarray, words: int) -> np.ndarray:
+    """A bitmap of ``words`` words from booleans (bit ``i % 64`` of word ``i // 64``)."""
+    padded = np.zeros(words * 64, dtype=bool)
+    padded[:len(flags)] = flags
+    return np.packbits(padded.reshape(words, 64), axis=1, bitorder="little").view(np.uint64).ravel().copy()
 
 
 def phase_table(ring: EJRing, improved_single_phase: bool) -> np.ndarray:

@@ -56,8 +56,9 @@ def _route(indptr, indices):
     d = np.empty(n, np.int32)
     for t in range(n):
         bfs_into(indptr, indices, t, d, queue)
-        dist[t, :] = d
-        weight[:] = 1
+        for i in range(n):  # element by element: no slice assignment (numba compiles its error message slowly)
+            dist[t, i] = d[i]
+            weight[i] = 1
         nxt[t, t] = -1
         for i in range(n - 1, 0, -1):  # farthest first: a node's forwarded weight is final when it chooses
             u = queue[i]

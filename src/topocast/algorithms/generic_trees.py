@@ -78,7 +78,8 @@ def _all_distances(indptr, indices, out):
         dist = np.empty(n, np.int32)
         queue = np.empty(n, np.int64)
         bfs_into(indptr, indices, s, dist, queue)
-        out[s, :] = dist
+        for i in range(n):  # element by element: no slice assignment (numba compiles its error message slowly)
+            out[s, i] = dist[i]
 
 
 def all_distances(topology: Topology) -> np.ndarray:

@@ -24,8 +24,10 @@ from ..registry import Param
 from ..topology.core import Topology
 from .base import register
 from .mesh_multicast import ROUTER_PARAMS, WORKLOAD_PARAMS, check_load, guard_memory, router_model
-from .mesh_routing import ECUBE, mesh_dims
-from .worm_traffic import workload_plan
+from .mesh_routing import mesh_dims
+from .unicast_routing import dor_routes, unicast_worm_plan
+from .unicast_traffic import uniform_destinations
+from .worm_traffic import poisson_arrivals, window
 
 UNICAST_PARAMS = (Param("prep", "int", 0, "preparation time in cycles", minimum=0),)
 UNICAST_RUN_PARAMS = tuple(p for p in WORKLOAD_PARAMS if p.name not in ("destinations", "spread", "load"))
@@ -54,19 +56,29 @@ def bisection_bound(dims: tuple[int, ...]) -> float:
 def unicast_plan(topology: Topology, seed: int = 0, max_memory: float | None = None, **params: Any):
     """One load point of uniform random e-cube unicasts: one worm per message, one job per worm.
 
+    The same workload and routes as the ``unicast`` algorithm with ``traffic=uniform`` and
+    ``routing=dor`` (built by the same vectorised code), with the preparation time ``prep`` and without
+    virtual channels: the random numbers are drawn in the order of
+    :func:`~topocast.algorithms.worm_traffic.workload_plan` (arrivals, then one destination per
+    message), so a seed gives the plan the per-message planner built before (``tests/test_unicast.py``).
+
     ``info``: the closed-form mean distance (the zero-load latency is ``prep +
     startup + mean_distance + flits``; the run's ``lower_bound`` is that
     latency averaged over the measured messages) and the bisection bound.
     """
     check_load("unicast-ecube", topology, params["load"], 1, 0)
     guard_memory("unicast-ecube", topology, dict(params, destinations=1, spread=0), max_memory)
-    prep = params["prep"]
-    planner = lambda s, d: [(s, -1, prep, [(ECUBE, [int(d[0])])])]  # noqa: E731
+    warmup, drain = window(params["cycles"], params["warmup"], params["batches"], "unicast")
+    rng = np.random.default_rng(seed)
+    n = topology.num_nodes
+    gen, src = poisson_arrivals(n, params["load"] / params["flits"], params["cycles"], rng)
+    dst = uniform_destinations(n, src, rng)
+    ptr, node, arc, _ = dor_routes(topology, src, dst)
     dims = mesh_dims(topology)
     info = {"mean_distance": mean_distance(dims), "bisection_bound": bisection_bound(dims)}
-    return workload_plan(topology, planner, load=params["load"], destinations=1, cycles=params["cycles"],
-                         flits=params["flits"], seed=seed, warmup=params["warmup"], batches=params["batches"],
-                         collective="unicast", info=info)
+    return unicast_worm_plan(gen, src, dst, ptr, node, arc, None, prep=params["prep"], cycles=params["cycles"],
+                             warmup=warmup, drain=drain, batches=params["batches"], flits=params["flits"],
+                             load=float(params["load"]), info=info)
 
 
 def unicast_model(params: dict):

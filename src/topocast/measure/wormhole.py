@@ -1,4 +1,4 @@
-"""Wormhole engine adapter: flit-level worms on a mesh (:mod:`topocast.sim.wormhole.engine`), batch means.
+"""Wormhole engine adapter: flit-level worms on any topology (:mod:`topocast.sim.wormhole.engine`), batch means.
 
 The latency of a multicast is the cycle the tail of its message passes its
 last destination minus the cycle it was generated (Al-Dubai et al. 2003,
@@ -15,10 +15,15 @@ during ``[warmup, cycles)``, times ``flits``, per node per cycle.
 
 ``lower_bound`` is the same batch mean of every measured multicast's
 latency with its worms alone in the network (no blocking by any other worm,
-including its own): ``prep + startup * batch + hops + flits`` along each
-relay chain.  It is the zero-load latency when a multicast's own worms do
-not meet (unicast, dual-path, Theorem 1's QG); column-path and multi-path
-worms leaving one source can.
+including its own): ``prep + startup * batch`` plus the worm's lone tail
+time (:func:`topocast.sim.wormhole.engine.lone_tail_time`; ``hops +
+flits`` on the default router) along each relay chain.  It is the
+zero-load latency when a multicast's own worms do not meet (unicast,
+dual-path, Theorem 1's QG); column-path and multi-path worms leaving one
+source can.  Nothing here depends on the topology's shape: paths are the
+plan's, hop counts are path lengths.  Bounds that do (a mesh's bisection
+bound, its mean distance) are the algorithm's, reported in the plan's
+``info``.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from ..errors import TopocastError
 from ..execute import Outcome
 from ..plans.wormhole import WormPlan
 from ..sim.models import Model
-from ..sim.wormhole.engine import RouterConfig, WormTrace, simulate
+from ..sim.wormhole.engine import RouterConfig, WormTrace, lone_tail_time, simulate
 from ..verify import wormhole_deliveries
 
 PLAN = WormPlan
@@ -163,17 +168,28 @@ def _chain_arrays(plan: WormPlan):
     return worm_job, rank, slot_worm, slot_hops, trigger
 
 
-def job_levels(plan: WormPlan, batch: int, startup: int = 0, flits: int = 0):
+def _slot_tail_time(plan: WormPlan, router: RouterConfig | None, slot_worm, slot_hops) -> np.ndarray:
+    """Per slot: cycles from the end of its worm's start-up to its tail passing the slot, the worm alone."""
+    if router is None:
+        return np.zeros(len(slot_hops), dtype=np.int64)
+    total = np.diff(plan.traffic.path_ptr) - 1
+    return lone_tail_time(slot_hops, total[np.maximum(slot_worm, 0)] if len(total) else slot_hops, router)
+
+
+def job_levels(plan: WormPlan, batch: int, router: RouterConfig | None = None):
     """Per job: start-ups before it on its chain, its message-passing step, and the earliest cycle it starts.
 
     A job released by time is step 1 with no start-up before it and starts
     at its release; a relay job released by the delivery of slot ``s``
     follows the job of the worm serving ``s``: the start-ups of that worm's
-    batch plus one, its step plus one, and (worms alone in the network) the
-    cycle after the tail passes ``s``.  Jobs never released stay -1.
+    batch plus one, its step plus one, and (worms alone in the network,
+    timed by ``router``) the cycle after the tail passes ``s``.  Jobs never
+    released stay -1.  Without ``router`` only the first two are meaningful.
     """
     t = plan.traffic
     worm_job, rank, slot_worm, slot_hops, trigger = _chain_arrays(plan)
+    startup = router.startup if router is not None else 0
+    tail = _slot_tail_time(plan, router, slot_worm, slot_hops)
     depth = np.full(t.num_jobs, -1, dtype=np.int64)
     step = np.full(t.num_jobs, -1, dtype=np.int64)
     ready = np.full(t.num_jobs, -1, dtype=np.int64)
@@ -190,7 +206,7 @@ def job_levels(plan: WormPlan, batch: int, startup: int = 0, flits: int = 0):
         batches_before = rank[w] // batch + 1
         depth[j] = depth[src] + batches_before
         step[j] = step[src] + 1
-        ready[j] = ready[src] + t.job_prep[src] + startup * batches_before + slot_hops[trigger[j]] + flits + 1
+        ready[j] = ready[src] + t.job_prep[src] + startup * batches_before + tail[trigger[j]] + 1
         pending = pending[~ok]
     return depth, step, ready
 
@@ -214,14 +230,19 @@ def startup_chains(plan: WormPlan, batch: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def zero_load_latency(plan: WormPlan, router: RouterConfig) -> np.ndarray:
-    """Per multicast: its latency with every worm alone in the network (-1 if some destination is unserved)."""
+    """Per multicast: its latency with every worm alone in the network (-1 if some destination is unserved).
+
+    Exact for any topology and router options (the lone worm's timing of
+    :func:`~topocast.sim.wormhole.engine.lone_tail_time`); a job released
+    by a delivery starts the cycle after it.
+    """
     t = plan.traffic
     batch = router.batch
-    _, _, ready = job_levels(plan, batch, router.startup, router.flits)
+    _, _, ready = job_levels(plan, batch, router)
     worm_job, rank, slot_worm, slot_hops, _ = _chain_arrays(plan)
     j = worm_job[np.maximum(slot_worm, 0)]
     arrive = ready[j] + t.job_prep[j] + router.startup * (rank[np.maximum(slot_worm, 0)] // batch + 1) \
-        + slot_hops + router.flits
+        + _slot_tail_time(plan, router, slot_worm, slot_hops)
     arrive[(slot_worm < 0) | (ready[j] < 0)] = -1
     out = np.full(plan.num_multicasts, -1, dtype=np.int64)
     if len(arrive):

@@ -1,6 +1,6 @@
 """The wormhole engine's plan: worms with explicit paths, the jobs that launch them, and a measurement window.
 
-A :class:`WormPlan` is what a mesh multicast (or unicast) algorithm hands to
+A :class:`WormPlan` is what a multicast or unicast algorithm hands to
 the ``wormhole`` engine (Al-Dubai et al. 2003, section 4; Lin and Ni 1991):
 
 * *jobs*: processor work at a node, ``prep`` cycles then one start-up per
@@ -14,8 +14,12 @@ the ``wormhole`` engine (Al-Dubai et al. 2003, section 4; Lin and Ni 1991):
   last ``drain`` cycles' multicasts not measured, ``batches`` for the
   batch-means interval, the offered ``load``.
 
-How a router times the worms (start-up cycles, flits, channels) is the
-model's :class:`~topocast.sim.wormhole.engine.RouterConfig`, not the plan.
+How a router times the worms (start-up cycles, flits, channels, virtual
+channels, buffers and delays) is the model's
+:class:`~topocast.sim.wormhole.engine.RouterConfig`, not the plan; which
+virtual channel a worm uses on each hop is the plan's (``path_vc``).
+Paths name the topology's arcs, so a plan runs on any topology
+(``docs/simulator.md``).
 """
 
 from __future__ import annotations
@@ -39,6 +43,10 @@ class WormTraffic:
     ``path_arc[k]`` the arc entering position ``k`` (-1 at the start),
     ``path_slot[k]`` the destination slot absorbing a copy there (-1
     elsewhere).  ``slot_node[s]`` is the node of slot ``s``.
+    ``path_vc`` (optional, aligned with ``path_node``): ``path_vc[k]`` is the
+    virtual channel the worm uses on arc ``path_arc[k]`` entering position
+    ``k`` (ignored at a start position); ``None`` means VC 0 everywhere.  The
+    engine refuses a plan whose VCs do not fit the router's ``vcs``.
     """
 
     job_node: np.ndarray
@@ -51,6 +59,7 @@ class WormTraffic:
     path_slot: np.ndarray
     slot_node: np.ndarray
     slot_job: np.ndarray
+    path_vc: np.ndarray | None = None
 
     @property
     def num_jobs(self) -> int:

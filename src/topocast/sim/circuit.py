@@ -25,6 +25,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
+from ..parallel import twin
 from ..plans.circuit import CircuitPlan
 from ..topology.stages import ROUTE_DTYPE, MultistageNetwork
 from ..verify import CircuitSquare, SquareCheck
@@ -95,7 +96,7 @@ def _trace_one(in_off, out_off, ins, outs, next_in, net_in, net_out, route, perm
                     break
 
 
-@nb.njit(cache=True, parallel=True)
+@nb.njit(cache=True)
 def _trace_batch(in_off, out_off, ins, outs, next_in, net_in, net_out, routes, perms, conflicts, dropped):
     nconf = routes.shape[0]
     nlinks = out_off[len(ins)]
@@ -114,6 +115,11 @@ def _trace_batch(in_off, out_off, ins, outs, next_in, net_in, net_out, routes, p
             if fail[i] > 0:
                 lost += 1
         dropped[c] = lost
+
+
+#: batches of at least this many route entries run the parallel build (:mod:`topocast.parallel`)
+PARALLEL_ROUTE_ENTRIES = 1 << 20
+_trace_batch_parallel = twin(_trace_batch, "_trace_batch_parallel")
 
 
 @dataclass
@@ -185,7 +191,7 @@ def trace(network: MultistageNetwork, route: np.ndarray) -> CircuitTrace:
 
 
 def trace_many(network: MultistageNetwork, routes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Trace a batch ``routes[c]``; returns ``(perms[c, i], conflicts[c], dropped[c])`` (parallel)."""
+    """Trace a batch ``routes[c]``; returns ``(perms[c, i], conflicts[c], dropped[c])`` (parallel when large)."""
     routes = np.ascontiguousarray(routes, dtype=ROUTE_DTYPE)
     if routes.ndim != 2:
         raise TopocastError("routes: must be a 2-D array, one configuration per row")
@@ -194,8 +200,9 @@ def trace_many(network: MultistageNetwork, routes: np.ndarray) -> tuple[np.ndarr
     perms = np.empty((nconf, network.num_inputs), dtype=np.int64)
     conflicts = np.zeros(nconf, dtype=np.int64)
     dropped = np.zeros(nconf, dtype=np.int64)
-    _trace_batch(network.in_off, network.out_off, network.ins, network.outs, network.next_in,
-                 network.net_in, network.net_out, routes, perms, conflicts, dropped)
+    kernel = _trace_batch_parallel if routes.size >= PARALLEL_ROUTE_ENTRIES else _trace_batch
+    kernel(network.in_off, network.out_off, network.ins, network.outs, network.next_in,
+           network.net_in, network.net_out, routes, perms, conflicts, dropped)
     return perms, conflicts, dropped
 
 

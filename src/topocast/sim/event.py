@@ -16,7 +16,6 @@ its data and its link allow.
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 
 import numba as nb
@@ -27,6 +26,7 @@ from ..schedule import Schedule
 from ..topology.core import Topology
 from ..topology.csr import first_arc
 from ..verify import HoldState, Verification, describe_transfer, receive
+from . import heap
 from .models import CostModel, PortModel
 
 NO_LINK, NOT_HELD = 1, 2
@@ -96,21 +96,25 @@ def _simulate(use_deps, order, succ_ptr, succ, after_ptr, indptr, indices, rev, 
     finish = np.full(nt, np.nan)
     dep_ready = np.zeros(nt, np.float64)
     waiting = after_ptr[1:] - after_ptr[:-1]
-    heap = [(0.0, np.int64(0))]
-    heap.pop()
+    # ready transfers by (ready time, index); sizes typed (a literal 0 would compile heap.push twice)
+    hkey = np.empty(max(1, nt), np.float64)
+    hitem = np.empty((max(1, nt), 2), np.int64)
+    hsize = np.int64(0)
+    zero = np.int64(0)
     if use_deps:
         for t in range(nt):
             if waiting[t] == 0:
-                heap.append((0.0, np.int64(t)))
-        heapq.heapify(heap)
+                hkey, hitem = heap.push(hkey, hitem, hsize, 0.0, zero, np.int64(t))
+                hsize += 1
     receipts = 0
     redundant = 0
     done = 0
     while True:
         if use_deps:
-            if len(heap) == 0:
+            if hsize == 0:
                 break
-            t = heapq.heappop(heap)[1]
+            t = heap.pop(hkey, hitem, hsize)[2]
+            hsize -= 1
         else:
             if done == nt:
                 break
@@ -134,7 +138,8 @@ def _simulate(use_deps, order, succ_ptr, succ, after_ptr, indptr, indices, rev, 
                     dep_ready[s] = finish[t]
                 waiting[s] -= 1
                 if waiting[s] == 0:
-                    heapq.heappush(heap, (dep_ready[s], s))
+                    hkey, hitem = heap.push(hkey, hitem, hsize, dep_ready[s], zero, s)
+                    hsize += 1
     return -1, 0, -1, start, finish, arc_busy, receipts, redundant, done
 
 

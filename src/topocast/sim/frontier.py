@@ -1,21 +1,42 @@
-"""Frontier engine: a per-step rule run over bitmaps, a bit per node.
+"""Frontier engine: a per-step rule run over bitmaps, a bit or two per node.
 
-The engine knows nothing of any network.  It keeps three bitmaps of
-``nodes`` bits: ``held`` (every node that has the message), ``front`` (the
-nodes that send in this step) and ``fresh`` (the nodes that received in this
-step: the next frontier).  Each step it hands the frontier to the plan's rule
-chunk by chunk (``chunk_words`` 64-bit words at a time), collects the rule's
+The engine knows nothing of any network.  Each step it hands the frontier
+(the nodes that send in this step) to the plan's rule, collects the rule's
 counts (senders, receivers, redundant receipts, transfers, the first node
-that received twice) and the transfers per link label, then swaps
-``front`` and ``fresh``.  A phase that restarts puts every holder in the
-frontier.  With ``record`` the transfers the rule writes are kept per step.
+that received twice) and the transfers per link label, and moves the
+nodes that received in the step into the next frontier.  A phase that
+restarts puts every holder in the frontier.  With ``record`` the transfers
+the rule writes are kept per step.
 
-Memory: three bitmaps, ``3 * nodes / 8`` bytes (EJ_{3+4rho}^(6), 2.57e9
-nodes: 963 MB).  Verification of the counts is :func:`topocast.verify.frontier_verification`.
+Two states, two kinds of rule:
+
+* **Two bitmaps** (a rule with ``expand_compact``, the EJ rule): a held bit
+  ``H`` and a mark bit ``X`` per node encode four states, not held
+  ``(0, 0)``, held and idle ``(1, 0)``, in the frontier ``(1, 1)`` and
+  received in this step ``(0, 1)``.  A receipt by a node that is not idle
+  and not new makes it new; by any other node it is redundant.  After the
+  step the new nodes become the frontier and the frontier idle
+  (``H |= X; X &= ~H_before``, one pass over both bitmaps).  Memory:
+  ``2 * bits / 8`` bytes (EJ_{1+2rho}^(12), 1.38e10 nodes: 3.46 GB).  The
+  rule may lay nodes out with padding (``bits >= nodes``, ``position(node)``)
+  and runs its own kernels, over the engine's threads (``Workers``).  While
+  delivery is exactly once the counts equal the three-bitmap ones; once a
+  node has received twice (the run has already failed) a node that receives
+  while it is in the frontier is not put in the next one.
+* **Three bitmaps** (any rule with ``expand``; tests' toy rules): ``held``,
+  ``front`` and ``fresh`` (the next frontier), handed to the rule chunk by
+  chunk (``chunk_words`` 64-bit words at a time).  Memory: ``3 * nodes / 8``.
+
+``first_bad`` is the lowest-numbered node that received a second time in the
+first step where one did (two-bitmap rules), or the first one the rule met
+(three-bitmap rules).  Verification of the counts is
+:func:`topocast.verify.frontier_verification`.
 """
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numba as nb
@@ -24,27 +45,88 @@ import numpy as np
 from ..errors import TopocastError
 from ..plans.frontier import FrontierPlan
 from ..progress import SILENT, Progress
+from ..verify import popcount as _pop
 
 #: columns of the per-step statistics a rule accumulates
 SENDERS, RECEIVERS, REDUNDANT, TRANSFERS, FIRST_BAD = range(5)
 STATS = ("senders", "receivers", "redundant", "transfers", "first_bad")
 
-
-@nb.njit(cache=True, parallel=True)
-def _popcount_words(words):
-    total = 0
-    for i in nb.prange(len(words)):
-        x = words[i]
-        x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-        x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-        x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-        total += int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
-    return total
+#: words per piece of the bitmap passes (2 MiB of each bitmap)
+PASS_WORDS = 1 << 18
 
 
 def popcount(words: np.ndarray) -> int:
-    """Set bits in a bitmap."""
-    return int(_popcount_words(words))
+    """Set bits in a bitmap (numpy, in pieces: no compilation, no large temporary)."""
+    total = 0
+    for lo in range(0, len(words), PASS_WORDS * 8):
+        total += int(np.bitwise_count(words[lo:lo + PASS_WORDS * 8]).sum(dtype=np.int64))
+    return total
+
+
+@nb.njit(cache=True, nogil=True)
+def receive_word(held, mark, w, bits, stats):
+    """Receipts of the nodes ``bits`` of word ``w`` (two-bitmap state); counts into ``stats``.
+
+    ``stats[FIRST_BAD]`` keeps the lowest bit position that received a second time (-1: none).
+    """
+    h = held[w]
+    x = mark[w]
+    if not (bits & (h | x)):
+        mark[w] = x | bits
+        stats[RECEIVERS] += _pop(bits)
+        return
+    new = bits & ~(h | x)
+    idle = bits & h & ~x
+    again = bits & (h | x)
+    stats[RECEIVERS] += _pop(new | (bits & h))
+    stats[REDUNDANT] += _pop(again)
+    mark[w] = x | new | idle
+    held[w] = h & ~idle
+    low = again & (~again + np.uint64(1))
+    bit = 0
+    while low > np.uint64(1):
+        low >>= np.uint64(1)
+        bit += 1
+    pos = w * 64 + bit
+    if stats[FIRST_BAD] < 0 or pos < stats[FIRST_BAD]:
+        stats[FIRST_BAD] = pos
+
+
+@nb.njit(cache=True, nogil=True)
+def _settle(held, mark, lo, hi):
+    """End of a step: new nodes become the frontier, the frontier becomes idle."""
+    for w in range(lo, hi):
+        x = mark[w]
+        if x:  # untouched words stay unwritten (no page is faulted in for nothing)
+            h = held[w]
+            held[w] = h | x
+            mark[w] = x & ~h
+
+
+class Workers:
+    """The engine's threads for a rule's kernels (numba ``nogil``): ``map(fn, pieces)`` in order."""
+
+    def __init__(self, threads: int | None = None):
+        if threads is None:
+            threads = min(os.cpu_count() or 1, int(nb.config.NUMBA_NUM_THREADS))
+        self.threads = max(1, int(threads))
+        self._pool = ThreadPoolExecutor(self.threads) if self.threads > 1 else None
+
+    def map(self, fn, pieces) -> list:
+        pieces = list(pieces)
+        if self._pool is None or len(pieces) < 2:
+            return [fn(*p) for p in pieces]
+        return list(self._pool.map(lambda p: fn(*p), pieces))
+
+    def split(self, total: int, per_thread: int = 4, minimum: int = 1) -> list[tuple[int, int]]:
+        """``[lo, hi)`` ranges covering ``range(total)``: a few per thread, none shorter than ``minimum``."""
+        parts = max(1, min(self.threads * per_thread, total // max(1, minimum)))
+        edges = np.linspace(0, total, parts + 1).astype(np.int64)
+        return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True) if b > a]
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
 
 
 @dataclass
@@ -85,29 +167,79 @@ class FrontierTrace:
                 "active": self.active.tolist(), "free": self.free.tolist()}
 
 
-def bitmap_bytes(nodes: int) -> int:
-    """Memory of the three bitmaps."""
+def bitmap_bytes(nodes: int, rule=None) -> int:
+    """Memory of the bitmaps: two of ``rule.bits`` bits for a two-bitmap rule, else three of ``nodes`` bits."""
+    if rule is not None and hasattr(rule, "expand_compact"):
+        return 2 * ((int(rule.bits) + 63) // 64) * 8
     return 3 * ((nodes + 63) // 64) * 8
 
 
 def run_frontier(plan: FrontierPlan, record: bool = False, progress: Progress = SILENT,
-                 chunk_words: int = 1 << 21, max_bytes: float | None = None) -> FrontierTrace:
-    """Run ``plan``'s phases from its source holding the message."""
+                 chunk_words: int = 1 << 21, max_bytes: float | None = None,
+                 threads: int | None = None) -> FrontierTrace:
+    """Run ``plan``'s phases from its source holding the message.
+
+    ``threads`` (two-bitmap rules): how many threads run the rule's kernels and the
+    end-of-step pass; default all cores for bitmaps of a million words or more, else one.
+    """
     nodes = int(plan.nodes)
-    words = (nodes + 63) // 64
-    need = bitmap_bytes(nodes)
+    need = bitmap_bytes(nodes, plan.rule)
     if max_bytes is not None and need > max_bytes:
         raise TopocastError(f"max-memory: the frontier run on {nodes} nodes needs {need / 2**30:.1f} GiB of bitmaps")
-    held, front, fresh = (np.zeros(words, dtype=np.uint64) for _ in range(3))
-    bit = np.uint64(1) << np.uint64(plan.source % 64)
-    held[plan.source // 64] = front[plan.source // 64] = bit
     total = plan.steps
     counts = np.zeros((total, 5), np.int64)
     label_counts = np.zeros((total, plan.rule.labels), np.int64)
     names: list[str] = []
     records = [] if record else None
-    step = 0
     ticks = iter(progress.track(range(total), "frontier steps", total=total))
+    if hasattr(plan.rule, "expand_compact"):
+        held_total = _run_compact(plan, record, ticks, counts, label_counts, names, records, threads)
+    else:
+        held_total = _run_three(plan, record, ticks, counts, label_counts, names, records, chunk_words)
+    for _ in ticks:
+        pass
+    bad = np.flatnonzero(counts[:, FIRST_BAD] >= 0)
+    first = (int(counts[bad[0], FIRST_BAD]), int(bad[0])) if len(bad) else None
+    return FrontierTrace(nodes, counts[:, SENDERS].copy(), counts[:, RECEIVERS].copy(),
+                         counts[:, TRANSFERS].copy(), counts[:, REDUNDANT].copy(), label_counts, names,
+                         held_total, first, records)
+
+
+def _run_compact(plan, record, ticks, counts, label_counts, names, records, threads) -> int:
+    """Two bitmaps (held, mark); the rule's kernels write receipts with :func:`receive_word`."""
+    rule = plan.rule
+    words = (int(rule.bits) + 63) // 64
+    held, mark = np.zeros(words, dtype=np.uint64), np.zeros(words, dtype=np.uint64)
+    pos = int(rule.position(plan.source))
+    held[pos // 64] = mark[pos // 64] = np.uint64(1) << np.uint64(pos % 64)
+    workers = Workers(threads if threads is not None or words >= 4 * PASS_WORDS else 1)
+    pieces = [(held, mark, lo, hi) for lo, hi in workers.split(words, per_thread=1, minimum=PASS_WORDS)]
+    step = 0
+    try:
+        for phase in plan.phases:
+            if phase.restart:
+                np.copyto(mark, held)
+            for _ in range(phase.steps):
+                next(ticks, None)
+                counts[step] = (0, 0, 0, 0, -1)
+                out = rule.expand_compact(held, mark, phase.arg, counts[step], label_counts[step], record, workers)
+                if record:
+                    records.append(out)
+                names.append(phase.name)
+                workers.map(_settle, pieces)
+                step += 1
+    finally:
+        workers.close()
+    return popcount(held)
+
+
+def _run_three(plan, record, ticks, counts, label_counts, names, records, chunk_words) -> int:
+    """Three bitmaps (held, front, fresh) handed to ``rule.expand`` chunk by chunk."""
+    words = (int(plan.nodes) + 63) // 64
+    held, front, fresh = (np.zeros(words, dtype=np.uint64) for _ in range(3))
+    bit = np.uint64(1) << np.uint64(plan.source % 64)
+    held[plan.source // 64] = front[plan.source // 64] = bit
+    step = 0
     for phase in plan.phases:
         if phase.restart:
             front[:] = held
@@ -121,13 +253,7 @@ def run_frontier(plan: FrontierPlan, record: bool = False, progress: Progress = 
             front, fresh = fresh, front
             fresh[:] = 0
             step += 1
-    for _ in ticks:
-        pass
-    bad = np.flatnonzero(counts[:, FIRST_BAD] >= 0)
-    first = (int(counts[bad[0], FIRST_BAD]), int(bad[0])) if len(bad) else None
-    return FrontierTrace(nodes, counts[:, SENDERS].copy(), counts[:, RECEIVERS].copy(),
-                         counts[:, TRANSFERS].copy(), counts[:, REDUNDANT].copy(), label_counts, names,
-                         popcount(held), first, records)
+    return popcount(held)
 
 
 def _step(rule, arg, front, held, fresh, words, chunk_words, stats, label_counts, record):
@@ -145,4 +271,4 @@ def _step(rule, arg, front, held, fresh, words, chunk_words, stats, label_counts
     return (rs[:nrec].copy(), rd[:nrec].copy(), rl[:nrec].copy()) if record else None
 
 
-__all__ = ["FrontierTrace", "STATS", "bitmap_bytes", "popcount", "run_frontier"]
+__all__ = ["FrontierTrace", "STATS", "Workers", "bitmap_bytes", "popcount", "receive_word", "run_frontier"]

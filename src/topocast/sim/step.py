@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numba as nb
 import numpy as np
 
+from ..parallel import twin
 from ..schedule import Schedule
 from ..topology.core import Topology
 from ..topology.csr import first_arc
@@ -24,6 +25,10 @@ from ..verify import HoldState, Verification, describe_transfer, receive, sender
 from .models import PortModel
 
 OK, NO_LINK, LINK_BUSY, PORT_SEND, PORT_RECV, NOT_HELD, HALF_DUPLEX = range(7)
+
+# read-only like a topology's reverse_arc, so that _run has one specialisation
+_NO_REVERSE = np.zeros(1, np.int64)
+_NO_REVERSE.setflags(write=False)
 
 
 @nb.njit(cache=True)
@@ -44,9 +49,9 @@ def _claim_arc(indptr, indices, arc_step, rev, e, u, v, half, step):
     return -1, code
 
 
-@nb.njit(cache=True, parallel=True)
+@nb.njit(cache=True)
 def _inspect(holds, order, lo, hi, src, dst, indptr, indices, range_ptr, first, count, missing_out, arc_out):
-    """Read-only and in parallel: each transfer's first arc and the first message
+    """Read-only (in parallel in :data:`_run_parallel`): each transfer's first arc and the first message
     its sender lacks before the step (-1 if none)."""
     for i in nb.prange(lo, hi):
         t = order[i]
@@ -59,10 +64,10 @@ def _inspect(holds, order, lo, hi, src, dst, indptr, indices, range_ptr, first, 
                 break
 
 
-@nb.njit(cache=True, parallel=True)
+@nb.njit(cache=True)
 def _deliver(holds, required, all_required, order, group_ptr, g_lo, g_hi, dst, range_ptr, first, count,
              have, need, completion, step_number):
-    """Apply a step's deliveries; transfers are grouped by receiver so groups run in parallel."""
+    """Apply a step's deliveries; transfers are grouped by receiver so groups can run in parallel."""
     receipts = 0
     redundant = 0
     for g in nb.prange(g_lo, g_hi):
@@ -164,6 +169,13 @@ def _run(indptr, indices, rev, order, step_ptr, group_ptr, step_groups, src, dst
     return -1, OK, -1, senders, receivers, active, max_link, moved, completion, receipts, redundant
 
 
+#: schedules of at least this many transfers run the parallel build (:mod:`topocast.parallel`)
+PARALLEL_TRANSFERS = 200_000
+_inspect_parallel = twin(_inspect, "_inspect_parallel")
+_deliver_parallel = twin(_deliver, "_deliver_parallel")
+_run_parallel = twin(_run, "_run_parallel", parallel=False, _inspect=_inspect_parallel, _deliver=_deliver_parallel)
+
+
 @dataclass
 class StepTrace:
     """What the step engine saw; per-step arrays have one entry per step."""
@@ -243,9 +255,9 @@ def run_steps(topology: Topology, schedule: Schedule, ports: PortModel = PortMod
     order, group_ptr = _delivery_groups(schedule)
     step_ptr = np.searchsorted(schedule.step[order], np.arange(nsteps + 1)).astype(np.int64)
     step_groups = np.searchsorted(group_ptr, step_ptr).astype(np.int64)
-    rev = topology.reverse_arc if ports.duplex == "half" else np.zeros(1, np.int64)
+    rev = topology.reverse_arc if ports.duplex == "half" else _NO_REVERSE
     (bad, code, missing, senders, receivers, active, max_link, moved, completion,
-     receipts, redundant) = _run(
+     receipts, redundant) = (_run_parallel if schedule.num_transfers >= PARALLEL_TRANSFERS else _run)(
         topology.indptr, topology.indices, rev, order, step_ptr, group_ptr, step_groups, schedule.src, schedule.dst,
         schedule.range_ptr, schedule.range_first, schedule.range_count, state.holds, state.required,
         state.all_required, state.need, state.have, 0 if ports.ports is None else ports.ports,

@@ -28,12 +28,12 @@ ranges); :func:`topocast.synthesis.synthesize` turns it into a
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 
 import numba as nb
 import numpy as np
 
+from ..sim.heap import grow, pop, push
 from ..verify import popcount
 
 _INF = np.inf
@@ -53,20 +53,17 @@ class Plan:
 
 
 @nb.njit(cache=True)
-def _grow(a, size):
-    if size < len(a):
-        return a
-    b = np.empty(max(2 * len(a), size + 1), a.dtype)
-    b[:len(a)] = a
-    return b
-
-
-@nb.njit(cache=True)
 def _lacks(held, known, u, v):
     total = 0
     for w in range(held.shape[1]):
         total += popcount(held[u, w] & ~known[v, w])
     return total
+
+
+# transfer columns of ``ti``: sender, receiver, next transfer into the same receiver, arrived (0/1)
+_SRC, _DST, _NEXT, _ARRIVED = 0, 1, 2, 3
+# columns of ``tf``: start, arrival
+_START, _END = 0, 1
 
 
 @nb.njit(cache=True)
@@ -79,104 +76,163 @@ def _flood(indptr, indices, channel, held, startup, per_byte, per_hop, chunk_byt
     node_recv = np.zeros(n)
     pending = np.full(n, _INF)
     in_head = np.full(n, -1, np.int64)
-    tr = (np.empty(1024, np.int64), np.empty(1024, np.int64), np.empty(1024, np.float64),
-          np.empty(1024, np.float64), np.empty(1024, np.int64), np.zeros(1025, np.int64))
-    rr = (np.empty(4096, np.int64), np.empty(4096, np.int64))
-    arrived = np.zeros(1024, np.bool_)
-    nt = 0
-    heap = [(0.0, np.int64(0), np.int64(0))]
-    heap.pop()
+    ti = np.empty((1024, 4), np.int64)
+    tf = np.empty((1024, 2), np.float64)
+    tp = np.zeros(1025, np.int64)  # chunk ranges of transfer k: rr[tp[k]:tp[k + 1]]
+    rr = np.empty((4096, 2), np.int64)  # first chunk, count
+    # counters and event kinds as typed values: a literal (``nt = 0``) passed to a compiled helper compiles
+    # that helper once more for the literal
+    nt = np.int64(0)
+    hkey = np.empty(n + 1024, np.float64)
+    hitem = np.empty((n + 1024, 2), np.int64)
+    hsize = np.int64(0)
+    _ARRIVAL, _WAKE = np.int64(0), np.int64(1)
     for u in range(n):
         pending[u] = 0.0
-        heap.append((0.0, np.int64(1), np.int64(u)))
-    heapq.heapify(heap)
+        hkey, hitem = push(hkey, hitem, hsize, np.float64(0.0), _WAKE, np.int64(u))
+        hsize += 1
     diff = np.empty(words, np.uint64)
-    while len(heap):
-        t, kind, ident = heapq.heappop(heap)
+    while hsize:
+        t, kind, ident = pop(hkey, hitem, hsize)
+        hsize -= 1
         if kind == 0:  # arrival of transfer ident: its chunks are held at its receiver
-            v = tr[1][ident]
-            arrived[ident] = True
-            for r in range(tr[5][ident], tr[5][ident + 1]):
-                for c in range(rr[0][r], rr[0][r] + rr[1][r]):
+            v = ti[ident, _DST]
+            ti[ident, _ARRIVED] = 1
+            for r in range(tp[ident], tp[ident + 1]):
+                for c in range(rr[r, 0], rr[r, 0] + rr[r, 1]):
                     held[v, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
             if t < pending[v]:
                 pending[v] = t
-                heapq.heappush(heap, (t, np.int64(1), np.int64(v)))
+                hkey, hitem = push(hkey, hitem, hsize, t, _WAKE, v)
+                hsize += 1
             continue
         u = ident
         if t != pending[u]:
             continue  # stale wake
         pending[u] = _INF
         retry = _INF
-        if one_port and node_send[u] > t:
-            retry = node_send[u]
-        else:
-            best_e = -1
-            best_cnt = 0
-            for e in range(indptr[u], indptr[u + 1]):
-                v = indices[e]
-                cnt = _lacks(held, known, u, v)
-                if cnt == 0:
-                    continue
-                free = link_free[channel[e]]
-                if one_port and node_recv[v] > free:
-                    free = node_recv[v]
-                if free > t:
-                    retry = min(retry, free)
-                    continue
-                if one_port:
-                    if cnt > best_cnt:
-                        best_e = e
+        scan = indptr[u]
+        while True:
+            # the next transfer of u: every free neighbour lacking chunks (all-port), or the one lacking the
+            # most (one-port, once per wake)
+            e = -1
+            if one_port:
+                if scan > indptr[u + 1]:
+                    break
+                if node_send[u] > t:
+                    retry = node_send[u]
+                    break
+                best_cnt = 0
+                for a in range(indptr[u], indptr[u + 1]):
+                    v = indices[a]
+                    cnt = _lacks(held, known, u, v)
+                    if cnt == 0:
+                        continue
+                    free = max(link_free[channel[a]], node_recv[v])
+                    if free > t:
+                        retry = min(retry, free)
+                    elif cnt > best_cnt:
+                        e = a
                         best_cnt = cnt
+                scan = indptr[u + 1] + 1
+            else:
+                while scan < indptr[u + 1] and e < 0:
+                    a = scan
+                    scan += 1
+                    cnt = _lacks(held, known, u, indices[a])
+                    if cnt == 0:
+                        continue
+                    free = link_free[channel[a]]
+                    if free > t:
+                        retry = min(retry, free)
+                        continue
+                    e = a
+            if e < 0:
+                break
+            v = indices[e]
+            # the transfer u -> v: what v lacks (lowest ids first, at most cap), starting at t or, when chunks
+            # that v lacks reach u within wait, when the last of them lands
+            for w in range(words):
+                diff[w] = held[u, w] & ~known[v, w]
+            start = _add_soon(u, v, t, wait, known, diff, in_head, ti, tf, tp, rr) if wait > 0 else t
+            taken = _cap(diff, cap)
+            ti, tf, tp = grow(ti, nt), grow(tf, nt), grow(tp, nt + 1)
+            nr = tp[nt]
+            run_first = np.int64(-1)
+            run_len = np.int64(0)
+            for w in range(words):
+                d = diff[w]
+                if d == 0:
                     continue
-                nt, tr, rr, arrived = _send(u, v, e, t, wait, held, known, diff, cap, channel, link_free, node_send,
-                                            node_recv, one_port, startup, per_byte, per_hop, chunk_bytes, in_head,
-                                            nt, tr, rr, arrived)
-                heapq.heappush(heap, (tr[3][nt - 1], np.int64(0), np.int64(nt - 1)))
-                if _lacks(held, known, u, v) > 0:  # capped: more to send when the link frees
-                    retry = min(retry, link_free[channel[e]])
-            if one_port and best_e >= 0:
-                v = indices[best_e]
-                nt, tr, rr, arrived = _send(u, v, best_e, t, wait, held, known, diff, cap, channel, link_free,
-                                            node_send, node_recv, one_port, startup, per_byte, per_hop, chunk_bytes,
-                                            in_head, nt, tr, rr, arrived)
-                heapq.heappush(heap, (tr[3][nt - 1], np.int64(0), np.int64(nt - 1)))
-                for e in range(indptr[u], indptr[u + 1]):
-                    if _lacks(held, known, u, indices[e]) > 0:
+                known[v, w] |= d
+                for b in range(64):
+                    if d & (np.uint64(1) << np.uint64(b)):
+                        c = w * 64 + b
+                        if run_len > 0 and c == run_first + run_len:
+                            run_len += 1
+                            continue
+                        if run_len > 0:
+                            rr = grow(rr, nr)
+                            rr[nr, 0], rr[nr, 1] = run_first, run_len
+                            nr += 1
+                        run_first, run_len = c, 1
+            if run_len > 0:
+                rr = grow(rr, nr)
+                rr[nr, 0], rr[nr, 1] = run_first, run_len
+                nr += 1
+            end = start + startup + taken * chunk_bytes * per_byte
+            ti[nt, _SRC], ti[nt, _DST], ti[nt, _NEXT], ti[nt, _ARRIVED] = u, v, in_head[v], 0
+            tf[nt, _START], tf[nt, _END] = start, end + per_hop
+            in_head[v] = nt
+            tp[nt + 1] = nr
+            link_free[channel[e]] = end
+            if one_port:
+                node_send[u] = end
+                node_recv[v] = end
+            nt += 1
+            hkey, hitem = push(hkey, hitem, hsize, tf[nt - 1, _END], _ARRIVAL, nt - 1)
+            hsize += 1
+            if one_port:
+                for a in range(indptr[u], indptr[u + 1]):
+                    if _lacks(held, known, u, indices[a]) > 0:
                         retry = min(retry, node_send[u])
                         break
+            elif _lacks(held, known, u, v) > 0:  # capped: more to send when the link frees
+                retry = min(retry, link_free[channel[e]])
         if retry < _INF and retry < pending[u]:
             pending[u] = retry
-            heapq.heappush(heap, (retry, np.int64(1), np.int64(u)))
-    makespan = tr[3][:nt].max() if nt else 0.0
-    return tr[0][:nt], tr[1][:nt], tr[2][:nt], tr[5][:nt + 1], rr[0][:tr[5][nt]], rr[1][:tr[5][nt]], makespan
+            hkey, hitem = push(hkey, hitem, hsize, retry, _WAKE, u)
+            hsize += 1
+    makespan = tf[:nt, _END].max() if nt else 0.0
+    return (ti[:nt, _SRC].copy(), ti[:nt, _DST].copy(), tf[:nt, _START].copy(), tp[:nt + 1].copy(),
+            rr[:tp[nt], 0].copy(), rr[:tp[nt], 1].copy(), makespan)
 
 
 @nb.njit(cache=True)
-def _add_soon(u, v, t, wait, known, diff, in_head, tr, rr, arrived):
+def _add_soon(u, v, t, wait, known, diff, in_head, ti, tf, tp, rr):
     """Add to ``diff`` the chunks ``v`` lacks that reach ``u`` within ``wait``; returns the start time."""
     start = t
     prev = -1
     k = in_head[u]
     while k >= 0:
-        nxt = tr[4][k]
-        if arrived[k]:  # unlink transfers that have landed
+        nxt = ti[k, _NEXT]
+        if ti[k, _ARRIVED]:  # unlink transfers that have landed
             if prev >= 0:
-                tr[4][prev] = nxt
+                ti[prev, _NEXT] = nxt
             else:
                 in_head[u] = nxt
             k = nxt
             continue
-        if tr[3][k] <= t + wait:
+        if tf[k, _END] <= t + wait:
             useful = False
-            for r in range(tr[5][k], tr[5][k + 1]):
-                for c in range(rr[0][r], rr[0][r] + rr[1][r]):
+            for r in range(tp[k], tp[k + 1]):
+                for c in range(rr[r, 0], rr[r, 0] + rr[r, 1]):
                     bit = np.uint64(1) << np.uint64(c & 63)
                     if not (known[v, c >> 6] & bit):
                         diff[c >> 6] |= bit
                         useful = True
-            if useful and tr[3][k] > start:
-                start = tr[3][k]
+            if useful and tf[k, _END] > start:
+                start = tf[k, _END]
         prev = k
         k = nxt
     return start
@@ -199,55 +255,6 @@ def _cap(diff, cap):
         else:
             taken += popcount(d)
     return taken
-
-
-@nb.njit(cache=True)
-def _send(u, v, e, t, wait, held, known, diff, cap, channel, link_free, node_send, node_recv, one_port,
-          startup, per_byte, per_hop, chunk_bytes, in_head, nt, tr, rr, arrived):
-    """Record one transfer ``u -> v`` carrying what ``v`` lacks (lowest ids first, at most ``cap``), starting at
-    ``t`` or, when chunks that ``v`` lacks reach ``u`` within ``wait``, when the last of them lands."""
-    for w in range(held.shape[1]):
-        diff[w] = held[u, w] & ~known[v, w]
-    start = _add_soon(u, v, t, wait, known, diff, in_head, tr, rr, arrived) if wait > 0 else t
-    taken = _cap(diff, cap)
-    tr = (_grow(tr[0], nt), _grow(tr[1], nt), _grow(tr[2], nt), _grow(tr[3], nt), _grow(tr[4], nt),
-          _grow(tr[5], nt + 1))
-    arrived = _grow(arrived, nt)
-    nr = tr[5][nt]
-    first, count = rr
-    run_first = -1
-    run_len = 0
-    for w in range(held.shape[1]):
-        d = diff[w]
-        if d == 0:
-            continue
-        known[v, w] |= d
-        for b in range(64):
-            if d & (np.uint64(1) << np.uint64(b)):
-                c = w * 64 + b
-                if run_len > 0 and c == run_first + run_len:
-                    run_len += 1
-                    continue
-                if run_len > 0:
-                    first, count = _grow(first, nr), _grow(count, nr)
-                    first[nr], count[nr] = run_first, run_len
-                    nr += 1
-                run_first, run_len = c, 1
-    if run_len > 0:
-        first, count = _grow(first, nr), _grow(count, nr)
-        first[nr], count[nr] = run_first, run_len
-        nr += 1
-    end = start + startup + taken * chunk_bytes * per_byte
-    tr[0][nt], tr[1][nt], tr[2][nt], tr[3][nt] = u, v, start, end + per_hop
-    tr[4][nt] = in_head[v]
-    in_head[v] = nt
-    arrived[nt] = False
-    tr[5][nt + 1] = nr
-    link_free[channel[e]] = end
-    if one_port:
-        node_send[u] = end
-        node_recv[v] = end
-    return nt + 1, tr, (first, count), arrived
 
 
 def channels(topology, duplex: str) -> np.ndarray:

@@ -120,7 +120,7 @@ def _route(indptr, indices, channel, arc_src, dist, origin, target, startup, per
             carried[ncar] = c
             ncar += 1
             c = nxt[c]
-        carried[lo:ncar] = np.sort(carried[lo:ncar])
+        carried[lo:ncar].sort()
         end = t + startup + qlen[e] * per_chunk
         head[e] = -1
         tail[e] = -1

@@ -1,7 +1,9 @@
-"""Flit-level wormhole engine: worms with explicit paths on a mesh, cycle by cycle.
+"""Flit-level wormhole engine: worms with explicit paths on any topology, cycle by cycle.
 
 ``engine`` holds the cycle-driven numba core (:func:`simulate`), the router
-configuration (:class:`RouterConfig`) and the trace.  Its input is the
+configuration (:class:`RouterConfig`: channels, start-ups, and the network
+options virtual channels, buffer depth, router delay, link latency, credit
+delay; ``docs/simulator.md``) and the trace.  Its input is the
 :class:`~topocast.plans.wormhole.WormPlan`'s traffic arrays; routing and
 workload generation build plans (:mod:`topocast.algorithms.mesh_routing`,
 :mod:`topocast.algorithms.worm_traffic`), and the statistics and verification

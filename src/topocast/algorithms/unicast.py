@@ -1,0 +1,243 @@
+"""Unicast traffic on any topology: one load point of synthetic traffic on the wormhole engine.
+
+Every node generates ``flits``-flit messages at exponential inter-arrival
+times (``load`` flits per node per cycle, see
+:mod:`topocast.algorithms.worm_traffic`); each message goes to a destination
+of the ``traffic`` pattern (:mod:`topocast.algorithms.unicast_traffic`) as
+one worm on the route of ``routing`` (:mod:`topocast.algorithms.unicast_routing`),
+on virtual channels that keep the routing deadlock-free.  The router's
+options (``vcs``, ``buffer_depth``, ``router_delay``, ``link_latency``,
+``credit_delay``, ``flits``, ``startup``, injection and ejection channels)
+are run parameters passed to :class:`~topocast.sim.wormhole.engine.RouterConfig`.
+
+Virtual channels: ``vc_scheme=auto`` (default) uses the routing's own
+deadlock-free scheme: one VC for ``dor`` on a mesh, path or hypercube, the
+dateline pair on a torus or ring, the phase scheme for ``valiant`` on those
+families, hop classes (VC ``i`` on hop ``i``) for ``minimal`` and for
+``valiant`` elsewhere; ``hop`` forces hop classes; ``single`` puts every
+worm on VC 0, which can deadlock (the engine's watchdog then stops the run
+and names a cycle of waiting channels): it is there to study deadlock.
+``vcs`` defaults to what the scheme needs; a smaller ``vcs`` is refused.
+A larger one holds ``vcs // need`` copies of the scheme's VCs and every
+worm keeps to one copy drawn uniformly (from the seed): the copies share
+the links but no channel dependency crosses between them, so the run stays
+deadlock-free and more worms can be in flight on a link at once.
+
+``info``: ``mean_hops`` of the drawn routes; ``zero_load_latency``, the mean
+over the drawn messages of the engine's closed form for a worm alone
+(``startup + L + h*l + (h + 1)*r + ...``, :func:`topocast.sim.wormhole.engine.lone_tail_time`);
+``throughput_bound``, the channel-load bound of :mod:`topocast.algorithms.unicast_bounds`
+in flits per node per cycle (None where it is not cheap);
+``vc_scheme_used`` and ``vcs_needed``; ``idle_nodes`` for the permutations
+(their fixed points send nothing).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from ..errors import TopocastError
+from ..registry import Algorithm, Param, register_algorithm
+from ..sim.models import Model
+from ..sim.wormhole.engine import RouterConfig, lone_tail_time
+from ..topology.core import Topology
+from .mesh_multicast import ROUTER_PARAMS, WORKLOAD_PARAMS
+from .unicast_bounds import channel_loads, throughput_bound
+from .unicast_routing import (
+    DOR_FAMILIES,
+    ROUTINGS,
+    SUPERNODE_FAMILIES,
+    VC_SCHEMES,
+    WRAP_FAMILIES,
+    _bfs,
+    lattice,
+    route,
+    unicast_worm_plan,
+)
+from .unicast_traffic import (
+    PATTERNS,
+    check_hot_fraction,
+    draw,
+    parse_hot_nodes,
+    pattern_permutation,
+)
+from .worm_traffic import poisson_arrivals, window
+from .wormhole_router import NETWORK_PARAMS as ROUTER_NETWORK_PARAMS
+
+NAME = "unicast"
+
+#: the algorithm's own parameters
+UNICAST_PARAMS: tuple[Param, ...] = (
+    Param("traffic", "str", "uniform", "destination pattern: uniform, transpose, bit-reverse, random-permutation, "
+          "nearest-neighbour or hot-spot (docs/unicast.md)", choices=PATTERNS),
+    Param("routing", "str", "minimal", "minimal (shortest paths, lowest arc first), dor (dimension order: mesh, "
+          "torus, ring, path, hypercube) or valiant (random intermediate)", choices=ROUTINGS),
+    Param("vc_scheme", "str", "auto", "virtual channels: auto (the routing's deadlock-free scheme), hop (VC i on "
+          "hop i) or single (VC 0 everywhere: deadlock possible)", choices=VC_SCHEMES),
+    Param("hot_fraction", "float", 0.1, "hot-spot: probability that a message goes to a hot node", minimum=0),
+    Param("hot_nodes", "str", "0", "hot-spot: the hot nodes, comma-separated indices"),
+)
+
+#: the router's network options (wormhole_router.NETWORK_PARAMS), ``vcs`` defaulting to the VC scheme's need
+NETWORK_PARAMS: tuple[Param, ...] = tuple(
+    Param("vcs", "int", None, "virtual channels per link (default: what the routing's VC scheme needs)", minimum=1)
+    if p.name == "vcs" else p for p in ROUTER_NETWORK_PARAMS)
+
+_NETWORK_NAMES = {p.name for p in NETWORK_PARAMS}
+#: the load point: offered traffic and the measurement window
+RUN_PARAMS: tuple[Param, ...] = (
+    (Param("load", "float", 0.02, "offered traffic: flits per node per cycle"),)
+    + tuple(p for p in WORKLOAD_PARAMS if p.name not in ("destinations", "spread", "load"))
+    + tuple(p for p in ROUTER_PARAMS
+            if p.name not in ("worms_per_startup", "intermediate_ejection") and p.name not in _NETWORK_NAMES)
+    + NETWORK_PARAMS
+)
+ROUTER_FIELDS = ("startup", "flits", "injection_channels", "ejection_channels", "watchdog",
+                 "buffer_depth", "router_delay", "link_latency", "credit_delay")
+PLAN_KEYS = tuple(p.name for p in UNICAST_PARAMS + RUN_PARAMS)
+
+# The router's ``vcs`` defaults to what the plan needs, which only the plan knows; the model is built
+# right after the plan from the same parameters (topocast.api.run), so the plan leaves its count here.
+_HANDOFF = threading.local()
+
+
+def _key(params: dict) -> tuple:
+    return tuple((k, params.get(k)) for k in PLAN_KEYS)
+
+
+def router_config(params: dict, vcs: int) -> RouterConfig:
+    """The :class:`RouterConfig` of resolved run parameters with ``vcs`` virtual channels."""
+    return RouterConfig(vcs=vcs, **{k: params[k] for k in ROUTER_FIELDS})
+
+
+def unicast_model(params: dict) -> Model:
+    """``params -> Model``: the router, with ``vcs`` the parameter or, by default, what the plan needs."""
+    vcs = params.get("vcs")
+    if vcs is None:
+        entry = getattr(_HANDOFF, "entry", None)
+        _HANDOFF.entry = None
+        vcs = entry[1] if entry is not None and entry[0] == _key(params) else 1
+    return Model(router=router_config(params, int(vcs)))
+
+
+def check_workload(topology: Topology, params: dict) -> None:
+    """One-line errors for the parameters a plan cannot start with."""
+    n = topology.num_nodes
+    if n < 2:
+        raise TopocastError(f"{NAME}: needs at least 2 nodes, the network has {n}")
+    load = params["load"]
+    if not (0 < load <= 1):
+        raise TopocastError(f"{NAME}: parameter 'load' must be in (0, 1] flits per node per cycle (a node injects "
+                            f"at most one flit per cycle), got {load}")
+    check_hot_fraction(params["hot_fraction"])
+    routing = params["routing"]
+    if routing == "dor":
+        lattice(topology)
+
+
+def expected_hops(topology: Topology, routing: str) -> float:
+    """A generous estimate of the mean route length, for the memory guard (no search over all pairs)."""
+    if topology.family in DOR_FAMILIES and routing in ("dor", "valiant"):
+        lat = lattice(topology)
+        ring = lat.wrap
+        mean = sum((k * k // 4) / k if ring else (k * k - 1) / (3 * k) for k in lat.dims.tolist())
+        return mean * (2 if routing == "valiant" else 1) + 1
+    dist = np.full(topology.num_nodes, -1, dtype=np.int64)
+    _bfs(topology.indptr, topology.indices, np.zeros(1, np.int64), dist, np.empty(topology.num_nodes, np.int64))
+    ecc = int(dist.max())
+    return (2 * ecc if routing == "valiant" else ecc) + 1
+
+
+def guard_memory(topology: Topology, params: dict, max_memory: float | None) -> None:
+    """Refuse a load point whose worms and paths would not fit in ``max_memory`` (default: the machine's)."""
+    from ..memory import default_limit
+
+    limit = default_limit() if max_memory is None else max_memory
+    messages = topology.num_nodes * params["cycles"] * params["load"] / params["flits"]
+    # path arrays: node, arc, slot, VC (and the engine's copy of the VCs), twice while the routes are joined
+    need = messages * (expected_hops(topology, params["routing"]) * 8 * 8 + 8 * 16)
+    if need > limit:
+        raise TopocastError(f"max-memory: {NAME} with {messages:.3g} messages needs about {need / 2**30:.1f} GiB, "
+                            f"over the limit of {limit / 2**30:.1f} GiB")
+
+
+def resolve_vcs(routing: str, scheme: str, need: int, vcs: int | None) -> int:
+    """The router's VC count: ``vcs`` or, when None, ``need``; a ``vcs`` below ``need`` is refused."""
+    if vcs is None:
+        return need
+    if vcs < need:
+        why = {"hop": "one per hop of the longest route", "dateline": "the dateline pair",
+               "phase": "one set per phase"}.get(scheme, "")
+        raise TopocastError(f"{NAME}: parameter 'vcs' must be >= {need} for routing {routing} with {scheme} "
+                            f"virtual channels ({why}), got {vcs}; vc_scheme=single runs every worm on VC 0 "
+                            f"(deadlock possible)")
+    return int(vcs)
+
+
+def unicast_plan(topology: Topology, seed: int = 0, max_memory: float | None = None, **params: Any):
+    """One load point of ``traffic`` routed by ``routing``: one worm per message, one job per worm."""
+    check_workload(topology, params)
+    guard_memory(topology, params, max_memory)
+    cycles, flits, load = params["cycles"], params["flits"], params["load"]
+    warmup, drain = window(cycles, params["warmup"], params["batches"], "unicast")
+    n = topology.num_nodes
+    traffic, routing = params["traffic"], params["routing"]
+    hot = parse_hot_nodes(params["hot_nodes"], n)
+    rng = np.random.default_rng(seed)
+    gen, src = poisson_arrivals(n, load / flits, cycles, rng)
+    perm = pattern_permutation(traffic, n, rng)
+    notes = []
+    info: dict[str, Any] = {}
+    if perm is not None:
+        idle = perm == np.arange(n)
+        keep = ~idle[src]
+        gen, src = gen[keep], src[keep]
+        info["idle_nodes"] = int(idle.sum())
+        if idle.any():
+            notes.append(f"{int(idle.sum())} of {n} nodes are fixed points of {traffic} and send nothing")
+    dst = draw(traffic, topology, src, rng, permutation=perm, hot_fraction=params["hot_fraction"], hot=hot)
+    routes = route(topology, routing, src, dst, rng, params["vc_scheme"])
+    vcs = resolve_vcs(routing, routes.scheme, routes.need, params["vcs"])
+    vc = routes.vc
+    copies = vcs // routes.need
+    if copies > 1:
+        pick = rng.integers(0, copies, size=len(src), dtype=np.int64) * routes.need
+        vc = np.repeat(pick, np.diff(routes.ptr)) + (0 if vc is None else vc)
+        notes.append(f"{vcs} virtual channels hold {copies} copies of the {routes.scheme} scheme's "
+                     f"{routes.need}; each worm keeps to one copy drawn at random")
+    if routing == "valiant" and topology.family in SUPERNODE_FAMILIES and n // int(
+            topology.meta["routers_per_supernode"]) < 3:
+        notes.append("valiant: fewer than three supernodes, so no intermediate supernode: routes are minimal")
+    hops = routes.hops
+    config = router_config(params, vcs)
+    zero = params["startup"] + lone_tail_time(hops, hops, config) if len(hops) else np.zeros(0)
+    loads = channel_loads(topology, routing, traffic, permutation=perm, hot_fraction=params["hot_fraction"],
+                          hot=hot)
+    info.update({
+        "mean_hops": float(hops.mean()) if len(hops) else 0.0,
+        "zero_load_latency": float(zero.mean()) if len(hops) else None,
+        "throughput_bound": throughput_bound(loads),
+        "vc_scheme_used": routes.scheme,
+        "vcs_needed": int(routes.need),
+    })
+    if routes.scheme == "single" and params["vc_scheme"] == "single" and (
+            routing != "dor" or topology.family in WRAP_FAMILIES):
+        notes.append("vc_scheme=single: every worm on one VC set, the routing is not deadlock-free on it")
+    _HANDOFF.entry = (_key(params), vcs)
+    return unicast_worm_plan(gen, src, dst, routes.ptr, routes.node, routes.arc, vc, cycles=cycles, warmup=warmup,
+                             drain=drain, batches=params["batches"], flits=flits, load=float(load), info=info,
+                             notes=tuple(notes))
+
+
+#: the startup is the router's (in cycles), but the plan needs it too for the zero-load latency: no
+#: parameter of this algorithm is withheld from the plan (``model_params`` empty)
+register_algorithm(Algorithm(
+    name=NAME, plan=unicast_plan, collective="unicast",
+    doc="synthetic unicast traffic (uniform, transpose, bit-reverse, random-permutation, nearest-neighbour, "
+        "hot-spot) routed minimal, dor or valiant, on the wormhole engine, one load point",
+    families=(), params=UNICAST_PARAMS + RUN_PARAMS, aliases=(), engines=("wormhole",),
+    paper="Dally and Towles, ch. 3, 8, 9, 14 (traffic patterns, routing, deadlock avoidance)",
+    model=unicast_model, model_params=()))

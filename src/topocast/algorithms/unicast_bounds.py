@@ -1,0 +1,172 @@
+"""Throughput upper bound of a unicast load point: the most loaded channel of the routing under the traffic.
+
+Every node injects ``lambda`` flits per cycle; a destination is drawn from
+the pattern's law (:func:`~topocast.algorithms.unicast_traffic.pattern_law`)
+and the message follows its route.  The expected flits per cycle on arc
+``e`` are ``lambda * gamma_e`` with ``gamma_e`` the expected number of
+messages crossing ``e`` per message injected per node, and no link carries
+more than one flit per cycle, so ``lambda <= 1 / max_e gamma_e``
+(Dally and Towles, section 3.3: the channel-load bound).  It ignores the
+injection and ejection channels and the processors' start-ups, and it is
+reached by no real router; it is the ceiling the measured saturation
+throughput sits under.
+
+``gamma`` is exact:
+
+* ``dor``, uniform destinations: closed forms per arc.  In a dimension of
+  size ``k``, a mesh arc from coordinate ``c`` up to ``c + 1`` carries the
+  pairs whose coordinate ``i`` starts at most ``c`` and ends above it,
+  ``(c + 1)(k - c - 1)`` of every ``k^2`` coordinate pairs, times the
+  ``N / k`` settings of the other coordinates the arc sees (those already
+  corrected belong to the destination, the others to the source); down from
+  ``c``: ``c (k - c)``.  A ring arc up carries ``1 + 2 + ... + floor(k/2)``
+  (offsets up to ``k/2`` go up, ties too), down ``1 + ... + (ceil(k/2) - 1)``.
+  A hypercube arc: ``N / 2``.  Each divided by ``N - 1``.
+* ``minimal``, uniform destinations: one breadth-first search per node,
+  every node's weight pushed along the routing's tree towards it.
+* explicit pairs (permutations, neighbours, hot nodes): their routes.
+* ``valiant`` through a uniform intermediate node: phase one spreads each
+  sending node's traffic uniformly over the ``N`` intermediates, phase two
+  collects every destination's incoming traffic from them; with minimal
+  phases both are the tree sums above, with ``dor`` phases the closed form
+  applies when every node sends and receives one unit (uniform,
+  random-permutation, nearest-neighbour on a regular network).  The
+  supernode Valiant of Dragonfly and Galaxyfly has no bound here (None).
+
+A bound that would need more than :data:`BOUND_WORK` arc visits of breadth-first
+search (about two seconds), or more than :data:`BOUND_PAIRS` explicit pairs, is
+None.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from ..topology.core import Topology
+from .unicast_routing import (
+    DOR_FAMILIES,
+    SUPERNODE_FAMILIES,
+    Lattice,
+    _bfs,
+    _step,
+    dor_routes,
+    lattice,
+    minimal_routes,
+)
+from .unicast_traffic import pattern_law
+
+#: arc visits the searches of a bound may take (one search per node for minimal routes)
+BOUND_WORK = 5e8
+#: explicit pairs a bound may route (hot-spot: nodes times hot nodes)
+BOUND_PAIRS = 2e7
+
+
+def dor_uniform_loads(topology: Topology, lat: Lattice | None = None) -> np.ndarray:
+    """``gamma`` of every arc for ``dor`` and uniform destinations (closed form, see the module docstring)."""
+    lat = lat or lattice(topology)
+    n = topology.num_nodes
+    loads = np.zeros(topology.num_arcs)
+    d = len(lat.dims)
+    for i in range(d):
+        k, s = int(lat.dims[i]), int(lat.strides[i])
+        for sign in (0, 1):
+            nodes = np.flatnonzero(lat.table[:, 2 * i + sign] >= 0)
+            arcs = lat.table[nodes, 2 * i + sign]
+            c = (nodes // s) % k
+            if topology.family == "hypercube":
+                pairs = np.ones(len(nodes))  # times the N/2 (= N/k) below
+                if sign == 1:
+                    continue  # the same arc as sign 0
+            elif lat.wrap:
+                top = k // 2 if sign == 0 else (k + 1) // 2 - 1
+                pairs = np.full(len(nodes), top * (top + 1) / 2)
+            else:
+                pairs = (c + 1) * (k - c - 1) if sign == 0 else c * (k - c)
+            np.add.at(loads, arcs, pairs * (n / k) / (n - 1))
+    return loads
+
+
+@nb.njit(cache=True)
+def _tree_loads(indptr, indices, n, alpha, beta, loads):
+    """Add ``alpha[t] * beta[x]`` along the minimal route from every ``x`` to every ``t`` (``alpha[t] > 0``)."""
+    dist = np.full(n, -1, np.int64)
+    queue = np.empty(n, np.int64)
+    acc = np.zeros(n)
+    seed = np.empty(1, np.int64)
+    for t in range(n):
+        if alpha[t] == 0.0:
+            continue
+        seed[0] = t
+        reached = _bfs(indptr, indices, seed, dist, queue)
+        for q in range(reached - 1, 0, -1):
+            x = queue[q]
+            acc[x] += alpha[t] * beta[x]
+            e = _step(x, indptr, indices, dist)
+            loads[e] += acc[x]
+            acc[indices[e]] += acc[x]
+        for q in range(reached):
+            dist[queue[q]] = -1
+            acc[queue[q]] = 0.0
+
+
+def tree_loads(topology: Topology, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """``gamma`` of the minimal routes when ``x`` sends ``alpha[t] * beta[x]`` to every ``t != x``."""
+    loads = np.zeros(topology.num_arcs)
+    _tree_loads(topology.indptr, topology.indices, topology.num_nodes, np.asarray(alpha, dtype=np.float64),
+                np.asarray(beta, dtype=np.float64), loads)
+    return loads
+
+
+def pair_loads(topology: Topology, routing: str, src, dst, weight, lat: Lattice | None = None) -> np.ndarray:
+    """``gamma`` of explicit pairs routed by the deterministic ``routing`` (``minimal`` or ``dor``)."""
+    loads = np.zeros(topology.num_arcs)
+    if len(src) == 0:
+        return loads
+    if routing == "dor":
+        ptr, _, arc, _ = dor_routes(topology, src, dst, lat=lat)
+    else:
+        ptr, _, arc = minimal_routes(topology, src, dst)
+    w = np.repeat(np.asarray(weight, dtype=np.float64), np.diff(ptr))
+    on = arc >= 0
+    return loads + np.bincount(arc[on], weights=w[on], minlength=topology.num_arcs)
+
+
+def channel_loads(topology: Topology, routing: str, pattern: str, *, permutation=None, hot_fraction: float = 0.1,
+                  hot=None) -> np.ndarray | None:
+    """``gamma`` of every arc for ``routing`` under ``pattern``, or None when it is not cheap to get."""
+    n, arcs = topology.num_nodes, topology.num_arcs
+    if pattern == "hot-spot" and float(n) * len(hot) > BOUND_PAIRS:
+        return None
+    src, dst, weight, dense = pattern_law(pattern, topology, permutation=permutation, hot_fraction=hot_fraction,
+                                          hot=hot)
+    lattice_family = topology.family in DOR_FAMILIES
+    searches_ok = float(n) * (n + arcs) <= BOUND_WORK
+    lat = lattice(topology) if (routing == "dor" or (routing == "valiant" and lattice_family)) else None
+    if routing in ("dor", "minimal"):
+        if routing == "minimal" and not searches_ok:
+            return None
+        loads = pair_loads(topology, routing, src, dst, weight, lat)
+        if dense > 0:
+            uniform = dor_uniform_loads(topology, lat) * (n - 1) if routing == "dor" else \
+                tree_loads(topology, np.ones(n), np.ones(n))
+            loads += dense * uniform
+        return loads
+    if topology.family in SUPERNODE_FAMILIES:
+        return None
+    sends = np.bincount(src, weights=weight, minlength=n) + dense * (n - 1)
+    receives = np.bincount(dst, weights=weight, minlength=n) + dense * (n - 1)
+    if lattice_family:
+        if not (np.allclose(sends, 1.0) and np.allclose(receives, 1.0)):
+            return None
+        return 2.0 * (n - 1) / n * dor_uniform_loads(topology, lat)
+    if 2.0 * n * (n + arcs) > BOUND_WORK:
+        return None
+    return tree_loads(topology, np.full(n, 1.0 / n), sends) + tree_loads(topology, receives / n, np.ones(n))
+
+
+def throughput_bound(loads: np.ndarray | None) -> float | None:
+    """``1 / max gamma`` in flits per node per cycle (None without loads or traffic)."""
+    if loads is None or len(loads) == 0 or loads.max() <= 0:
+        return None
+    return float(1.0 / loads.max())

@@ -1,0 +1,500 @@
+"""Source routes for unicast worms on any topology, and the virtual channels that keep them deadlock-free.
+
+Every route is an explicit path of nodes and arcs (the wormhole engine
+follows it as given), built for a whole workload at once in numba.
+
+``minimal``
+    A shortest path, deterministic: from node ``x`` towards ``t`` the worm
+    takes the *lowest arc id* among the arcs to a neighbour one hop closer
+    to ``t`` (rows of the CSR are sorted by neighbour, so: the smallest
+    neighbour index, then the lowest arc label among parallel links).  One
+    breadth-first search per distinct destination gives the distances
+    (no ``N x N`` table is stored); refused when the searches would visit
+    more than :data:`MAX_SEARCH_WORK` arcs.
+``dor``
+    Dimension-order routing on ``mesh``, ``torus``, ``ring``, ``path`` and
+    ``hypercube``: the coordinates are corrected one at a time, the least
+    significant (last) first, as the mesh's e-cube (XY) routing does; on a
+    ring dimension of size ``k`` the shorter way round, ``+`` when both are
+    ``k/2`` hops; on a hypercube, bit 0 first (e-cube).
+``valiant``
+    Two phases through a random intermediate (Valiant and Brebner): on
+    ``dragonfly`` and ``galaxyfly`` a supernode (group) drawn uniformly among
+    those other than the source's and the destination's, reached by the
+    minimal route to its nearest router, then the minimal route to the
+    destination (Kim, Dally, Scott and Abts 2008; with fewer than three
+    supernodes the route is minimal); on the ``dor`` families an intermediate
+    node drawn uniformly among all nodes, both phases dimension-ordered; on
+    any other topology an intermediate node drawn uniformly among all nodes,
+    both phases ``minimal``.
+
+UGAL (adaptive choice between the minimal and a Valiant route by the queue
+lengths at the source) is not offered: the engine runs source routes fixed in
+the plan before the simulation starts, so no route can depend on congestion.
+
+Virtual channels (``path_vc``: the VC of the arc entering each path position):
+
+``single``
+    VC 0 everywhere.  ``dor`` on a mesh, path or hypercube is deadlock-free
+    on it (dimension order makes the channel dependency graph acyclic).
+``dateline``
+    ``dor`` on a torus or ring: a worm starts every dimension on VC 0 and
+    uses VC 1 from the wrap-around arc of that dimension on (the dateline);
+    2 VCs, deadlock-free (Dally and Seitz 1987): within one ring dimension
+    the VC-0 channels end at the dateline and a worm crosses it at most once.
+``phase``
+    ``valiant`` on the ``dor`` families: phase ``p`` (0 to the intermediate,
+    1 after it) uses VCs ``p`` (mesh, path, hypercube; 2 VCs) or ``2p`` and
+    ``2p + 1`` with the dateline rule (torus, ring; 4 VCs): each phase is
+    deadlock-free by itself and worms only move from phase 0 to phase 1.
+``hop``
+    Hop-class: the ``i``-th hop of a worm (``i = 0, 1, ...``) uses VC ``i``;
+    VC numbers rise along every route, so no cycle of channel dependencies
+    exists on any topology, with as many VCs as the longest route has hops.
+    The default for ``minimal`` and for ``valiant`` outside the ``dor``
+    families.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from ..errors import TopocastError
+from ..topology.core import Topology
+
+ROUTINGS = ("minimal", "dor", "valiant")
+DOR_FAMILIES = ("mesh", "torus", "ring", "path", "hypercube")
+WRAP_FAMILIES = ("torus", "ring")
+SUPERNODE_FAMILIES = ("dragonfly", "galaxyfly")
+VC_SCHEMES = ("auto", "hop", "single")
+#: arcs the breadth-first searches of a table-free minimal routing may visit (about a minute of numba)
+MAX_SEARCH_WORK = 4e9
+
+
+@dataclass
+class Routes:
+    """Explicit paths of many worms: worm ``w`` is ``node[ptr[w]:ptr[w+1]]``, entered by ``arc`` (-1 at the
+    start) on VC ``vc`` (``None``: VC 0 everywhere).  ``need`` VCs the scheme uses; ``scheme`` its name."""
+
+    ptr: np.ndarray
+    node: np.ndarray
+    arc: np.ndarray
+    vc: np.ndarray | None
+    need: int
+    scheme: str
+
+    @property
+    def hops(self) -> np.ndarray:
+        return np.diff(self.ptr) - 1
+
+
+# -- dimension-order routing -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Lattice:
+    """A ``dor`` family as mixed-radix coordinates: sizes, strides, whether dimensions wrap, and
+    ``table[x, 2i + s]`` the arc leaving ``x`` in dimension ``i``, ``s = 0`` up, ``1`` down."""
+
+    dims: np.ndarray
+    strides: np.ndarray
+    wrap: bool
+    table: np.ndarray
+
+
+def lattice(topology: Topology) -> Lattice:
+    """The :class:`Lattice` of a ``dor`` family (a TopocastError naming ``routing`` otherwise)."""
+    family = topology.family
+    if family not in DOR_FAMILIES:
+        raise TopocastError(f"unicast: parameter 'routing' dor runs on {', '.join(DOR_FAMILIES)}, not on "
+                            f"family '{family}'; use routing=minimal")
+    if family in ("mesh", "torus"):
+        dims = tuple(int(k) for k in topology.params["dims"])
+    elif family in ("ring", "path"):
+        dims = (topology.num_nodes,)
+    else:
+        dims = (2,) * int(topology.params["n"])
+    d = len(dims)
+    strides = np.ones(d, dtype=np.int64)
+    for i in range(d - 2, -1, -1):
+        strides[i] = strides[i + 1] * dims[i + 1]
+    table = np.full((topology.num_nodes, 2 * d), -1, dtype=np.int64)
+    arcs = np.arange(topology.num_arcs, dtype=np.int64)
+    labels = topology.arc_labels.astype(np.int64)
+    if family == "hypercube":  # label j flips bit j, the coordinate d - 1 - j
+        table[topology.arc_sources, 2 * (d - 1 - labels)] = arcs
+        table[topology.arc_sources, 2 * (d - 1 - labels) + 1] = arcs
+    else:  # lattice labels: 2i for +d_i, 2i + 1 for -d_i
+        table[topology.arc_sources, labels] = arcs
+    return Lattice(np.asarray(dims, dtype=np.int64), strides, family in WRAP_FAMILIES, table)
+
+
+def dor_hops(lat: Lattice, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """Hops of the dimension-ordered route from every ``src`` to its ``dst`` (Manhattan or ring distance)."""
+    hops = np.zeros(len(src), dtype=np.int64)
+    for k, s in zip(lat.dims.tolist(), lat.strides.tolist(), strict=True):
+        a, b = (src // s) % k, (dst // s) % k
+        if lat.wrap:
+            up = (b - a) % k
+            hops += np.minimum(up, k - up)
+        else:
+            hops += np.abs(b - a)
+    return hops
+
+
+@nb.njit(cache=True, inline="always")
+def _dor_leg(x, t, dims, strides, wrap, table, pos, node, arc, vc, dateline, base_vc):
+    """Write the dimension-ordered hops from ``x`` to ``t`` at ``pos`` on; return the next position."""
+    for i in range(len(dims) - 1, -1, -1):
+        k = dims[i]
+        s = strides[i]
+        cx = (x // s) % k
+        ct = (t // s) % k
+        if cx == ct:
+            continue
+        if wrap:
+            delta = (ct - cx) % k
+            up = 2 * delta <= k
+            steps = delta if up else k - delta
+        else:
+            up = ct > cx
+            steps = ct - cx if up else cx - ct
+        crossed = 0
+        for _ in range(steps):
+            c = (x // s) % k
+            if up:
+                a = table[x, 2 * i]
+                if c == k - 1:
+                    x -= (k - 1) * s
+                    crossed = 1
+                else:
+                    x += s
+            else:
+                a = table[x, 2 * i + 1]
+                if c == 0:
+                    x += (k - 1) * s
+                    crossed = 1
+                else:
+                    x -= s
+            node[pos] = x
+            arc[pos] = a
+            vc[pos] = base_vc + (crossed if dateline else 0)
+            pos += 1
+    return pos
+
+
+@nb.njit(cache=True)
+def _dor_fill(src, mid, dst, dims, strides, wrap, table, dateline, phase_vcs, ptr, node, arc, vc):
+    """Fill every worm's route: ``src -> mid -> dst`` (``mid < 0``: straight), phase ``p`` on VCs from
+    ``p * phase_vcs``."""
+    for w in range(len(src)):
+        pos = ptr[w]
+        x = src[w]
+        node[pos] = x
+        arc[pos] = -1
+        vc[pos] = 0
+        pos += 1
+        if mid[w] >= 0:
+            pos = _dor_leg(x, mid[w], dims, strides, wrap, table, pos, node, arc, vc, dateline, 0)
+            pos = _dor_leg(mid[w], dst[w], dims, strides, wrap, table, pos, node, arc, vc, dateline, phase_vcs)
+        else:
+            _dor_leg(x, dst[w], dims, strides, wrap, table, pos, node, arc, vc, dateline, 0)
+
+
+def dor_routes(topology: Topology, src: np.ndarray, dst: np.ndarray, mid: np.ndarray | None = None,
+               lat: Lattice | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(ptr, node, arc, vc)`` of the dimension-ordered routes ``src -> dst`` (through ``mid`` where
+    ``mid >= 0``); ``vc`` is the dateline VC on a torus or ring (plus 2 in phase 1), the phase on a mesh."""
+    lat = lat or lattice(topology)
+    src = np.ascontiguousarray(src, dtype=np.int64)
+    dst = np.ascontiguousarray(dst, dtype=np.int64)
+    if mid is None:
+        mid = np.full(len(src), -1, dtype=np.int64)
+        hops = dor_hops(lat, src, dst)
+    else:
+        mid = np.ascontiguousarray(mid, dtype=np.int64)
+        via = mid >= 0
+        hops = dor_hops(lat, src, np.where(via, mid, dst))
+        hops[via] += dor_hops(lat, mid[via], dst[via])
+    ptr = np.zeros(len(src) + 1, dtype=np.int64)
+    np.cumsum(hops + 1, out=ptr[1:])
+    total = int(ptr[-1])
+    node = np.empty(total, dtype=np.int64)
+    arc = np.empty(total, dtype=np.int64)
+    vc = np.empty(total, dtype=np.int64)
+    _dor_fill(src, mid, dst, lat.dims, lat.strides, lat.wrap, lat.table, lat.wrap, 2 if lat.wrap else 1,
+              ptr, node, arc, vc)
+    return ptr, node, arc, vc
+
+
+# -- minimal routing without a table -----------------------------------------------------------
+
+@nb.njit(cache=True)
+def _bfs(indptr, indices, seeds, dist, queue):
+    """Distances to the node set ``seeds`` into ``dist`` (-1 = not reached, must be on entry); returns
+    how many nodes were reached (they are ``queue[:count]``, in non-decreasing distance)."""
+    head = 0
+    tail = 0
+    for s in seeds:
+        if dist[s] < 0:
+            dist[s] = 0
+            queue[tail] = s
+            tail += 1
+    while head < tail:
+        x = queue[head]
+        head += 1
+        dx = dist[x] + 1
+        for e in range(indptr[x], indptr[x + 1]):
+            y = indices[e]
+            if dist[y] < 0:
+                dist[y] = dx
+                queue[tail] = y
+                tail += 1
+    return tail
+
+
+@nb.njit(cache=True, inline="always")
+def _step(x, indptr, indices, dist):
+    """The lowest arc from ``x`` to a neighbour one hop closer (``dist[x] > 0``)."""
+    want = dist[x] - 1
+    for e in range(indptr[x], indptr[x + 1]):
+        if dist[indices[e]] == want:
+            return e
+    return -1
+
+
+@nb.njit(cache=True)
+def _walks(indptr, indices, n, tptr, tnodes, gptr, gmsg, start):
+    """Minimal walks of many messages grouped by target set.
+
+    Group ``g`` has targets ``tnodes[tptr[g]:tptr[g+1]]`` and messages ``gmsg[gptr[g]:gptr[g+1]]``;
+    message ``i`` walks from ``start[i]`` to the nearest target.  Returns per message the offset and node
+    count of its walk in ``(nodes, arcs)`` and the first message whose start cannot reach its target
+    (-1: none).
+    """
+    m = len(start)
+    off = np.zeros(m, np.int64)
+    length = np.zeros(m, np.int64)
+    cap = max(16, 4 * m)
+    nodes = np.empty(cap, np.int64)
+    arcs = np.empty(cap, np.int64)
+    pos = 0
+    dist = np.full(n, -1, np.int64)
+    queue = np.empty(n, np.int64)
+    for g in range(len(gptr) - 1):
+        reached = _bfs(indptr, indices, tnodes[tptr[g]:tptr[g + 1]], dist, queue)
+        for k in range(gptr[g], gptr[g + 1]):
+            i = gmsg[k]
+            x = start[i]
+            if dist[x] < 0:
+                return off, length, nodes, arcs, i
+            need = dist[x] + 1
+            if pos + need > cap:
+                cap = max(2 * cap, pos + need)
+                grown = np.empty(cap, np.int64)
+                grown[:pos] = nodes[:pos]
+                nodes = grown
+                grown = np.empty(cap, np.int64)
+                grown[:pos] = arcs[:pos]
+                arcs = grown
+            off[i] = pos
+            length[i] = need
+            nodes[pos] = x
+            arcs[pos] = -1
+            pos += 1
+            while dist[x] > 0:
+                e = _step(x, indptr, indices, dist)
+                x = indices[e]
+                nodes[pos] = x
+                arcs[pos] = e
+                pos += 1
+        for q in range(reached):
+            dist[queue[q]] = -1
+    return off, length, nodes, arcs, -1
+
+
+@nb.njit(cache=True)
+def _join(ptr, off1, len1, nodes1, arcs1, off2, len2, nodes2, arcs2, node, arc):
+    """Write walk 1, then walk 2 without its first node (the end of walk 1), of every message."""
+    for w in range(len(ptr) - 1):
+        pos = ptr[w]
+        for q in range(len1[w]):
+            node[pos] = nodes1[off1[w] + q]
+            arc[pos] = arcs1[off1[w] + q]
+            pos += 1
+        for q in range(1, len2[w]):
+            node[pos] = nodes2[off2[w] + q]
+            arc[pos] = arcs2[off2[w] + q]
+            pos += 1
+
+
+def _groups(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Messages sorted by ``keys``: ``(order, group_ptr, group_key)``."""
+    order = np.argsort(keys, kind="stable").astype(np.int64)
+    sorted_keys = keys[order]
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = sorted_keys[1:] != sorted_keys[:-1]
+    heads = np.flatnonzero(first)
+    return order, np.append(heads, len(order)).astype(np.int64), sorted_keys[heads]
+
+
+def check_search_work(topology: Topology, searches: int, routing: str = "minimal") -> None:
+    """Refuse table-free minimal routing whose searches would visit more than :data:`MAX_SEARCH_WORK` arcs."""
+    work = float(searches) * (topology.num_nodes + topology.num_arcs)
+    if work > MAX_SEARCH_WORK:
+        raise TopocastError(f"unicast: parameter 'routing' {routing} needs one breadth-first search per "
+                            f"destination: {searches} searches over {topology.num_arcs} arcs exceed the limit of "
+                            f"{MAX_SEARCH_WORK:.0e} arc visits; use routing=dor on a mesh, torus or hypercube, or "
+                            f"a smaller network")
+
+
+def walks(topology: Topology, start: np.ndarray, target: np.ndarray, group_size: int = 1, routing: str = "minimal"):
+    """Minimal walks from every ``start`` to node ``target`` (``group_size`` 1), or to the nearest node of
+    the block ``target * group_size .. target * group_size + group_size - 1`` (a supernode).
+
+    Returns ``(off, length, nodes, arcs)`` (see :func:`_walks`).
+    """
+    start = np.ascontiguousarray(start, dtype=np.int64)
+    target = np.ascontiguousarray(target, dtype=np.int64)
+    order, gptr, keys = _groups(target)
+    check_search_work(topology, len(keys), routing)
+    tnodes = (keys[:, None] * group_size + np.arange(group_size, dtype=np.int64)).reshape(-1)
+    tptr = np.arange(len(keys) + 1, dtype=np.int64) * group_size
+    off, length, nodes, arcs, bad = _walks(topology.indptr, topology.indices, topology.num_nodes, tptr, tnodes,
+                                           gptr, order, start)
+    if bad >= 0:
+        raise TopocastError(f"unicast: node {int(start[bad])} cannot reach node {int(target[bad] * group_size)}: "
+                            f"the network is not connected")
+    return off, length, nodes, arcs
+
+
+def minimal_routes(topology: Topology, src: np.ndarray, dst: np.ndarray, mid: np.ndarray | None = None,
+                   mid_group: int = 1, routing: str = "minimal") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(ptr, node, arc)`` of the minimal routes ``src -> dst``, or, with ``mid``, of the two-phase
+    routes ``src -> mid -> dst`` (``mid`` a node, or with ``mid_group > 1`` a block of nodes reached at its
+    nearest node; ``mid < 0``: straight)."""
+    src = np.ascontiguousarray(src, dtype=np.int64)
+    dst = np.ascontiguousarray(dst, dtype=np.int64)
+    if mid is None:
+        off, length, nodes, arcs = walks(topology, src, dst, routing=routing)
+        ptr = np.zeros(len(src) + 1, dtype=np.int64)
+        np.cumsum(length, out=ptr[1:])
+        node = np.empty(int(ptr[-1]), dtype=np.int64)
+        arc = np.empty(int(ptr[-1]), dtype=np.int64)
+        none = np.zeros(len(src), dtype=np.int64)
+        _join(ptr, off, length, nodes, arcs, none, none, nodes[:0], arcs[:0], node, arc)
+        return ptr, node, arc
+    mid = np.ascontiguousarray(mid, dtype=np.int64)
+    via = np.flatnonzero(mid >= 0)
+    direct = np.flatnonzero(mid < 0)
+    nv, av = np.zeros(0, np.int64), np.zeros(0, np.int64)
+    off1 = np.zeros(len(src), dtype=np.int64)
+    len1 = np.ones(len(src), dtype=np.int64)
+    if len(via):
+        off1[via], len1[via], nv, av = walks(topology, src[via], mid[via], mid_group, routing)
+    # a message without an intermediate has a phase 1 of its start node alone
+    n1 = np.concatenate([nv, src[direct]])
+    a1 = np.concatenate([av, np.full(len(direct), -1, np.int64)])
+    off1[direct] = len(nv) + np.arange(len(direct), dtype=np.int64)
+    turn = n1[off1 + len1 - 1]
+    off2, len2, n2, a2 = walks(topology, turn, dst, routing=routing)
+    ptr = np.zeros(len(src) + 1, dtype=np.int64)
+    np.cumsum(len1 + len2 - 1, out=ptr[1:])
+    node = np.empty(int(ptr[-1]), dtype=np.int64)
+    arc = np.empty(int(ptr[-1]), dtype=np.int64)
+    _join(ptr, off1, len1, n1, a1, off2, len2, n2, a2, node, arc)
+    return ptr, node, arc
+
+
+# -- intermediates ---------------------------------------------------------------------------------
+
+def supernode_size(topology: Topology) -> int:
+    """Routers per supernode (group) of a Dragonfly or Galaxyfly."""
+    return int(topology.meta["routers_per_supernode"])
+
+
+def valiant_intermediates(topology: Topology, src: np.ndarray, dst: np.ndarray, rng: np.random.Generator
+                          ) -> tuple[np.ndarray, int]:
+    """``(mid, group)``: per message the intermediate (-1: route minimally) and the size of the block it
+    names (1: a node; ``a``: a supernode of ``a`` routers)."""
+    n = topology.num_nodes
+    if topology.family in SUPERNODE_FAMILIES:
+        a = supernode_size(topology)
+        count = n // a
+        sg, dg = src // a, dst // a
+        lo, hi = np.minimum(sg, dg), np.maximum(sg, dg)
+        choices = count - 1 - (sg != dg)
+        r = rng.integers(0, np.maximum(choices, 1), dtype=np.int64) if len(src) else np.zeros(0, np.int64)
+        g = r + (r >= lo)
+        g += (sg != dg) & (g >= hi)
+        return np.where(choices > 0, g, -1), a
+    return rng.integers(0, n, size=len(src), dtype=np.int64), 1
+
+
+# -- virtual channels ------------------------------------------------------------------------------
+
+def hop_class(ptr: np.ndarray) -> np.ndarray:
+    """Hop-class VCs: position ``k`` of a worm (``k >= 1``) is entered on VC ``k - 1``; 0 at the start."""
+    total = int(ptr[-1])
+    start = np.repeat(ptr[:-1], np.diff(ptr))
+    return np.maximum(np.arange(total, dtype=np.int64) - start - 1, 0)
+
+
+def route(topology: Topology, routing: str, src: np.ndarray, dst: np.ndarray, rng: np.random.Generator,
+          vc_scheme: str = "auto") -> Routes:
+    """The routes of messages ``src -> dst`` under ``routing`` with their VCs (see the module docstring)."""
+    if routing not in ROUTINGS:
+        raise TopocastError(f"unicast: parameter 'routing' must be one of {', '.join(ROUTINGS)}, got '{routing}'")
+    if vc_scheme not in VC_SCHEMES:
+        raise TopocastError(f"unicast: parameter 'vc_scheme' must be one of {', '.join(VC_SCHEMES)}, "
+                            f"got '{vc_scheme}'")
+    src = np.ascontiguousarray(src, dtype=np.int64)
+    dst = np.ascontiguousarray(dst, dtype=np.int64)
+    on_lattice = topology.family in DOR_FAMILIES
+    if routing == "dor" or (routing == "valiant" and on_lattice):
+        mid = valiant_intermediates(topology, src, dst, rng)[0] if routing == "valiant" else None
+        ptr, node, arc, vc = dor_routes(topology, src, dst, mid)
+        wrap = topology.family in WRAP_FAMILIES
+        native = ("phase" if routing == "valiant" else "dateline" if wrap else "single",
+                  (2 if wrap else 1) * (2 if routing == "valiant" else 1))
+    else:
+        if routing == "minimal":
+            ptr, node, arc = minimal_routes(topology, src, dst)
+        else:
+            mid, group = valiant_intermediates(topology, src, dst, rng)
+            ptr, node, arc = minimal_routes(topology, src, dst, mid, group, routing="valiant")
+        vc = None
+        native = None
+    if vc_scheme == "single":
+        return Routes(ptr, node, arc, None, 1, "single")
+    if vc_scheme == "auto" and native is not None:
+        scheme, need = native
+        return Routes(ptr, node, arc, vc if need > 1 else None, need, scheme)
+    hops = int(np.diff(ptr).max(initial=1)) - 1
+    return Routes(ptr, node, arc, hop_class(ptr), max(hops, 1), "hop")
+
+
+# -- the wormhole plan ---------------------------------------------------------------------------------
+
+def unicast_worm_plan(generated: np.ndarray, sources: np.ndarray, destinations: np.ndarray, ptr: np.ndarray,
+                      node: np.ndarray, arc: np.ndarray, vc: np.ndarray | None, *, prep: int = 0, cycles: int,
+                      warmup: int, drain: int, batches: int, flits: int, load: float | None,
+                      info: dict | None = None, notes: tuple[str, ...] = ()):
+    """One worm per message, one job per worm at its source, one destination slot at the route's end."""
+    from ..plans.wormhole import WormPlan, WormTraffic
+
+    m = len(generated)
+    seq = np.arange(m + 1, dtype=np.int64)
+    slot = np.full(int(ptr[-1]), -1, dtype=np.int64)
+    slot[ptr[1:] - 1] = seq[:-1]
+    traffic = WormTraffic(
+        job_node=np.asarray(sources, dtype=np.int64), job_release=np.asarray(generated, dtype=np.int64),
+        job_prep=np.full(m, int(prep), dtype=np.int64), job_worm_ptr=seq, path_ptr=ptr, path_node=node,
+        path_arc=arc, path_slot=slot, slot_node=np.asarray(destinations, dtype=np.int64),
+        slot_job=np.full(m, -1, dtype=np.int64), path_vc=vc)
+    return WormPlan(traffic, traffic.job_release.copy(), traffic.job_node.copy(), seq.copy(), seq.copy(),
+                    cycles=int(cycles),
+                    warmup=int(warmup), drain=int(drain), batches=int(batches), flits=int(flits), load=load,
+                    collective="unicast", info=dict(info or {}), notes=tuple(notes))
