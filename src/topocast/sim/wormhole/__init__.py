@@ -10,6 +10,6 @@ workload generation build plans (:mod:`topocast.algorithms.mesh_routing`,
 of a run live in :mod:`topocast.measure.wormhole` and :mod:`topocast.verify`.
 """
 
-from .engine import RouterConfig, WormTrace, simulate
+from .engine import RouterConfig, WormTrace, lone_tail_time, simulate
 
-__all__ = ["RouterConfig", "WormTrace", "simulate"]
+__all__ = ["RouterConfig", "WormTrace", "lone_tail_time", "simulate"]

@@ -1,8 +1,9 @@
 """Cycle-driven, flit-level wormhole engine (numba, struct-of-arrays), on any topology.
 
-Model (Al-Dubai et al. 2003, section 4; Lin and Ni 1991; the options follow
-Dally and Towles, chapters 13-16).  ``docs/simulator.md`` has the whole
-model with every option's units and default.
+Model (Al-Dubai et al. 2003, section 4; Lin and Ni 1991; the terms of the
+network options are those of Dally and Towles, *Principles and Practices
+of Interconnection Networks*).  ``docs/simulator.md`` has the whole model
+with every option's units and default.
 
 * Every directed arc of the topology is one physical link.  It carries
   ``vcs`` virtual channels (VCs), each with an input buffer of
@@ -99,6 +100,7 @@ import numpy as np
 from ...errors import TopocastError
 from ...plans.wormhole import WormTraffic
 from ...validate import integer
+from .. import heap
 
 OK, DEADLOCK = 0, 1
 # stats slots
@@ -364,6 +366,9 @@ def _knot(t, general, active, n_active, worm_inject, worm_pos, worm_tail, fl, ws
                       inter_ej, path_ptr, path_node, path_arc, path_vc, path_slot, vcs, owner, num_nodes, dead)
 
 
+#: rows of the kernels' ``visits`` lists: nodes to visit next cycle, and this cycle (each followed by its marks)
+PEND, WORK = 0, 2
+
 #: a cycle later than any run: "not by waiting" (blocked by a flit or a channel, not by the clock)
 NEVER = np.iinfo(np.int64).max
 
@@ -380,65 +385,33 @@ def _credit_at(k, x, fl, hist, credit_delay, ring):
     return 0
 
 
-@nb.njit(cache=True)
-def _heap_push(heap, size, key):
-    """Push ``key`` on the binary min-heap ``heap[:size]``; the new size."""
-    k = size
-    heap[k] = key
-    while k > 0:
-        parent = (k - 1) // 2
-        if heap[parent] <= heap[k]:
-            break
-        heap[parent], heap[k] = heap[k], heap[parent]
-        k = parent
-    return size + 1
-
-
-@nb.njit(cache=True)
-def _heap_pop(heap, size):
-    """Remove the smallest key of ``heap[:size]``; the new size (the key was ``heap[0]``)."""
-    size -= 1
-    heap[0] = heap[size]
-    k = 0
-    while True:
-        child = 2 * k + 1
-        if child >= size:
-            break
-        if child + 1 < size and heap[child + 1] < heap[child]:
-            child += 1
-        if heap[k] <= heap[child]:
-            break
-        heap[k], heap[child] = heap[child], heap[k]
-        k = child
-    return size
-
-
-@nb.njit(cache=True)
-def _mark(v, when, mark, items, n):
-    """Add node ``v`` to ``items[:n]`` unless already there for cycle ``when``; the new count."""
-    if mark[v] != when:
-        mark[v] = when
-        items[n] = v
+@nb.njit(cache=True, inline="always")
+def _mark(v, when, visits, row, n):
+    """Add node ``v`` to the list ``visits[row, :n]`` unless already there for cycle ``when`` (noted in
+    ``visits[row + 1, v]``); the new count."""
+    if visits[row + 1, v] != when:
+        visits[row + 1, v] = when
+        visits[row, n] = v
         n += 1
     return n
 
 
-@nb.njit(cache=True)
-def _processors(t, busy, rp, n_active, moves, n_pend, n_timers, startup, batch, job_node, job_release, job_prep,
-                job_worm_ptr, timed_order, q_head, q_tail, job_next, proc_job, proc_batch, proc_at, i_head, i_tail,
-                worm_next, inj_free, node_work, active, worm_pos, worm_inject, moved_at, job_start, pend, pend_mark,
-                work, work_mark, timers):
+@nb.njit(cache=True, inline="always")
+def _processors(t, busy, rp, n_active, n_pend, n_timers, startup, batch, job_node, job_release, job_prep,
+                job_worm_ptr, timed_order, q_head, q_tail, job_next, proc, inj_queue, worm_next, inj_free,
+                node_work, active, worm_pos, worm_inject, moved_at, job_start, visits, timer_at, timer_node):
     """Steps 1 and 2 of a cycle: jobs released by time, processors, injection (new worms appended to ``active``).
 
-    Only nodes where something can happen are visited, in increasing
-    order: a job released now, a node named in ``pend`` (a relay job
-    enqueued or an injection channel freed last cycle, or jobs left
-    waiting), a processor whose start-up ends now (``timers``: a heap of
-    ``cycle * nodes + node``).  Any other node's visit would change nothing.
-    Returns the updated ``(busy nodes, next timed job, worms in flight,
-    flit moves, pending nodes, timers)``.
+    Only the nodes where something can happen are visited, in increasing
+    order: a job released now, a node named in ``visits[PEND]`` (a relay
+    job enqueued or an injection channel freed last cycle, or jobs left
+    waiting), a processor whose start-up ends now (the heap
+    ``timer_at``/``timer_node`` of :mod:`topocast.sim.heap`, one entry per
+    node).  Any other node's visit would change nothing (the kernels call
+    this only when one of these is due).  Returns the updated ``(busy
+    nodes, next timed job, worms in flight, pending nodes, timers,
+    timer_at, timer_node)``.
     """
-    num_nodes = len(node_work)
     n_timed = len(timed_order)
     n = 0
     while rp < n_timed and job_release[timed_order[rp]] <= t:
@@ -446,52 +419,56 @@ def _processors(t, busy, rp, n_active, moves, n_pend, n_timers, startup, batch, 
         rp += 1
         if _enqueue(j, job_node[j], q_head, q_tail, job_next, node_work):
             busy += 1
-        n = _mark(job_node[j], t, work_mark, work, n)
+        n = _mark(job_node[j], t, visits, WORK, n)
     for i in range(n_pend):
-        n = _mark(pend[i], t, work_mark, work, n)
+        n = _mark(visits[PEND, i], t, visits, WORK, n)
     n_pend = 0
-    while n_timers > 0 and timers[0] // num_nodes <= t:
-        v = timers[0] % num_nodes
-        n_timers = _heap_pop(timers, n_timers)
-        n = _mark(v, t, work_mark, work, n)
-    work[:n].sort()
+    while n_timers > 0 and timer_at[0] <= t:
+        v = heap.pop(timer_at, timer_node, n_timers)[2]
+        n_timers -= 1
+        n = _mark(v, t, visits, WORK, n)
+    visits[WORK, :n].sort()
     for i in range(n):
-        v = work[i]
+        v = visits[WORK, i]
         if node_work[v] == 0:
             continue
-        was_job = proc_job[v]
-        was_batch = proc_batch[v]
+        was_job = proc[0, v]
+        was_batch = proc[1, v]
         for _ in range(2):  # finish a batch, start the next job (which may finish at once)
-            j = proc_job[v]
-            if j >= 0 and proc_at[v] <= t:
-                first = job_worm_ptr[j] + proc_batch[v] * batch
+            j = proc[0, v]
+            if j >= 0 and proc[2, v] <= t:
+                first = job_worm_ptr[j] + proc[1, v] * batch
                 last = min(first + batch, job_worm_ptr[j + 1])
                 for w in range(first, last):
-                    _append(w, v, i_head, i_tail, worm_next)
+                    if inj_queue[1, v] < 0:
+                        inj_queue[0, v] = w
+                    else:
+                        worm_next[inj_queue[1, v]] = w
+                    inj_queue[1, v] = w
                     node_work[v] += 1
-                proc_batch[v] += 1
-                if job_worm_ptr[j] + proc_batch[v] * batch < job_worm_ptr[j + 1]:
-                    proc_at[v] = t + startup
+                proc[1, v] += 1
+                if job_worm_ptr[j] + proc[1, v] * batch < job_worm_ptr[j + 1]:
+                    proc[2, v] = t + startup
                 else:
-                    proc_job[v] = -1
+                    proc[0, v] = -1
                     node_work[v] -= 1
-            if proc_job[v] < 0 and q_head[v] >= 0:
+            if proc[0, v] < 0 and q_head[v] >= 0:
                 j = q_head[v]
                 q_head[v] = job_next[j]
                 if q_head[v] < 0:
                     q_tail[v] = -1
                 job_start[j] = t
-                proc_job[v] = j
-                proc_batch[v] = 0
-                proc_at[v] = t + job_prep[j] + startup
+                proc[0, v] = j
+                proc[1, v] = 0
+                proc[2, v] = t + job_prep[j] + startup
                 if job_worm_ptr[j + 1] == job_worm_ptr[j]:
-                    proc_job[v] = -1
+                    proc[0, v] = -1
                     node_work[v] -= 1
-        while inj_free[v] > 0 and i_head[v] >= 0:
-            w = i_head[v]
-            i_head[v] = worm_next[w]
-            if i_head[v] < 0:
-                i_tail[v] = -1
+        while inj_free[v] > 0 and inj_queue[0, v] >= 0:
+            w = inj_queue[0, v]
+            inj_queue[0, v] = worm_next[w]
+            if inj_queue[0, v] < 0:
+                inj_queue[1, v] = -1
             inj_free[v] -= 1
             worm_pos[w] = 0
             worm_inject[w] = t
@@ -499,14 +476,14 @@ def _processors(t, busy, rp, n_active, moves, n_pend, n_timers, startup, batch, 
             active[n_active] = w
             n_active += 1
             node_work[v] -= 1
-            moves += 1
         if node_work[v] == 0:
             busy -= 1
-        if proc_job[v] >= 0 and (proc_job[v] != was_job or proc_batch[v] != was_batch):
-            n_timers = _heap_push(timers, n_timers, max(proc_at[v], t + 1) * num_nodes + v)
-        elif proc_job[v] < 0 and q_head[v] >= 0:
-            n_pend = _mark(v, t + 1, pend_mark, pend, n_pend)
-    return busy, rp, n_active, moves, n_pend, n_timers
+        if proc[0, v] >= 0 and (proc[0, v] != was_job or proc[1, v] != was_batch):
+            timer_at, timer_node = heap.push(timer_at, timer_node, n_timers, max(proc[2, v], t + 1), 0, v)
+            n_timers += 1
+        elif proc[0, v] < 0 and q_head[v] >= 0:
+            n_pend = _mark(v, t + 1, visits, PEND, n_pend)
+    return busy, rp, n_active, n_pend, n_timers, timer_at, timer_node
 
 
 @nb.njit(cache=True, inline="always")
@@ -567,25 +544,22 @@ def _simulate_rigid(cycles, flits, startup, ej_channels, batch, inter_ej, watchd
     q_head = np.full(num_nodes, -1, np.int64)
     q_tail = np.full(num_nodes, -1, np.int64)
     job_next = np.full(n_jobs, -1, np.int64)
-    proc_job = np.full(num_nodes, -1, np.int64)
-    proc_batch = np.zeros(num_nodes, np.int64)
-    proc_at = np.zeros(num_nodes, np.int64)
-    i_head = np.full(num_nodes, -1, np.int64)
-    i_tail = np.full(num_nodes, -1, np.int64)
+    proc = np.zeros((3, num_nodes), np.int64)       # per processor: its job (-1: none), batch, end of start-up
+    proc[0] = -1
+    inj_queue = np.full((2, num_nodes), -1, np.int64)  # per node: head and tail of its injection queue
     worm_next = np.full(n_worms, -1, np.int64)
     avail = np.zeros(len(owner), np.int64)
     active = np.empty(n_worms + 1, np.int64)
     node_work = np.zeros(num_nodes, np.int64)  # queued jobs + running job + queued worms
     moved_at = np.zeros(n_worms, np.int64)     # cycle of the worm's last move (or injection)
-    pend = np.empty(num_nodes, np.int64)       # nodes to visit next cycle
-    pend_mark = np.full(num_nodes, -1, np.int64)
-    work = np.empty(num_nodes, np.int64)       # nodes to visit this cycle
-    work_mark = np.full(num_nodes, -1, np.int64)
-    timers = np.empty(2 * num_nodes + 2, np.int64)  # start-ups in progress: cycle * num_nodes + node (one each)
+    # nodes to visit next cycle (row PEND) and this cycle (row WORK), each with the cycle a node was last put on it
+    visits = np.full((4, num_nodes), -1, np.int64)
+    timer_at = np.empty(num_nodes + 1, np.float64)   # start-ups in progress, a heap of (end cycle, 0, node)
+    timer_node = np.empty((num_nodes + 1, 2), np.int64)
     n_pend = 0
     n_timers = 0
     none = np.zeros(0, np.int64)
-    none2 = np.zeros((0, 3), np.int64)
+    none2 = np.zeros((0, 2), np.int32)
     n_active = 0
     busy_nodes = 0          # nodes with a job queued or running or worms queued
     rp = 0
@@ -601,13 +575,13 @@ def _simulate_rigid(cycles, flits, startup, ej_channels, batch, inter_ej, watchd
     while t < cycles:
         if stop_idle and rp >= n_timed and n_active == 0 and busy_nodes == 0:
             break
-        if n_pend > 0 or (n_timers > 0 and timers[0] < (t + 1) * num_nodes) or (
-                rp < n_timed and job_release[timed_order[rp]] <= t):
-            busy_nodes, rp, n_active, flit_moves, n_pend, n_timers = _processors(
-                t, busy_nodes, rp, n_active, flit_moves, n_pend, n_timers, startup, batch, job_node, job_release,
-                job_prep, job_worm_ptr, timed_order, q_head, q_tail, job_next, proc_job, proc_batch, proc_at, i_head,
-                i_tail, worm_next, inj_free, node_work, active, worm_pos, worm_inject, moved_at, job_start, pend,
-                pend_mark, work, work_mark, timers)
+        if n_pend > 0 or (n_timers > 0 and timer_at[0] <= t) or (rp < n_timed and job_release[timed_order[rp]] <= t):
+            before = n_active
+            busy_nodes, rp, n_active, n_pend, n_timers, timer_at, timer_node = _processors(
+                t, busy_nodes, rp, n_active, n_pend, n_timers, startup, batch, job_node, job_release,
+                job_prep, job_worm_ptr, timed_order, q_head, q_tail, job_next, proc, inj_queue, worm_next, inj_free,
+                node_work, active, worm_pos, worm_inject, moved_at, job_start, visits, timer_at, timer_node)
+            flit_moves += n_active - before       # a header entered each new worm's injection channel
         if n_active > max_active:
             max_active = n_active
         # 3. worms in flight, oldest first
@@ -649,7 +623,7 @@ def _simulate_rigid(cycles, flits, startup, ej_channels, batch, inter_ej, watchd
             q = tail - 1          # the position the tail has just left
             if q == 0:
                 inj_free[path_node[base]] += 1
-                n_pend = _mark(path_node[base], t + 1, pend_mark, pend, n_pend)
+                n_pend = _mark(path_node[base], t + 1, visits, PEND, n_pend)
             elif q > 0 and q <= h:
                 a = path_arc[base + q]
                 owner[a] = -1
@@ -665,7 +639,7 @@ def _simulate_rigid(cycles, flits, startup, ej_channels, batch, inter_ej, watchd
                     if jn >= 0:
                         if _enqueue(jn, job_node[jn], q_head, q_tail, job_next, node_work):
                             busy_nodes += 1
-                        n_pend = _mark(job_node[jn], t + 1, pend_mark, pend, n_pend)
+                        n_pend = _mark(job_node[jn], t + 1, visits, PEND, n_pend)
             if q == h:
                 worm_done[w] = t
                 done_worms += 1
@@ -709,21 +683,17 @@ def _simulate_flits(cycles, flits, startup, ej_channels, batch, inter_ej, watchd
     q_head = np.full(num_nodes, -1, np.int64)
     q_tail = np.full(num_nodes, -1, np.int64)
     job_next = np.full(n_jobs, -1, np.int64)
-    proc_job = np.full(num_nodes, -1, np.int64)
-    proc_batch = np.zeros(num_nodes, np.int64)
-    proc_at = np.zeros(num_nodes, np.int64)
-    i_head = np.full(num_nodes, -1, np.int64)
-    i_tail = np.full(num_nodes, -1, np.int64)
+    proc = np.zeros((3, num_nodes), np.int64)       # per processor: its job (-1: none), batch, end of start-up
+    proc[0] = -1
+    inj_queue = np.full((2, num_nodes), -1, np.int64)  # per node: head and tail of its injection queue
     worm_next = np.full(n_worms, -1, np.int64)
     avail = np.zeros(len(owner), np.int64)
     active = np.empty(n_worms + 1, np.int64)
     node_work = np.zeros(num_nodes, np.int64)
     moved_at = np.zeros(n_worms, np.int64)
-    pend = np.empty(num_nodes, np.int64)
-    pend_mark = np.full(num_nodes, -1, np.int64)
-    work = np.empty(num_nodes, np.int64)
-    work_mark = np.full(num_nodes, -1, np.int64)
-    timers = np.empty(2 * num_nodes + 2, np.int64)
+    visits = np.full((4, num_nodes), -1, np.int64)
+    timer_at = np.empty(num_nodes + 1, np.float64)
+    timer_node = np.empty((num_nodes + 1, 2), np.int64)
     n_pend = 0
     n_timers = 0
     # the cycle each link last carried a flit: with one VC per link only the VC's holder uses the link
@@ -734,10 +704,10 @@ def _simulate_flits(cycles, flits, startup, ej_channels, batch, inter_ej, watchd
     ring = credit_delay + 1
     cap = min(max(n_worms, 1), 1024)
     wslot = np.full(n_worms, -1, np.int64)
-    # per flit: its position (-1: still at the processor), the cycle it arrives (arrived) in that position's
-    # buffer, the cycle it left the previous position
-    fl = np.zeros((cap * L, 3), np.int64)
-    hist = np.zeros(cap * L * ring if credit_delay > 0 else 0, np.int64)  # its departures, by position mod ring
+    # per flit: its position (-1: still at the processor) and the cycle it arrives (arrived) in that position's
+    # buffer
+    fl = np.zeros((cap * L, 2), np.int32)
+    hist = np.zeros(cap * L * ring if credit_delay > 0 else 0, np.int32)  # its departures, by position mod ring
     ffirst = np.zeros(cap, np.int64)        # first flit not yet ejected
     free_list = np.arange(cap - 1, -1, -1).astype(np.int64)
     n_free = cap
@@ -757,13 +727,12 @@ def _simulate_flits(cycles, flits, startup, ej_channels, batch, inter_ej, watchd
         if stop_idle and rp >= n_timed and n_active == 0 and busy_nodes == 0:
             break
         before = n_active
-        if n_pend > 0 or (n_timers > 0 and timers[0] < (t + 1) * num_nodes) or (
-                rp < n_timed and job_release[timed_order[rp]] <= t):
-            busy_nodes, rp, n_active, flit_moves, n_pend, n_timers = _processors(
-                t, busy_nodes, rp, n_active, flit_moves, n_pend, n_timers, startup, batch, job_node, job_release,
-                job_prep, job_worm_ptr, timed_order, q_head, q_tail, job_next, proc_job, proc_batch, proc_at, i_head,
-                i_tail, worm_next, inj_free, node_work, active, worm_pos, worm_inject, moved_at, job_start, pend,
-                pend_mark, work, work_mark, timers)
+        if n_pend > 0 or (n_timers > 0 and timer_at[0] <= t) or (rp < n_timed and job_release[timed_order[rp]] <= t):
+            busy_nodes, rp, n_active, n_pend, n_timers, timer_at, timer_node = _processors(
+                t, busy_nodes, rp, n_active, n_pend, n_timers, startup, batch, job_node, job_release,
+                job_prep, job_worm_ptr, timed_order, q_head, q_tail, job_next, proc, inj_queue, worm_next, inj_free,
+                node_work, active, worm_pos, worm_inject, moved_at, job_start, visits, timer_at, timer_node)
+            flit_moves += n_active - before       # a header entered each new worm's injection channel
         for idx in range(before, n_active):
             if n_free == 0:
                 new_cap = 2 * cap
@@ -784,10 +753,8 @@ def _simulate_flits(cycles, flits, startup, ej_channels, batch, inter_ej, watchd
             ffirst[sl] = 0
             fl[fb, 0] = 0
             fl[fb, 1] = t
-            fl[fb, 2] = t
             for k in range(1, L):
                 fl[fb + k, 0] = -1
-                fl[fb + k, 2] = -1
         if n_active > max_active:
             max_active = n_active
         # 3. worms in flight, oldest first; each worm's flits front to back
@@ -816,18 +783,15 @@ def _simulate_flits(cycles, flits, startup, ej_channels, batch, inter_ej, watchd
                     continue
             wake = NEVER              # the first cycle the clock alone may let a flit move
             j = ffirst[sl]
-            prev_pos = h + 2          # no flit ahead
-            prev_dep = -1
-            if j > 0:
-                prev_pos = h + 1
-                prev_dep = fl[fb + j - 1, 2]
+            prev_pos = h + 2 if j == 0 else h + 1   # where the flit ahead is (none: beyond the path)
+            prev_moved = False                        # whether it moved in this cycle
             moved = 0
             finished = False
             while j < L:
                 f = fb + j
                 y = fl[f, 0]
                 go = True
-                if prev_pos == y or (prev_pos == y + 1 and prev_dep == t):
+                if prev_pos == y or (prev_moved and prev_pos == y + 1):
                     go = False        # not at the front of its buffer, or its port already sent a flit
                 elif y < 0:
                     if j >= depth:
@@ -869,12 +833,11 @@ def _simulate_flits(cycles, flits, startup, ej_channels, batch, inter_ej, watchd
                     if y < 0:
                         break         # the flits behind it are still at the processor too
                     prev_pos = y
-                    prev_dep = fl[f, 2]
+                    prev_moved = False
                     j += 1
                     continue
                 x = y + 1
                 fl[f, 0] = x
-                fl[f, 2] = t
                 if x == 0:
                     fl[f, 1] = t
                 elif x <= h:
@@ -887,12 +850,12 @@ def _simulate_flits(cycles, flits, startup, ej_channels, batch, inter_ej, watchd
                     hist[f * ring + y % ring] = t
                 moved += 1
                 prev_pos = x
-                prev_dep = t
+                prev_moved = True
                 if j == L - 1 and y >= 0:
                     # the tail leaves position y: free its channel, deliver its slot
                     if y == 0:
                         inj_free[path_node[base]] += 1
-                        n_pend = _mark(path_node[base], t + 1, pend_mark, pend, n_pend)
+                        n_pend = _mark(path_node[base], t + 1, visits, PEND, n_pend)
                     else:
                         ch = path_arc[base + y] * vcs + path_vc[base + y]
                         owner[ch] = -1
@@ -908,7 +871,7 @@ def _simulate_flits(cycles, flits, startup, ej_channels, batch, inter_ej, watchd
                             if jn >= 0:
                                 if _enqueue(jn, job_node[jn], q_head, q_tail, job_next, node_work):
                                     busy_nodes += 1
-                                n_pend = _mark(job_node[jn], t + 1, pend_mark, pend, n_pend)
+                                n_pend = _mark(job_node[jn], t + 1, visits, PEND, n_pend)
                     finished = y == h
                 j += 1
             if moved == 0:
@@ -966,11 +929,11 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Router
     """
     if cycles < 1:
         raise TopocastError(f"wormhole: parameter 'cycles' must be >= 1, got {cycles}")
-    path_vc = vc_array(traffic, config)
-    arcs = traffic.path_arc[traffic.path_arc >= 0]
-    if len(arcs) and (arcs.max() >= num_arcs):
-        raise TopocastError(f"wormhole: the plan names arc {int(arcs.max())}, the topology has {num_arcs} arcs")
-    rigid = config.rigid and not path_vc.any()
+    path_vc, top_vc = vc_array(traffic, config)
+    top_arc = int(traffic.path_arc.max()) if len(traffic.path_arc) else -1
+    if top_arc >= num_arcs:
+        raise TopocastError(f"wormhole: the plan names arc {top_arc}, the topology has {num_arcs} arcs")
+    rigid = config.rigid and top_vc == 0
     if flit_level is None:
         general = not rigid
     elif not flit_level and not rigid:
@@ -978,6 +941,9 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Router
     else:
         general = bool(flit_level)
     vcs = config.vcs if general else 1
+    if general and cycles + config.link_latency + config.credit_delay >= 2**31:
+        raise TopocastError(f"wormhole: parameter 'cycles' must be < 2**31 - link_latency - credit_delay on the "
+                            f"flit-level path (its flit times are 32-bit), got {cycles}")
     nj, nw, ns = traffic.num_jobs, traffic.num_worms, traffic.num_slots
     timed = np.flatnonzero(traffic.job_release >= 0)
     timed_order = timed[np.argsort(traffic.job_release[timed], kind="stable")].astype(np.int64)
@@ -1021,15 +987,17 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Router
     return trace
 
 
-def vc_array(traffic: WormTraffic, config: RouterConfig) -> np.ndarray:
-    """The plan's ``path_vc`` as int64 (zeros when absent), checked against ``config.vcs``."""
+def vc_array(traffic: WormTraffic, config: RouterConfig) -> tuple[np.ndarray, int]:
+    """The plan's ``path_vc`` as int64 (zeros when absent) and the highest VC used, checked against ``config.vcs``."""
     n = len(traffic.path_node)
     if traffic.path_vc is None:
-        return np.zeros(n, np.int64)
+        return np.zeros(n, np.int64), 0
     vc = np.asarray(traffic.path_vc, dtype=np.int64)
     if vc.shape != (n,):
         raise TopocastError(f"wormhole: path_vc must have one entry per path position ({n}), got shape {vc.shape}")
-    on_arc = traffic.path_arc >= 0
+    if n and vc.min() >= 0 and vc.max() < config.vcs:
+        return vc, int(vc.max())
+    on_arc = traffic.path_arc >= 0         # start positions may hold anything
     used = vc[on_arc]
     if len(used) and used.min() < 0:
         raise TopocastError(f"wormhole: path_vc must be >= 0 on every arc, got {int(used.min())}")
@@ -1037,7 +1005,7 @@ def vc_array(traffic: WormTraffic, config: RouterConfig) -> np.ndarray:
     if need > config.vcs:
         raise TopocastError(f"wormhole: parameter 'vcs' must be >= {need} for this plan (its worms use virtual "
                             f"channels 0..{need - 1}), got {config.vcs}")
-    return np.where(on_arc, vc, 0)
+    return np.where(on_arc, vc, 0), need - 1
 
 
 def wait_for_cycle(traffic: WormTraffic, worm_pos, worm_tail, owner, dead, config: RouterConfig,
