@@ -14,7 +14,10 @@ and the routing example of section 4.  Where each number comes from:
 
 ``--quick`` keeps graphs up to 30,000 nodes (diameters, broadcasts) and
 fewer route pairs; the full run covers every Table 1 configuration up to the
-6,480,000-node HDN(B,2,(1,1)).
+6,480,000-node HDN(B,2,(1,1)).  METIS's bisection runs on graphs up to 5,000
+nodes (``--quick``) or 200,000 (full), the spectral lower bound under
+:mod:`topocast.topology.properties`' default size cap; the synthesised
+broadcast up to 2,500 nodes (``--quick``) or 30,000 (full).
 """
 
 from __future__ import annotations
@@ -396,12 +399,18 @@ def _partitioner_cut(spec: str) -> tuple[int, int | None]:
 
 
 def measure_bisection(measured: list[dict], quick: bool, seed: int = 0) -> list[dict]:
-    """Section 3: the cut of Figure 9's partition, and a partitioner's best cut on the smaller graphs."""
+    """Section 3: the cut of Figure 9's partition, and a partitioner's best cut on the smaller graphs.
+
+    The spectral bound's dense eigensolver runs on one BLAS thread: on two shared cores OpenBLAS's
+    spinning threads stall each other (6-7 s on two threads against 1.1-1.7 s on one at load 3)."""
+    from threadpoolctl import threadpool_limits
+
     rows = []
     for m in measured:
         if m["bisection_cut"] is None:
             continue
-        best, lower = _partitioner_cut(m["spec"]) if m["nodes"] <= (5000 if quick else 200000) else (None, None)
+        with threadpool_limits(limits=1, user_api="blas"):
+            best, lower = _partitioner_cut(m["spec"]) if m["nodes"] <= (5000 if quick else 200000) else (None, None)
         rows.append({"spec": m["spec"], "s": m["s"], "nodes": m["nodes"], "cut": m["bisection_cut"], "best": best,
                      "lower": lower})
     return rows
