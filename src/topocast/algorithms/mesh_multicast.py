@@ -48,6 +48,7 @@ from ..topology.core import Topology
 from .base import register
 from .mesh_routing import ECUBE, HIGH, LOW, labels_for, mesh_dims
 from .worm_traffic import BatchPlanner, JobArrays, workload_plan
+from .wormhole_router import NETWORK_PARAMS
 
 PAPER = ("Al-Dubai, Ould-Khaoua, El-Zayyat, Mackenzie: On balancing traffic load in path-based multicast "
          "communication (2003)")
@@ -179,7 +180,8 @@ WORKLOAD_PARAMS: tuple[Param, ...] = (
     Param("batches", "int", 10, "batches for the batch-means confidence interval", minimum=2),
 )
 
-#: the router (:class:`RouterConfig`), section 4 of the paper
+#: the router (:class:`RouterConfig`): processors and channels of section 4 of the paper, then the network
+#: options of :mod:`topocast.algorithms.wormhole_router` (their defaults are the paper's rigid worm)
 ROUTER_PARAMS: tuple[Param, ...] = (
     Param("startup", "int", 33, "start-up latency in cycles", minimum=0),
     Param("flits", "int", 32, "message length in flits", minimum=1),
@@ -190,7 +192,7 @@ ROUTER_PARAMS: tuple[Param, ...] = (
           "message buffer, which rules out consumption-channel deadlock)"),
     Param("worms_per_startup", "int", None, "worms launched by one start-up (default: injection channels)", minimum=1),
     Param("watchdog", "int", 2000, "cycles without any worm moving before a run is declared deadlocked", minimum=1),
-)
+) + NETWORK_PARAMS
 
 #: the preparation time of a multicast's jobs
 PREP_PARAMS: tuple[Param, ...] = (
