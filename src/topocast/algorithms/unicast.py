@@ -44,6 +44,7 @@ from ..registry import Algorithm, Param, register_algorithm
 from ..sim.models import Model
 from ..sim.wormhole.engine import RouterConfig, lone_tail_time
 from ..topology.core import Topology
+from ..topology.kernels import bfs_from_set
 from .mesh_multicast import ROUTER_PARAMS, WORKLOAD_PARAMS
 from .unicast_bounds import channel_loads, throughput_bound
 from .unicast_routing import (
@@ -52,7 +53,6 @@ from .unicast_routing import (
     SUPERNODE_FAMILIES,
     VC_SCHEMES,
     WRAP_FAMILIES,
-    _bfs,
     lattice,
     route,
     unicast_worm_plan,
@@ -72,7 +72,8 @@ NAME = "unicast"
 #: the algorithm's own parameters
 UNICAST_PARAMS: tuple[Param, ...] = (
     Param("traffic", "str", "uniform", "destination pattern: uniform, transpose, bit-reverse, random-permutation, "
-          "nearest-neighbour or hot-spot (docs/unicast.md)", choices=PATTERNS),
+          "nearest-neighbour, hot-spot or group-shift (Dragonfly/Galaxyfly adversarial: group i to group i+1; "
+          "docs/unicast.md)", choices=PATTERNS),
     Param("routing", "str", "minimal", "minimal (shortest paths, lowest arc first), dor (dimension order: mesh, "
           "torus, ring, path, hypercube) or valiant (random intermediate)", choices=ROUTINGS),
     Param("vc_scheme", "str", "auto", "virtual channels: auto (the routing's deadlock-free scheme), hop (VC i on "
@@ -146,7 +147,7 @@ def expected_hops(topology: Topology, routing: str) -> float:
         mean = sum((k * k // 4) / k if ring else (k * k - 1) / (3 * k) for k in lat.dims.tolist())
         return mean * (2 if routing == "valiant" else 1) + 1
     dist = np.full(topology.num_nodes, -1, dtype=np.int64)
-    _bfs(topology.indptr, topology.indices, np.zeros(1, np.int64), dist, np.empty(topology.num_nodes, np.int64))
+    bfs_from_set(topology.indptr, topology.indices, np.zeros(1, np.int64), dist, np.empty(topology.num_nodes, np.int64))
     ecc = int(dist.max())
     return (2 * ecc if routing == "valiant" else ecc) + 1
 
@@ -237,7 +238,7 @@ def unicast_plan(topology: Topology, seed: int = 0, max_memory: float | None = N
 register_algorithm(Algorithm(
     name=NAME, plan=unicast_plan, collective="unicast",
     doc="synthetic unicast traffic (uniform, transpose, bit-reverse, random-permutation, nearest-neighbour, "
-        "hot-spot) routed minimal, dor or valiant, on the wormhole engine, one load point",
+        "hot-spot, group-shift) routed minimal, dor or valiant, on the wormhole engine, one load point",
     families=(), params=UNICAST_PARAMS + RUN_PARAMS, aliases=(), engines=("wormhole",),
     paper="Dally and Towles, ch. 3, 8, 9, 14 (traffic patterns, routing, deadlock avoidance)",
     model=unicast_model, model_params=()))

@@ -44,11 +44,11 @@ import numba as nb
 import numpy as np
 
 from ..topology.core import Topology
+from ..topology.kernels import bfs_from_set
 from .unicast_routing import (
     DOR_FAMILIES,
     SUPERNODE_FAMILIES,
     Lattice,
-    _bfs,
     _step,
     dor_routes,
     lattice,
@@ -98,7 +98,7 @@ def _tree_loads(indptr, indices, n, alpha, beta, loads):
         if alpha[t] == 0.0:
             continue
         seed[0] = t
-        reached = _bfs(indptr, indices, seed, dist, queue)
+        reached = bfs_from_set(indptr, indices, seed, dist, queue)
         for q in range(reached - 1, 0, -1):
             x = queue[q]
             acc[x] += alpha[t] * beta[x]

@@ -64,6 +64,7 @@ import numpy as np
 
 from ..errors import TopocastError
 from ..topology.core import Topology
+from ..topology.kernels import bfs_from_set
 
 ROUTINGS = ("minimal", "dor", "valiant")
 DOR_FAMILIES = ("mesh", "torus", "ring", "path", "hypercube")
@@ -231,30 +232,6 @@ def dor_routes(topology: Topology, src: np.ndarray, dst: np.ndarray, mid: np.nda
 
 # -- minimal routing without a table -----------------------------------------------------------
 
-@nb.njit(cache=True)
-def _bfs(indptr, indices, seeds, dist, queue):
-    """Distances to the node set ``seeds`` into ``dist`` (-1 = not reached, must be on entry); returns
-    how many nodes were reached (they are ``queue[:count]``, in non-decreasing distance)."""
-    head = 0
-    tail = 0
-    for s in seeds:
-        if dist[s] < 0:
-            dist[s] = 0
-            queue[tail] = s
-            tail += 1
-    while head < tail:
-        x = queue[head]
-        head += 1
-        dx = dist[x] + 1
-        for e in range(indptr[x], indptr[x + 1]):
-            y = indices[e]
-            if dist[y] < 0:
-                dist[y] = dx
-                queue[tail] = y
-                tail += 1
-    return tail
-
-
 @nb.njit(cache=True, inline="always")
 def _step(x, indptr, indices, dist):
     """The lowest arc from ``x`` to a neighbour one hop closer (``dist[x] > 0``)."""
@@ -284,7 +261,7 @@ def _walks(indptr, indices, n, tptr, tnodes, gptr, gmsg, start):
     dist = np.full(n, -1, np.int64)
     queue = np.empty(n, np.int64)
     for g in range(len(gptr) - 1):
-        reached = _bfs(indptr, indices, tnodes[tptr[g]:tptr[g + 1]], dist, queue)
+        reached = bfs_from_set(indptr, indices, tnodes[tptr[g]:tptr[g + 1]], dist, queue)
         for k in range(gptr[g], gptr[g + 1]):
             i = gmsg[k]
             x = start[i]

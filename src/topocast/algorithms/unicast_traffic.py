@@ -31,6 +31,14 @@ proportional to the messages drawn (never to messages times nodes).
     nodes other than the source, otherwise uniform over all other nodes; a
     source that is the only hot node always draws uniformly.  The hot nodes
     are ``hot_nodes``, a comma-separated list of node indices.
+``group-shift``
+    Dragonfly and Galaxyfly only: every node of group (supernode) ``i``
+    sends to a node drawn uniformly among the ``a`` routers of group
+    ``i + 1`` (mod the number of groups).  All of a group's traffic heads
+    for one other group, so minimal routes crowd onto the few global links
+    between the two: the adversarial pattern of Kim, Dally, Scott and Abts
+    (2008) that Valiant routing is there for.  Any other family, or a
+    network of one group, is refused.
 
 The permutations (``transpose``, ``bit-reverse``) have fixed points (the
 diagonal, the palindromes): those nodes would send to themselves, so they
@@ -45,8 +53,12 @@ import numpy as np
 
 from ..errors import TopocastError
 from ..topology.core import Topology
+from .unicast_routing import SUPERNODE_FAMILIES, supernode_size
 
-PATTERNS = ("uniform", "transpose", "bit-reverse", "random-permutation", "nearest-neighbour", "hot-spot")
+PATTERNS = ("uniform", "transpose", "bit-reverse", "random-permutation", "nearest-neighbour", "hot-spot",
+            "group-shift")
+#: the patterns that need a network of groups (Dragonfly groups, Galaxyfly supernodes)
+GROUP_PATTERNS = ("group-shift",)
 #: the patterns that send every message of a source to one fixed node
 PERMUTATIONS = ("transpose", "bit-reverse", "random-permutation")
 
@@ -141,6 +153,36 @@ def distinct_neighbours(topology: Topology) -> tuple[np.ndarray, np.ndarray]:
     return ptr, indices[keep].astype(np.int64)
 
 
+def group_shape(topology: Topology) -> tuple[int, int]:
+    """``(a, groups)``: routers per group and groups of a Dragonfly or Galaxyfly, for ``group-shift``.
+
+    A TopocastError naming ``traffic`` on any other family or with fewer than two groups.
+    """
+    if topology.family not in SUPERNODE_FAMILIES:
+        raise TopocastError(f"unicast: parameter 'traffic' group-shift needs a network of groups "
+                            f"({', '.join(SUPERNODE_FAMILIES)}), not family '{topology.family}'")
+    a = supernode_size(topology)
+    groups = topology.num_nodes // a
+    if groups < 2:
+        raise TopocastError(f"unicast: parameter 'traffic' group-shift needs at least 2 groups, the network has "
+                            f"{groups}")
+    return a, groups
+
+
+def group_shift_destinations(topology: Topology, sources: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One destination per source: a router drawn uniformly in the next group (mod the groups).
+
+    >>> import topocast as tc
+    >>> t = tc.build("dragonfly:g=3,a=2")
+    >>> (group_shift_destinations(t, np.array([0, 1, 2, 5]), np.random.default_rng(0)) // 2).tolist()
+    [1, 1, 2, 0]
+    """
+    a, groups = group_shape(topology)
+    sources = np.asarray(sources, dtype=np.int64)
+    pick = rng.integers(0, a, size=len(sources), dtype=np.int64)
+    return (sources // a + 1) % groups * a + pick
+
+
 def pattern_permutation(pattern: str, n: int, rng: np.random.Generator) -> np.ndarray | None:
     """The destination of every node for a permutation pattern, None for the others."""
     if pattern == "transpose":
@@ -193,6 +235,8 @@ def draw(pattern: str, topology: Topology, sources: np.ndarray, rng: np.random.G
         r += in_hot[take] & (r >= pos[take])
         dst[take] = hot[r]
         return dst
+    if pattern == "group-shift":
+        return group_shift_destinations(topology, sources, rng)
     raise TopocastError(f"unicast: parameter 'traffic' must be one of {', '.join(PATTERNS)}, got '{pattern}'")
 
 
@@ -235,4 +279,9 @@ def pattern_law(pattern: str, topology: Topology, *, permutation: np.ndarray | N
             dst = np.concatenate([dst, others])
             weight = np.concatenate([weight, np.full(n - 1, hot_fraction / (n - 1))])
         return src, dst, weight, (1.0 - hot_fraction) / (n - 1)
+    if pattern == "group-shift":
+        a, groups = group_shape(topology)
+        src = np.repeat(np.arange(n, dtype=np.int64), a)
+        dst = (src // a + 1) % groups * a + np.tile(np.arange(a, dtype=np.int64), n)
+        return src, dst, np.full(len(src), 1.0 / a), 0.0
     raise ValueError(f"pattern_law: unknown pattern {pattern!r}")

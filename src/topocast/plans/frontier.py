@@ -3,22 +3,27 @@
 A frontier plan does not list transfers.  It names a *rule*: given the
 bitmap of the nodes that send in a step (the frontier), the rule computes
 from each node's coordinates alone where it sends, and marks the receivers.
-The engine keeps three bitmaps (a bit per node: held, frontier, fresh), so a
+The engine keeps a bit or two per node (:mod:`topocast.sim.frontier`), so a
 broadcast on billions of nodes runs without the topology's arrays.  The same
 rule with ``record`` on writes out every transfer, which is how an algorithm
 turns it into a :class:`~topocast.schedule.Schedule` for the step and event
 engines at small sizes.
 
-The rule is any object with
+The rule is an object with ``labels`` (the number of link labels it reports
+transfers under: the most transfers one sender makes in a step) and one of
 
-* ``labels``: the number of link labels it reports transfers under (the
-  most transfers one sender makes in a step), and
+* ``expand_compact(held, mark, arg, stats, label_counts, record, workers)``:
+  one step over the engine's two bitmaps (held, and a mark bit: four states
+  per node), running its own kernels on the engine's threads; the EJ rule
+  (:mod:`topocast.algorithms.ej_frontier`), or
 * ``expand(front, held, fresh, w_lo, w_hi, arg, stats, label_counts, record,
   rec_src, rec_dst, rec_lab, nrec) -> nrec``: apply the sending rule to the
-  frontier nodes in bitmap words ``[w_lo, w_hi)`` under the phase argument
-  ``arg``, accumulating into ``stats`` (columns
-  :data:`~topocast.sim.frontier.STATS`) and ``label_counts`` (transfers per
-  label), and appending transfers to the ``rec_*`` arrays when ``record``.
+  frontier nodes in bitmap words ``[w_lo, w_hi)`` of three bitmaps (held,
+  frontier, next frontier) under the phase argument ``arg``.
+
+Either accumulates into ``stats`` (columns :data:`~topocast.sim.frontier.STATS`)
+and ``label_counts`` (transfers per label) and, when ``record``, keeps the
+transfers.
 
 A plan is a sequence of :class:`Phase`; a phase that ``restart`` s puts every
 holder in the frontier at its first step.

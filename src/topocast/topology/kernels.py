@@ -16,12 +16,16 @@ UNREACHED = -1
 
 
 @nb.njit(cache=True)
-def bfs_into(indptr, indices, source, dist, queue):
-    """BFS from ``source`` into ``dist`` (-1 unreached) and ``queue`` (visit order); returns the nodes reached."""
-    dist[:] = UNREACHED
-    dist[source] = 0
-    queue[0] = source
-    head, tail = 0, 1
+def bfs_from_set(indptr, indices, seeds, dist, queue):
+    """BFS from the node set ``seeds`` into ``dist`` (must be -1 wherever not yet reached on entry) and
+    ``queue``; returns how many nodes were reached from the seeds (``queue[:count]``, by distance)."""
+    head = 0
+    tail = 0
+    for s in seeds:
+        if dist[s] == UNREACHED:
+            dist[s] = 0
+            queue[tail] = s
+            tail += 1
     while head < tail:
         u = queue[head]
         head += 1
@@ -33,6 +37,15 @@ def bfs_into(indptr, indices, source, dist, queue):
                 queue[tail] = v
                 tail += 1
     return tail
+
+
+@nb.njit(cache=True)
+def bfs_into(indptr, indices, source, dist, queue):
+    """BFS from ``source`` into ``dist`` (-1 unreached) and ``queue`` (visit order); returns the nodes reached."""
+    dist[:] = UNREACHED
+    seeds = np.empty(1, np.int64)
+    seeds[0] = source
+    return bfs_from_set(indptr, indices, seeds, dist, queue)
 
 
 @nb.njit(cache=True)
