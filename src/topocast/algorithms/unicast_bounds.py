@@ -30,8 +30,11 @@ throughput sits under.
   collects every destination's incoming traffic from them; with minimal
   phases both are the tree sums above, with ``dor`` phases the closed form
   applies when every node sends and receives one unit (uniform,
-  random-permutation, nearest-neighbour on a regular network).  The
-  supernode Valiant of Dragonfly and Galaxyfly has no bound here (None).
+  random-permutation, nearest-neighbour on a regular network).
+* ``valiant`` on Dragonfly and Galaxyfly (a uniform intermediate
+  supernode other than the source's and the destination's): every pair's
+  routes through every intermediate supernode, each with its probability
+  (:func:`supernode_valiant_law`).
 
 A bound that would need more than :data:`BOUND_WORK` arc visits of breadth-first
 search (about two seconds), or more than :data:`BOUND_PAIRS` explicit pairs, is
@@ -53,6 +56,7 @@ from .unicast_routing import (
     dor_routes,
     lattice,
     minimal_routes,
+    supernode_size,
 )
 from .unicast_traffic import pattern_law
 
@@ -153,7 +157,11 @@ def channel_loads(topology: Topology, routing: str, pattern: str, *, permutation
             loads += dense * uniform
         return loads
     if topology.family in SUPERNODE_FAMILIES:
-        return None
+        groups = n // supernode_size(topology)
+        if (len(src) + dense * n * (n - 1)) * max(1, groups - 2) > BOUND_PAIRS:
+            return None
+        ptr, arc, w = supernode_valiant_law(topology, *explicit_pairs(n, src, dst, weight, dense))
+        return law_loads(topology, ptr, arc, w)
     sends = np.bincount(src, weights=weight, minlength=n) + dense * (n - 1)
     receives = np.bincount(dst, weights=weight, minlength=n) + dense * (n - 1)
     if lattice_family:
@@ -163,6 +171,42 @@ def channel_loads(topology: Topology, routing: str, pattern: str, *, permutation
     if 2.0 * n * (n + arcs) > BOUND_WORK:
         return None
     return tree_loads(topology, np.full(n, 1.0 / n), sends) + tree_loads(topology, receives / n, np.ones(n))
+
+
+def explicit_pairs(n: int, src, dst, weight, dense: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A pattern law's pairs with its dense part (``dense`` to every other node) written out pair by pair."""
+    if dense <= 0:
+        return src, dst, weight
+    x, t = np.nonzero(~np.eye(n, dtype=bool))
+    return (np.concatenate([src, x.astype(np.int64)]), np.concatenate([dst, t.astype(np.int64)]),
+            np.concatenate([weight, np.full(len(x), dense)]))
+
+
+def supernode_valiant_law(topology: Topology, src, dst, weight) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(ptr, arc, weight)``: every route supernode Valiant may give each pair, with its probability.
+
+    The intermediate supernode is uniform over those other than the source's and the destination's
+    (:func:`~topocast.algorithms.unicast_routing.valiant_intermediates`); with no such supernode the route
+    is minimal.  Routes are the engine's own (:func:`~topocast.algorithms.unicast_routing.minimal_routes`).
+    """
+    a = supernode_size(topology)
+    groups = topology.num_nodes // a
+    sg, dg = src // a, dst // a
+    choices = groups - 1 - (sg != dg)
+    g = np.arange(groups, dtype=np.int64)
+    pair, mid = np.nonzero((g[None, :] != sg[:, None]) & (g[None, :] != dg[:, None]))
+    straight = np.flatnonzero(choices == 0)
+    w = np.concatenate([weight[pair] / choices[pair], weight[straight]])
+    pair = np.concatenate([pair, straight])
+    mid = np.concatenate([mid, np.full(len(straight), -1, np.int64)]).astype(np.int64)
+    ptr, _, arc = minimal_routes(topology, src[pair], dst[pair], mid, a, routing="valiant")
+    return ptr, arc, w
+
+
+def law_loads(topology: Topology, ptr: np.ndarray, arc: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """``gamma``: each route's probability summed over the arcs it crosses."""
+    on = arc >= 0
+    return np.bincount(arc[on], weights=np.repeat(weight, np.diff(ptr))[on], minlength=topology.num_arcs)
 
 
 def throughput_bound(loads: np.ndarray | None) -> float | None:

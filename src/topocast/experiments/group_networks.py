@@ -157,34 +157,18 @@ def law_routes(topology, routing: str, traffic: str) -> dict:
     traffic enumerates all ``N^2`` pairs, Valiant every intermediate group of each: meant for the few hundred
     routers of this comparison (112 routers: 0.3 million Valiant routes, well under a second).
     """
-    from ..algorithms.unicast_routing import minimal_routes, supernode_size
+    from ..algorithms.unicast_bounds import explicit_pairs, law_loads, supernode_valiant_law
+    from ..algorithms.unicast_routing import minimal_routes
     from ..algorithms.unicast_traffic import pattern_law
 
-    n = topology.num_nodes
     src, dst, weight, dense = pattern_law(traffic, topology)
-    if dense > 0:
-        x, t = np.nonzero(~np.eye(n, dtype=bool))
-        src = np.concatenate([src, x.astype(np.int64)])
-        dst = np.concatenate([dst, t.astype(np.int64)])
-        weight = np.concatenate([weight, np.full(len(x), dense)])
+    src, dst, weight = explicit_pairs(topology.num_nodes, src, dst, weight, dense)
     if routing == "minimal":
         ptr, _, arc = minimal_routes(topology, src, dst)
     else:
-        a = supernode_size(topology)
-        groups = n // a
-        sg, dg = src // a, dst // a
-        choices = groups - 1 - (sg != dg)
-        g = np.arange(groups, dtype=np.int64)
-        pair, mid = np.nonzero((g[None, :] != sg[:, None]) & (g[None, :] != dg[:, None]))
-        straight = np.flatnonzero(choices == 0)
-        w = np.concatenate([weight[pair] / choices[pair], weight[straight]])
-        pair = np.concatenate([pair, straight])
-        mid = np.concatenate([mid, np.full(len(straight), -1, np.int64)]).astype(np.int64)
-        src, dst, weight = src[pair], dst[pair], w
-        ptr, _, arc = minimal_routes(topology, src, dst, mid, a, routing="valiant")
+        ptr, arc, weight = supernode_valiant_law(topology, src, dst, weight)
     hops = np.diff(ptr) - 1
-    on = arc >= 0
-    gamma = np.bincount(arc[on], weights=np.repeat(weight, hops + 1)[on], minlength=topology.num_arcs)
+    gamma = law_loads(topology, ptr, arc, weight)
     return {"gamma": gamma, "bound": float(1.0 / gamma.max()), "hops": hops, "weight": weight,
             "mean_hops": float(np.dot(hops, weight) / weight.sum())}
 
