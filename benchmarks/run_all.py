@@ -52,6 +52,8 @@ BENCHMARKS = (
     Benchmark("generic_broadcast", (), ("--spec", "torus:32x32x32")),
     Benchmark("fattree", (), ("--h", "2", "--m", "4", "--w", "4", "--rls-n", "8")),
     Benchmark("wormhole", (), ("--small",)),
+    # the whole validation (16 configs, ~7 min) runs by hand: python benchmarks/booksim_validation.py
+    Benchmark("booksim_validation", ("--quick",), ("--quick",)),
     Benchmark("galaxyfly", ()),
     Benchmark("synthesis", (), ("classic",)),
     Benchmark("hdn", ()),

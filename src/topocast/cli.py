@@ -202,6 +202,10 @@ def info(
 
 
 # -- run --------------------------------------------------------------------
+#: the command options that are not algorithm parameters (``--seed``, ``--engine``, ``--max-memory``)
+COMMAND_OPTIONS = ("seed", "engine", "max_memory", "max-memory")
+
+
 def parse_settings(settings: list[str]) -> dict[str, str]:
     """``["key=value", ...]`` of ``--set`` as a dict; malformed or repeated keys are refused."""
     values: dict[str, str] = {}
@@ -211,6 +215,10 @@ def parse_settings(settings: list[str]) -> dict[str, str]:
             raise TopocastError(f"--set: expected key=value, got '{item}'")
         if key.strip() in values:
             raise TopocastError(f"--set: parameter '{key.strip()}' given twice")
+        if key.strip() in COMMAND_OPTIONS:
+            option = key.strip().replace("_", "-")
+            raise TopocastError(f"--set: '{key.strip()}' is an option of the command, not an algorithm parameter: "
+                                f"write --{option} {value.strip() or 'VALUE'}")
         values[key.strip()] = value.strip()
     return values
 
