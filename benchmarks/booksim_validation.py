@@ -18,7 +18,7 @@ BookSim's mean packet latency over its stable seeds, ours with the 95 %
 interval over our seeds, the relative difference, and whether it is
 within 5 %.  The latency criterion applies up to 70 % of BookSim's
 saturation throughput.  On the torus it also runs the same traffic on
-BookSim's own ``dim_order_torus`` routes (:func:`booksim_torus_routes`),
+BookSim's own ``dim_order_torus`` routes (``ties=random vc_scheme=ring``),
 and the 5-flit torus configs once more without the credit delay; then it
 sets BookSim's runs with ``wait_for_tail_credit=1`` (in the reference
 file) beside its default and ours.
@@ -49,7 +49,6 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 from figures import Figures, add_argument
 
 HERE = Path(__file__).resolve().parent
@@ -106,11 +105,16 @@ def options(case: Case) -> dict:
     channel per node (BookSim's one-flit-per-cycle injection and ejection
     ports); virtual channels from the routing's own scheme (one on the
     mesh, the dateline pair on the torus, as BookSim's ``num_vcs``).
+    BookSim's torus routes (``case.routes == "booksim"``): ``ties=random``
+    (a fair coin at distance ``k/2``) and ``vc_scheme=ring`` (one VC per
+    ring, 1 when the destination's coordinate is below the source's), the
+    class rule of its ``dim_order_torus`` routing.
     """
     link = 1 if case.spec.startswith("mesh") else 2
     loop = 2 * link + 3
     credit = link + 3 if (case.credit == "loop" and case.buffer < loop) else 0
-    return {"routing": "dor", "traffic": "uniform", "flits": 32, "buffer_depth": case.buffer,
+    routes = {"ties": "random", "vc_scheme": "ring"} if case.routes == "booksim" else {}
+    return {"routing": "dor", "traffic": "uniform", **routes, "flits": 32, "buffer_depth": case.buffer,
             "router_delay": 2 if case.router == "3-cycle" else 4, "link_latency": link, "credit_delay": credit,
             "startup": 2, "injection_channels": 1, "ejection_channels": 1}
 
@@ -132,87 +136,6 @@ def cases(reference: dict) -> list[Case]:
                                       c.credit != "loop"))
 
 
-def booksim_torus_routes(topology, src: np.ndarray, dst: np.ndarray, rng: np.random.Generator):
-    """``(ptr, node, arc, vc)`` of BookSim2's ``dim_order_torus`` routes (its ``dor_next_torus``).
-
-    Dimensions in the same order as topocast's ``dor`` (the last coordinate,
-    BookSim's dimension 0, first); in each ring the shorter way, a fair coin
-    at distance ``k/2`` (topocast's ``dor`` always goes ``+``); the VC fixed
-    for the whole ring when the route turns into it, 1 when the
-    destination's coordinate is below the source's, whichever way the route
-    goes (BookSim's rule as written: going ``+`` that is the routes crossing
-    the wrap-around link, going ``-`` those that do not), 0 otherwise
-    (topocast's dateline: VC 0, and VC 1 from the wrap-around arc on).
-    """
-    from topocast.algorithms.unicast_routing import lattice
-
-    lat = lattice(topology)
-    dims, strides, table = lat.dims.tolist(), lat.strides.tolist(), lat.table
-    d, m = len(dims), len(src)
-    order = list(range(d - 1, -1, -1))
-    cs = np.stack([(src // strides[i]) % dims[i] for i in order], axis=1)
-    cd = np.stack([(dst // strides[i]) % dims[i] for i in order], axis=1)
-    k = np.array([dims[i] for i in order])
-    coin = rng.integers(0, 2, size=(m, d)).astype(bool)
-    delta = (cd - cs) % k
-    up = (2 * delta < k) | ((2 * delta == k) & coin)
-    steps = np.where(delta == 0, 0, np.where(up, delta, k - delta))
-    part = (cd < cs).astype(np.int64)  # dor_next_torus: (+ and cur > dest) or (- and dest < cur)
-    hops = steps.sum(axis=1)
-    ptr = np.zeros(m + 1, dtype=np.int64)
-    ptr[1:] = np.cumsum(hops + 1)
-    worm = np.repeat(np.arange(m), hops)
-    first = np.cumsum(hops) - hops
-    hop_no = np.arange(int(hops.sum())) - first[worm]
-    cum = np.cumsum(steps, axis=1)[worm]
-    which = (hop_no[:, None] >= cum).sum(axis=1)      # position in ``order`` of each hop's dimension
-    done = hop_no + 1 - np.where(which > 0, cum[np.arange(len(worm)), np.maximum(which - 1, 0)], 0)
-    coord = np.where(np.arange(d)[None, :] < which[:, None], cd[worm], cs[worm])
-    sign = np.where(up[worm, which], 1, -1)
-    coord[np.arange(len(worm)), which] = (cs[worm, which] + sign * done) % k[which]
-    after = (coord * np.array([strides[i] for i in order])[None, :]).sum(axis=1)
-    node = np.empty(int(ptr[-1]), dtype=np.int64)
-    start = ptr[:-1]
-    node[start] = src
-    is_hop = np.ones(len(node), bool)
-    is_hop[start] = False
-    hop_pos = np.flatnonzero(is_hop)
-    node[hop_pos] = after
-    arc = np.full(len(node), -1, dtype=np.int64)
-    dim_of = np.array(order)[which]
-    arc[hop_pos] = table[node[hop_pos - 1], 2 * dim_of + np.where(up[worm, which], 0, 1)]
-    vc = np.zeros(len(node), dtype=np.int64)
-    vc[hop_pos] = part[worm, which]
-    return ptr, node, arc, vc
-
-
-def booksim_routed_run(case: Case, load: float, seed: int, cycles: int) -> dict:
-    """The run of ``topocast run SPEC unicast`` with :func:`options`, on BookSim's torus routes."""
-    import topocast as tc
-    from topocast.algorithms.unicast_routing import unicast_worm_plan
-    from topocast.algorithms.unicast_traffic import draw
-    from topocast.algorithms.worm_traffic import poisson_arrivals, window
-    from topocast.execute import execute
-    from topocast.sim.models import Model
-    from topocast.sim.wormhole import RouterConfig
-    from topocast.sim.wormhole.engine import lone_tail_time
-
-    opts = options(case)
-    topology = tc.build(case.spec)
-    rng = np.random.default_rng(seed)
-    gen, src = poisson_arrivals(topology.num_nodes, load / opts["flits"], cycles, rng)
-    dst = draw("uniform", topology, src, rng)
-    ptr, node, arc, vc = booksim_torus_routes(topology, src, dst, rng)
-    router = RouterConfig(vcs=2, **{k: v for k, v in opts.items() if k not in ("routing", "traffic")})
-    hops = np.diff(ptr) - 1
-    warmup, drain = window(cycles, None, 10, "unicast")
-    info = {"mean_hops": float(hops.mean()),
-            "zero_load_latency": float((router.startup + lone_tail_time(hops, hops, router)).mean())}
-    plan = unicast_worm_plan(gen, src, dst, ptr, node, arc, vc, cycles=cycles, warmup=warmup, drain=drain,
-                             batches=10, flits=opts["flits"], load=float(load), info=info)
-    return execute(topology, plan, "wormhole", Model(router=router)).metrics
-
-
 def booksim_latency(point: dict) -> tuple[float | None, int, int]:
     """(mean packet latency over the stable seeds or None, stable runs, runs) of one latency-mode point."""
     lat = [r[2] for r in point["runs"] if r[1] == "stable" and r[2] is not None]
@@ -230,10 +153,7 @@ def run_point(job: tuple) -> dict:
     import topocast as tc
 
     start = time.perf_counter()
-    if case.routes == "booksim":
-        m = booksim_routed_run(case, load, seed, cycles)
-    else:
-        m = tc.run(case.spec, "unicast", load=load, seed=seed, cycles=cycles, **options(case)).metrics
+    m = tc.run(case.spec, "unicast", load=load, seed=seed, cycles=cycles, **options(case)).metrics
     return {"case": case.name, "load": load, "seed": seed, "latency": m["mean_latency"], "ci": m["ci95_latency"],
             "accepted": m["accepted_load"], "saturated": m["saturated"], "zero_load": m["zero_load_latency"],
             "hops": m["mean_hops"], "sound": m["redundant_receipts"] == 0 and m["deadlocked_worms"] == 0

@@ -1929,8 +1929,15 @@ ALGORITHMS = [{'name': 'all-to-all-personalized-cls',
               'kind': 'str',
               'required': False,
               'default': 'auto',
-              'doc': "virtual channels: auto (the routing's deadlock-free scheme), hop (VC i on hop i) or single "
-                     '(VC 0 everywhere: deadlock possible)'},
+              'doc': "virtual channels: auto (the routing's deadlock-free scheme), hop (VC i on hop i), single (VC "
+                     '0 everywhere: deadlock possible) or ring (dor on a torus: one VC per ring, 1 when the '
+                     "destination's coordinate is below the source's, as BookSim2)"},
+             {'name': 'ties',
+              'kind': 'str',
+              'required': False,
+              'default': 'plus',
+              'doc': 'dor on a torus or ring when both ways are k/2 hops: plus (always +) or random (a fair coin '
+                     'per message and dimension, as BookSim2)'},
              {'name': 'hot_fraction',
               'kind': 'float',
               'required': False,

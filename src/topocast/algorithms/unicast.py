@@ -51,6 +51,7 @@ from .unicast_routing import (
     DOR_FAMILIES,
     ROUTINGS,
     SUPERNODE_FAMILIES,
+    TIES,
     VC_SCHEMES,
     WRAP_FAMILIES,
     lattice,
@@ -77,7 +78,10 @@ UNICAST_PARAMS: tuple[Param, ...] = (
     Param("routing", "str", "minimal", "minimal (shortest paths, lowest arc first), dor (dimension order: mesh, "
           "torus, ring, path, hypercube) or valiant (random intermediate)", choices=ROUTINGS),
     Param("vc_scheme", "str", "auto", "virtual channels: auto (the routing's deadlock-free scheme), hop (VC i on "
-          "hop i) or single (VC 0 everywhere: deadlock possible)", choices=VC_SCHEMES),
+          "hop i), single (VC 0 everywhere: deadlock possible) or ring (dor on a torus: one VC per ring, 1 when "
+          "the destination's coordinate is below the source's, as BookSim2)", choices=VC_SCHEMES),
+    Param("ties", "str", "plus", "dor on a torus or ring when both ways are k/2 hops: plus (always +) or random "
+          "(a fair coin per message and dimension, as BookSim2)", choices=TIES),
     Param("hot_fraction", "float", 0.1, "hot-spot: probability that a message goes to a hot node", minimum=0),
     Param("hot_nodes", "str", "0", "hot-spot: the hot nodes, comma-separated indices"),
 )
@@ -200,7 +204,7 @@ def unicast_plan(topology: Topology, seed: int = 0, max_memory: float | None = N
         if idle.any():
             notes.append(f"{int(idle.sum())} of {n} nodes are fixed points of {traffic} and send nothing")
     dst = draw(traffic, topology, src, rng, permutation=perm, hot_fraction=params["hot_fraction"], hot=hot)
-    routes = route(topology, routing, src, dst, rng, params["vc_scheme"])
+    routes = route(topology, routing, src, dst, rng, params["vc_scheme"], params["ties"])
     vcs = resolve_vcs(routing, routes.scheme, routes.need, params["vcs"])
     vc = routes.vc
     copies = vcs // routes.need
@@ -216,7 +220,7 @@ def unicast_plan(topology: Topology, seed: int = 0, max_memory: float | None = N
     config = router_config(params, vcs)
     zero = params["startup"] + lone_tail_time(hops, hops, config) if len(hops) else np.zeros(0)
     loads = channel_loads(topology, routing, traffic, permutation=perm, hot_fraction=params["hot_fraction"],
-                          hot=hot)
+                          hot=hot, ties=params["ties"])
     info.update({
         "mean_hops": float(hops.mean()) if len(hops) else 0.0,
         "zero_load_latency": float(zero.mean()) if len(hops) else None,

@@ -51,6 +51,7 @@ from ..topology.kernels import bfs_from_set
 from .unicast_routing import (
     DOR_FAMILIES,
     SUPERNODE_FAMILIES,
+    WRAP_FAMILIES,
     Lattice,
     _step,
     dor_routes,
@@ -66,8 +67,9 @@ BOUND_WORK = 5e8
 BOUND_PAIRS = 2e7
 
 
-def dor_uniform_loads(topology: Topology, lat: Lattice | None = None) -> np.ndarray:
-    """``gamma`` of every arc for ``dor`` and uniform destinations (closed form, see the module docstring)."""
+def dor_uniform_loads(topology: Topology, lat: Lattice | None = None, ties: str = "plus") -> np.ndarray:
+    """``gamma`` of every arc for ``dor`` and uniform destinations (closed form, see the module docstring;
+    ``ties=random`` on an even ring: the offset ``k/2`` goes each way half the time)."""
     lat = lat or lattice(topology)
     n = topology.num_nodes
     loads = np.zeros(topology.num_arcs)
@@ -82,6 +84,8 @@ def dor_uniform_loads(topology: Topology, lat: Lattice | None = None) -> np.ndar
                 pairs = np.ones(len(nodes))  # times the N/2 (= N/k) below
                 if sign == 1:
                     continue  # the same arc as sign 0
+            elif lat.wrap and ties == "random" and k % 2 == 0:
+                pairs = np.full(len(nodes), (k // 2 - 1) * (k // 2) / 2 + k / 4)
             elif lat.wrap:
                 top = k // 2 if sign == 0 else (k + 1) // 2 - 1
                 pairs = np.full(len(nodes), top * (top + 1) / 2)
@@ -122,11 +126,19 @@ def tree_loads(topology: Topology, alpha: np.ndarray, beta: np.ndarray) -> np.nd
     return loads
 
 
-def pair_loads(topology: Topology, routing: str, src, dst, weight, lat: Lattice | None = None) -> np.ndarray:
-    """``gamma`` of explicit pairs routed by the deterministic ``routing`` (``minimal`` or ``dor``)."""
+def pair_loads(topology: Topology, routing: str, src, dst, weight, lat: Lattice | None = None,
+               ties: str = "plus") -> np.ndarray:
+    """``gamma`` of explicit pairs routed by ``routing`` (``minimal`` or ``dor``).
+
+    ``dor`` with ``ties=random`` on a torus: the mean of the routes whose ties all go ``+`` and those whose
+    ties all go ``-``, which is the expectation, since a route's hops in one dimension depend on that
+    dimension's coin alone (the other coordinates are the source's or the destination's)."""
     loads = np.zeros(topology.num_arcs)
     if len(src) == 0:
         return loads
+    if routing == "dor" and ties == "random" and topology.family in WRAP_FAMILIES:
+        ones = np.full(len(src), -1, dtype=np.int64)
+        return sum(0.5 * pair_loads_dor(topology, src, dst, weight, lat, coins) for coins in (ones, ones * 0))
     if routing == "dor":
         ptr, _, arc, _ = dor_routes(topology, src, dst, lat=lat)
     else:
@@ -136,8 +148,16 @@ def pair_loads(topology: Topology, routing: str, src, dst, weight, lat: Lattice 
     return loads + np.bincount(arc[on], weights=w[on], minlength=topology.num_arcs)
 
 
+def pair_loads_dor(topology: Topology, src, dst, weight, lat: Lattice | None, coins: np.ndarray) -> np.ndarray:
+    """``gamma`` of explicit pairs on the ``dor`` routes with the tie bits ``coins``."""
+    ptr, _, arc, _ = dor_routes(topology, src, dst, lat=lat, coins=coins)
+    w = np.repeat(np.asarray(weight, dtype=np.float64), np.diff(ptr))
+    on = arc >= 0
+    return np.bincount(arc[on], weights=w[on], minlength=topology.num_arcs)
+
+
 def channel_loads(topology: Topology, routing: str, pattern: str, *, permutation=None, hot_fraction: float = 0.1,
-                  hot=None) -> np.ndarray | None:
+                  hot=None, ties: str = "plus") -> np.ndarray | None:
     """``gamma`` of every arc for ``routing`` under ``pattern``, or None when it is not cheap to get."""
     n, arcs = topology.num_nodes, topology.num_arcs
     if pattern == "hot-spot" and float(n) * len(hot) > BOUND_PAIRS:
@@ -150,9 +170,9 @@ def channel_loads(topology: Topology, routing: str, pattern: str, *, permutation
     if routing in ("dor", "minimal"):
         if routing == "minimal" and not searches_ok:
             return None
-        loads = pair_loads(topology, routing, src, dst, weight, lat)
+        loads = pair_loads(topology, routing, src, dst, weight, lat, ties)
         if dense > 0:
-            uniform = dor_uniform_loads(topology, lat) * (n - 1) if routing == "dor" else \
+            uniform = dor_uniform_loads(topology, lat, ties) * (n - 1) if routing == "dor" else \
                 tree_loads(topology, np.ones(n), np.ones(n))
             loads += dense * uniform
         return loads
@@ -167,7 +187,7 @@ def channel_loads(topology: Topology, routing: str, pattern: str, *, permutation
     if lattice_family:
         if not (np.allclose(sends, 1.0) and np.allclose(receives, 1.0)):
             return None
-        return 2.0 * (n - 1) / n * dor_uniform_loads(topology, lat)
+        return 2.0 * (n - 1) / n * dor_uniform_loads(topology, lat, ties)
     if 2.0 * n * (n + arcs) > BOUND_WORK:
         return None
     return tree_loads(topology, np.full(n, 1.0 / n), sends) + tree_loads(topology, receives / n, np.ones(n))

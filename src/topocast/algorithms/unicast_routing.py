@@ -15,8 +15,10 @@ follows it as given), built for a whole workload at once in numba.
     Dimension-order routing on ``mesh``, ``torus``, ``ring``, ``path`` and
     ``hypercube``: the coordinates are corrected one at a time, the least
     significant (last) first, as the mesh's e-cube (XY) routing does; on a
-    ring dimension of size ``k`` the shorter way round, ``+`` when both are
-    ``k/2`` hops; on a hypercube, bit 0 first (e-cube).
+    ring dimension of size ``k`` the shorter way round; when both ways are
+    ``k/2`` hops, ``+`` (``ties=plus``, the default) or a fair coin per
+    message and dimension (``ties=random``, as BookSim2's torus
+    dimension-order routing); on a hypercube, bit 0 first (e-cube).
 ``valiant``
     Two phases through a random intermediate (Valiant and Brebner): on
     ``dragonfly`` and ``galaxyfly`` a supernode (group) drawn uniformly among
@@ -42,6 +44,15 @@ Virtual channels (``path_vc``: the VC of the arc entering each path position):
     uses VC 1 from the wrap-around arc of that dimension on (the dateline);
     2 VCs, deadlock-free (Dally and Seitz 1987): within one ring dimension
     the VC-0 channels end at the dateline and a worm crosses it at most once.
+``ring``
+    ``dor`` on a torus or ring, the class rule of BookSim2's torus routing:
+    a worm keeps one VC for the whole ring of a dimension, VC 1 when the
+    destination's coordinate is below the source's and VC 0 otherwise.  2
+    VCs, deadlock-free: a route takes the shorter way (at most ``k/2``
+    hops), so going ``+`` the VC-1 worms are exactly those that cross the
+    wrap-around arc and none of them reaches the arc into coordinate
+    ``k/2``, and the VC-0 worms never cross it (mirrored going ``-``); no
+    class of channels closes a cycle.
 ``phase``
     ``valiant`` on the ``dor`` families: phase ``p`` (0 to the intermediate,
     1 after it) uses VCs ``p`` (mesh, path, hypercube; 2 VCs) or ``2p`` and
@@ -70,7 +81,9 @@ ROUTINGS = ("minimal", "dor", "valiant")
 DOR_FAMILIES = ("mesh", "torus", "ring", "path", "hypercube")
 WRAP_FAMILIES = ("torus", "ring")
 SUPERNODE_FAMILIES = ("dragonfly", "galaxyfly")
-VC_SCHEMES = ("auto", "hop", "single")
+VC_SCHEMES = ("auto", "hop", "single", "ring")
+#: dor on a ring dimension when both ways are k/2 hops
+TIES = ("plus", "random")
 #: arcs the breadth-first searches of a table-free minimal routing may visit (about a minute of numba)
 MAX_SEARCH_WORK = 4e9
 
@@ -146,9 +159,13 @@ def dor_hops(lat: Lattice, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
 
 
 @nb.njit(cache=True, inline="always")
-def _dor_leg(x, t, dims, strides, wrap, table, pos, node, arc, vc, dateline, base_vc):
-    """Write the dimension-ordered hops from ``x`` to ``t`` at ``pos`` on; return the next position."""
-    for i in range(len(dims) - 1, -1, -1):
+def _dor_leg(x, t, dims, strides, wrap, table, pos, node, arc, vc, dateline, base_vc, coins, ring_class):
+    """Write the dimension-ordered hops from ``x`` to ``t`` at ``pos`` on; return the next position.
+
+    ``coins``: bit ``d - 1 - i`` says whether a tie in dimension ``i`` goes ``+`` (-1: always);
+    ``ring_class``: the VC of a ring is fixed on entry (``ring``), else the dateline or VC 0."""
+    d = len(dims)
+    for i in range(d - 1, -1, -1):
         k = dims[i]
         s = strides[i]
         cx = (x // s) % k
@@ -157,7 +174,7 @@ def _dor_leg(x, t, dims, strides, wrap, table, pos, node, arc, vc, dateline, bas
             continue
         if wrap:
             delta = (ct - cx) % k
-            up = 2 * delta <= k
+            up = 2 * delta < k or (2 * delta == k and (coins < 0 or (coins >> (d - 1 - i)) & 1 == 1))
             steps = delta if up else k - delta
         else:
             up = ct > cx
@@ -181,13 +198,17 @@ def _dor_leg(x, t, dims, strides, wrap, table, pos, node, arc, vc, dateline, bas
                     x -= s
             node[pos] = x
             arc[pos] = a
-            vc[pos] = base_vc + (crossed if dateline else 0)
+            if ring_class:
+                vc[pos] = base_vc + (1 if ct < cx else 0)
+            else:
+                vc[pos] = base_vc + (crossed if dateline else 0)
             pos += 1
     return pos
 
 
 @nb.njit(cache=True)
-def _dor_fill(src, mid, dst, dims, strides, wrap, table, dateline, phase_vcs, ptr, node, arc, vc):
+def _dor_fill(src, mid, dst, dims, strides, wrap, table, dateline, phase_vcs, ptr, node, arc, vc, coins,
+              ring_class):
     """Fill every worm's route: ``src -> mid -> dst`` (``mid < 0``: straight), phase ``p`` on VCs from
     ``p * phase_vcs``."""
     for w in range(len(src)):
@@ -198,16 +219,21 @@ def _dor_fill(src, mid, dst, dims, strides, wrap, table, dateline, phase_vcs, pt
         vc[pos] = 0
         pos += 1
         if mid[w] >= 0:
-            pos = _dor_leg(x, mid[w], dims, strides, wrap, table, pos, node, arc, vc, dateline, 0)
-            pos = _dor_leg(mid[w], dst[w], dims, strides, wrap, table, pos, node, arc, vc, dateline, phase_vcs)
+            pos = _dor_leg(x, mid[w], dims, strides, wrap, table, pos, node, arc, vc, dateline, 0, coins[w],
+                           ring_class)
+            pos = _dor_leg(mid[w], dst[w], dims, strides, wrap, table, pos, node, arc, vc, dateline, phase_vcs,
+                           coins[w], ring_class)
         else:
-            _dor_leg(x, dst[w], dims, strides, wrap, table, pos, node, arc, vc, dateline, 0)
+            _dor_leg(x, dst[w], dims, strides, wrap, table, pos, node, arc, vc, dateline, 0, coins[w], ring_class)
 
 
 def dor_routes(topology: Topology, src: np.ndarray, dst: np.ndarray, mid: np.ndarray | None = None,
-               lat: Lattice | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+               lat: Lattice | None = None, coins: np.ndarray | None = None, ring_class: bool = False
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(ptr, node, arc, vc)`` of the dimension-ordered routes ``src -> dst`` (through ``mid`` where
-    ``mid >= 0``); ``vc`` is the dateline VC on a torus or ring (plus 2 in phase 1), the phase on a mesh."""
+    ``mid >= 0``); ``vc`` is the dateline VC on a torus or ring, or with ``ring_class`` the ring's class
+    (plus 2 in phase 1), the phase on a mesh.  ``coins``: per message, the tie bits of :func:`tie_coins`
+    (None: ties go ``+``)."""
     lat = lat or lattice(topology)
     src = np.ascontiguousarray(src, dtype=np.int64)
     dst = np.ascontiguousarray(dst, dtype=np.int64)
@@ -225,9 +251,18 @@ def dor_routes(topology: Topology, src: np.ndarray, dst: np.ndarray, mid: np.nda
     node = np.empty(total, dtype=np.int64)
     arc = np.empty(total, dtype=np.int64)
     vc = np.empty(total, dtype=np.int64)
+    if coins is None:
+        coins = np.full(len(src), -1, dtype=np.int64)
     _dor_fill(src, mid, dst, lat.dims, lat.strides, lat.wrap, lat.table, lat.wrap, 2 if lat.wrap else 1,
-              ptr, node, arc, vc)
+              ptr, node, arc, vc, np.ascontiguousarray(coins, dtype=np.int64), bool(ring_class and lat.wrap))
     return ptr, node, arc, vc
+
+
+def tie_coins(messages: int, dims: int, rng: np.random.Generator) -> np.ndarray:
+    """A fair coin per message and dimension for ``ties=random``, as a bitmask per message: bit ``j`` is the
+    coin of dimension ``dims - 1 - j`` (the order ``dor`` corrects them in); set = go ``+``."""
+    bits = rng.integers(0, 2, size=(messages, dims)).astype(np.int64)
+    return (bits << np.arange(dims, dtype=np.int64)).sum(axis=1) if dims else np.zeros(messages, np.int64)
 
 
 # -- minimal routing without a table -----------------------------------------------------------
@@ -420,22 +455,30 @@ def hop_class(ptr: np.ndarray) -> np.ndarray:
 
 
 def route(topology: Topology, routing: str, src: np.ndarray, dst: np.ndarray, rng: np.random.Generator,
-          vc_scheme: str = "auto") -> Routes:
+          vc_scheme: str = "auto", ties: str = "plus") -> Routes:
     """The routes of messages ``src -> dst`` under ``routing`` with their VCs (see the module docstring)."""
     if routing not in ROUTINGS:
         raise TopocastError(f"unicast: parameter 'routing' must be one of {', '.join(ROUTINGS)}, got '{routing}'")
     if vc_scheme not in VC_SCHEMES:
         raise TopocastError(f"unicast: parameter 'vc_scheme' must be one of {', '.join(VC_SCHEMES)}, "
                             f"got '{vc_scheme}'")
+    if ties not in TIES:
+        raise TopocastError(f"unicast: parameter 'ties' must be one of {', '.join(TIES)}, got '{ties}'")
     src = np.ascontiguousarray(src, dtype=np.int64)
     dst = np.ascontiguousarray(dst, dtype=np.int64)
     on_lattice = topology.family in DOR_FAMILIES
+    wrap = topology.family in WRAP_FAMILIES
+    if vc_scheme == "ring" and not (wrap and routing in ("dor", "valiant")):
+        raise TopocastError(f"unicast: parameter 'vc_scheme' ring needs dor or valiant routing on a torus or "
+                            f"ring, got routing {routing} on {topology.family}")
     if routing == "dor" or (routing == "valiant" and on_lattice):
         mid = valiant_intermediates(topology, src, dst, rng)[0] if routing == "valiant" else None
-        ptr, node, arc, vc = dor_routes(topology, src, dst, mid)
-        wrap = topology.family in WRAP_FAMILIES
+        coins = tie_coins(len(src), len(lattice(topology).dims), rng) if ties == "random" and wrap else None
+        ptr, node, arc, vc = dor_routes(topology, src, dst, mid, coins=coins, ring_class=vc_scheme == "ring")
         native = ("phase" if routing == "valiant" else "dateline" if wrap else "single",
                   (2 if wrap else 1) * (2 if routing == "valiant" else 1))
+        if vc_scheme == "ring":
+            return Routes(ptr, node, arc, vc, native[1], "ring")
     else:
         if routing == "minimal":
             ptr, node, arc = minimal_routes(topology, src, dst)
