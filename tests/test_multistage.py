@@ -11,8 +11,16 @@ from topocast.algorithms.min_alltoall import min_latin_routes, random_base
 from topocast.errors import TopocastError
 from topocast.experiments.traces import check_min_square, partition_check
 from topocast.sim.circuit import shift_route, trace
+from topocast.topology.core import Topology
 from topocast.topology.fattree import gft
-from topocast.topology.multistage import benes_network, clos_network, folded_clos_is_fat_tree, multistage_network
+from topocast.topology.multistage import (
+    _is_isomorphism,
+    benes_network,
+    clos_network,
+    folded_clos_is_fat_tree,
+    folded_graph,
+    multistage_network,
+)
 from topocast.topology.stages import path_counts
 
 dary = st.tuples(st.integers(1, 4), st.integers(2, 4)).filter(lambda t: t[1] ** t[0] <= 256)
@@ -130,3 +138,29 @@ def test_folded_clos_is_fat_tree(net, tree):
 
 def test_folded_mismatch_is_not_isomorphic():
     assert not folded_clos_is_fat_tree(clos_network(2, 3, 3), gft(1, 3, 2))
+
+
+def test_folded_check_agrees_with_vf2_on_a_same_size_rewiring():
+    """A degree-preserving swap in gft(1,3,2) (processor 0 onto a top switch, a link between two bottom
+    switches): same node and link counts, not isomorphic; VF2++ and the plain VF2 test agree."""
+    net, tree = clos_network(2, 2, 3), gft(1, 3, 2)
+    g = tree.to_networkx()
+    switch = next(iter(g[0]))
+    top = next(v for v in g.nodes if g.degree(v) == 3)
+    other = next(u for u in g[top] if u != switch)
+    g.remove_edges_from([(0, switch), (other, top)])
+    g.add_edges_from([(0, top), (other, switch)])
+    rewired = Topology.from_networkx(g)
+    folded = nx.Graph(folded_graph(net))
+    assert nx.is_isomorphic(folded, tree.to_networkx()) and folded_clos_is_fat_tree(net, tree)
+    assert not nx.is_isomorphic(folded, rewired.to_networkx())
+    assert not folded_clos_is_fat_tree(net, rewired)
+
+
+def test_mapping_is_checked_link_by_link():
+    folded, target = nx.Graph(folded_graph(benes_network(3, 2))), gft(2, 2, 2).to_networkx()
+    mapping = nx.vf2pp_isomorphism(folded, target)
+    assert _is_isomorphism(folded, target, mapping)
+    swapped = {**mapping, ("p", 0): mapping[(0, 0)], (0, 0): mapping[("p", 0)]}  # a processor onto a switch
+    assert not _is_isomorphism(folded, target, swapped)
+    assert not _is_isomorphism(folded, target, {**mapping, ("p", 0): mapping[("p", 1)]})  # not a bijection

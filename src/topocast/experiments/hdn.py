@@ -246,13 +246,18 @@ def measure_route(s: tuple[int, ...], pairs_k2: int, rng) -> dict:
     topology = _built(_spec(s))
     n = topology.num_nodes
     sources, targets, what, bfs_sources = _route_pairs(n, len(s), pairs_k2, rng)
+    bfs_sources = np.asarray(bfs_sources, dtype=np.int64)
     if small(topology):  # numpy BFS, every source at once
-        dist = distances_block(topology.indptr, topology.indices, np.asarray(bfs_sources, dtype=np.int64))
-    else:
-        dist = np.stack([bfs_distances(topology, int(x)) for x in bfs_sources])
-    row_of = np.empty(n, dtype=np.int64)
-    row_of[bfs_sources] = np.arange(len(bfs_sources))
-    shortest = dist[row_of[sources], targets].astype(np.int64)
+        dist = distances_block(topology.indptr, topology.indices, bfs_sources)
+        row_of = np.empty(n, dtype=np.int64)
+        row_of[bfs_sources] = np.arange(len(bfs_sources))
+        shortest = dist[row_of[sources], targets].astype(np.int64)
+    else:  # compiled bit-parallel BFS, keeping each source's distances to its targets (a block of pairs each)
+        from ..topology.hdn_kernels import distances_to
+
+        grid = targets.reshape(len(bfs_sources), -1)
+        assert np.array_equal(sources, np.repeat(bfs_sources, grid.shape[1]))
+        shortest = distances_to(topology.indptr, topology.indices, bfs_sources, grid).reshape(-1).astype(np.int64)
     nonzero = shortest > 0
     lengths, links = _route_stats(topology, sources, targets, False)
     lit_lengths, lit_links = _route_stats(topology, sources, targets, True)

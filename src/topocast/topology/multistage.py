@@ -386,8 +386,27 @@ def folded_graph(net: MultistageNetwork):
     return graph
 
 
+def _is_isomorphism(g1, g2, mapping: dict) -> bool:
+    """Whether ``mapping`` is a bijection of the nodes of ``g1`` onto those of ``g2`` carrying every link of
+    ``g1`` onto a link of ``g2`` with the same multiplicity (and no link of ``g2`` left over)."""
+    if len(mapping) != g1.number_of_nodes() or set(mapping) != set(g1) or set(mapping.values()) != set(g2):
+        return False
+    if g1.number_of_edges() != g2.number_of_edges():
+        return False
+    return all(g2.number_of_edges(mapping[u], mapping[v]) == g1.number_of_edges(u, v) for u, v in g1.edges())
+
+
 def folded_clos_is_fat_tree(net: MultistageNetwork, tree: Topology) -> bool:
-    """networkx isomorphism test between a folded network and a GFT with its processors."""
+    """Whether the folded network (links as a simple graph) and a GFT with its processors are isomorphic.
+
+    networkx's VF2++ search (``vf2pp_isomorphism``, exhaustive: ``None`` means
+    no isomorphism exists) finds a node mapping, which is then checked link by
+    link.  (The plain VF2 test took seconds on the folded 3-ary Benes 27.)
+    """
     import networkx as nx
 
-    return nx.is_isomorphic(nx.Graph(folded_graph(net)), tree.to_networkx())
+    folded, target = nx.Graph(folded_graph(net)), tree.to_networkx()
+    if folded.number_of_nodes() != target.number_of_nodes() or folded.number_of_edges() != target.number_of_edges():
+        return False
+    mapping = nx.vf2pp_isomorphism(folded, target)
+    return mapping is not None and _is_isomorphism(folded, target, mapping)
