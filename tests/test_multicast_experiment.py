@@ -1,6 +1,7 @@
 """``topocast reproduce multicast`` on a cut-down grid: readings, seeds, intervals across seeds, files."""
 
 import csv
+import json
 import math
 
 import numpy as np
@@ -8,7 +9,9 @@ import pytest
 
 from topocast import registry
 from topocast.experiments import multicast as experiment
+from topocast.progress import Progress
 from topocast.report import Claim, Compare
+from topocast.sweep_points import map_ordered
 
 #: the 97.5% quantile of Student's t with 4 degrees of freedom (tabulated: 2.776)
 T4 = 2.7764451051977987
@@ -114,3 +117,63 @@ def test_reproduce_multicast_small(tmp_path, monkeypatch):
     assert any("delivery" in n for n in report.notes) and any("quick run" in n for n in report.notes)
     pngs = sorted(p.name for p in tmp_path.glob("*.png"))
     assert pngs == [f"multicast_fig{i}.png" for i in (3, 4, 5, 6)]
+
+
+def test_cells_hold_every_series_of_one_seed_on_one_network():
+    jobs, keys = experiment._jobs(True, 2500, 4, seed=3)
+    cells = experiment._cells(jobs, keys)
+    assert sorted(i for cell in cells for i in cell) == list(range(len(jobs)))  # a partition of the runs
+    for cell in cells:
+        assert len({jobs[i][0] for i in cell}) == 1 and len({jobs[i][3] for i in cell}) == 1
+        if keys[cell[0]][0] == "unicast":
+            assert len(cell) == 1
+        else:
+            assert [keys[i][2] for i in cell] == [key for key, *_ in experiment.SERIES]
+            assert len({(keys[i][0], keys[i][1], keys[i][3], keys[i][4]) for i in cell}) == 1
+
+
+def test_a_cell_runs_as_its_runs_do_one_by_one():
+    from topocast.sweep_points import measure_point
+
+    jobs, keys = experiment._jobs(True, 600, 2, seed=5)
+    cell = next(c for c in experiment._cells(jobs, keys) if keys[c[0]][0] == 4)
+    alone = [measure_point(jobs[i]) for i in cell]
+    together = experiment.run_cell([jobs[i] for i in cell])
+    assert json.dumps(together, sort_keys=True) == json.dumps(alone, sort_keys=True)  # NaN == NaN here
+
+
+class _Ticks:
+    def __init__(self):
+        self.ticks, self.total = 0, None
+
+    def track(self, items, description, total=None):
+        self.total = total
+        for item in items:
+            self.ticks += 1
+            yield item
+
+
+def test_map_ordered_keeps_the_items_order_and_counts_sizes():
+    ticks = _Ticks()
+    out = map_ordered(abs, [-3, 1, -2], workers=1, progress=ticks, sizes=[2, 1, 4], first=[2, 0, 1])
+    assert out == [3, 1, 2] and ticks.ticks == ticks.total == 7
+    with pytest.raises(ValueError):
+        map_ordered(abs, [1, 2], workers=1, first=[0, 0])
+
+
+@pytest.mark.slow
+def test_results_do_not_depend_on_the_number_of_workers(monkeypatch):
+    from topocast.sweep import set_defaults
+
+    monkeypatch.setattr(experiment, "QUICK_LOADS", {key: loads[:1] for key, loads in experiment.QUICK_LOADS.items()})
+    monkeypatch.setattr(experiment, "UNICAST_LOADS_QUICK", (0.05,))
+    monkeypatch.setattr(experiment, "QUICK_CYCLES", 600)
+    monkeypatch.setattr(experiment, "FIGURES", experiment.FIGURES[:1])
+    here = experiment.measure(True, Progress(enabled=False), seed=2)
+    set_defaults(workers=2)  # what ``reproduce --workers 2`` sets: the cells go to a local Dask cluster
+    try:
+        pooled = experiment.measure(True, Progress(enabled=False), seed=2)
+    finally:
+        set_defaults()
+    for part in ("runs", "points"):  # same keys in the same order, same values (repr: NaN equals NaN)
+        assert repr(list(pooled[part].items())) == repr(list(here[part].items()))

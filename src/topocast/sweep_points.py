@@ -41,37 +41,58 @@ def sweep(spec: str, algorithm: str, loads: Sequence[float], params: dict, seed:
     return run_points(jobs, workers, progress, description)
 
 
-def run_points(jobs: list[tuple], workers: int = 2, progress=None, description: str = "load points") -> list[dict]:
-    """Run ``(spec, algorithm, params, seed)`` tuples on the sweep executor, results in order.
+def map_ordered(function, items: list, workers: int = 2, progress=None,
+                description: str = "points", sizes: list[int] | None = None, first: list[int] | None = None) -> list:
+    """``[function(item) for item in items]``, on the sweep executor when it has more than one worker.
 
-    The executor is :func:`topocast.sweep.executor`: the Dask cluster of ``reproduce --scheduler`` (or of
-    ``$DASK_SCHEDULER_ADDRESS``), else a local cluster of ``reproduce --workers`` processes, else of
-    ``workers`` capped at the number of cores; one local worker runs the points here, one after another.
-    An error or an interrupt closes the cluster (local workers end at once; under the command line's
-    supervisor they are in its process group and die with it, and they exit when their parent dies).
-    """
+    The executor is the one of :func:`topocast.sweep_points.run_points` (the Dask cluster of ``reproduce
+    --scheduler`` or of ``$DASK_SCHEDULER_ADDRESS``, else a local cluster of ``reproduce --workers``
+    processes, else of ``workers`` capped at the number of cores and of items; with one local worker the
+    items run here, one after another).  ``function`` must be importable by the workers.  Items are
+    submitted in the order ``first`` (a permutation of their indices: costliest first, so that no long item
+    starts last), else in order; results come back in the items' order.  The progress bar counts
+    ``sizes[i]`` for item ``i`` (one each by default).  An error or an interrupt closes the cluster."""
     from .sweep import DEFAULTS, as_done, executor
 
+    sizes = [1] * len(items) if sizes is None else [int(s) for s in sizes]
+    order = list(range(len(items))) if first is None else [int(i) for i in first]
+    if sorted(order) != list(range(len(items))) or len(sizes) != len(items):
+        raise ValueError("map_ordered: 'first' must be a permutation of the item indices, 'sizes' one per item")
     scheduler = DEFAULTS["scheduler"]
     if scheduler is None and DEFAULTS["workers"] is None:
         scheduler = os.environ.get("DASK_SCHEDULER_ADDRESS") or None
-    results: list[dict | None] = [None] * len(jobs)
     if scheduler is None:
         workers = DEFAULTS["workers"] or min(int(workers), os.cpu_count() or 1)
-        workers = max(1, min(workers, len(jobs)))
+        workers = max(1, min(workers, len(items)))
+    results: list = [None] * len(items)
+
+    def track(done) -> None:
+        """Store each ``(index, result)`` of ``done``; advance the bar by the item's size."""
+        def counted():
+            for i, value in done:
+                results[i] = value
+                yield from range(sizes[i])
+
+        ticks = counted() if progress is None else progress.track(counted(), description, total=sum(sizes))
+        for _ in ticks:
+            pass
+
     if scheduler is None and workers == 1:
-        iterator = enumerate(map(measure_point, jobs))
-        if progress is not None:
-            iterator = progress.track(iterator, description, total=len(jobs))
-        for i, res in iterator:
-            results[i] = res
-        return results  # type: ignore[return-value]
-    with executor(scheduler, None if scheduler is not None else workers) as client:
-        done = as_done(client, measure_point, jobs)
-        if progress is not None:
-            done = progress.track(done, description, total=len(jobs))
-        for i, res, error in done:
+        track((i, function(items[i])) for i in range(len(items)))
+        return results
+
+    def finished(client):
+        for k, value, error in as_done(client, function, [items[i] for i in order]):
             if error is not None:
                 raise error
-            results[i] = res
-    return results  # type: ignore[return-value]
+            yield order[k], value
+
+    with executor(scheduler, None if scheduler is not None else workers) as client:
+        track(finished(client))
+    return results
+
+
+def run_points(jobs: list[tuple], workers: int = 2, progress=None, description: str = "load points") -> list[dict]:
+    """Run ``(spec, algorithm, params, seed)`` tuples on the sweep executor, results in order
+    (:func:`map_ordered` of :func:`measure_point`)."""
+    return map_ordered(measure_point, jobs, workers, progress, description)

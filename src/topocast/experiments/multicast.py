@@ -30,7 +30,6 @@ from ..fileio import save_figure, write_csv
 from ..progress import Progress
 from ..registry import Experiment, register_experiment
 from ..report import Claim, Compare, Report, Table
-from ..sweep_points import run_points
 
 PAPER = "Al-Dubai, Ould-Khaoua, El-Zayyat, Mackenzie: On balancing traffic load in path-based multicast communication"
 
@@ -120,13 +119,13 @@ def across_seeds(runs: list[dict]) -> dict:
     A majority rather than any one seed: a short run near saturation can look saturated by chance (its
     unfinished multicasts or its last batches), and five such chances would flag a load that three of the
     five seeds carry; ``saturated_seeds`` keeps the count."""
-    from scipy.stats import t as student
+    from scipy.special import stdtrit  # Student's t quantile: what scipy.stats.t.ppf computes
 
     means = np.array([r["mean_latency"] for r in runs], dtype=float)
     means = means[np.isfinite(means)]
     n = len(means)
     mean = float(means.mean()) if n else float("nan")
-    ci = float(student.ppf(0.975, n - 1) * means.std(ddof=1) / math.sqrt(n)) if n >= 2 else float("nan")
+    ci = float(stdtrit(n - 1, 0.975) * means.std(ddof=1) / math.sqrt(n)) if n >= 2 else float("nan")
     point = {"mean_latency": mean, "ci95": ci, "seeds": len(runs), "seeds_measured": n,
              "saturated": 2 * sum(bool(r["saturated"]) for r in runs) > len(runs),
              "saturated_seeds": sum(bool(r["saturated"]) for r in runs),
@@ -164,17 +163,66 @@ def _jobs(quick: bool, cycles: int, batches: int, seed: int, seeds: int = SEEDS)
     return jobs, keys
 
 
+def run_cell(jobs: list[tuple]) -> list[dict]:
+    """The runs of one cell, in order: ``(spec, algorithm, params, seed)`` jobs on one network, built once.
+
+    A cell is every series at one load point and seed: they share the network and the workload's seed
+    (module-level, so that worker processes can import it)."""
+    from ..spec import build
+    from ..sweep_points import measure_point
+
+    networks: dict = {}
+    out = []
+    for spec, algorithm, params, seed in jobs:
+        if spec not in networks:
+            networks[spec] = build(spec)
+        out.append(measure_point((networks[spec], algorithm, params, seed)))
+    return out
+
+
+def _cells(jobs: list[tuple], keys: list[tuple]) -> list[list[int]]:
+    """The jobs grouped into cells: every series of one (figure, counts, load, replication); each unicast
+    run on its own."""
+    cells: dict = {}
+    for i, key in enumerate(keys):
+        place = (key, i) if key[0] == "unicast" else (key[0], key[1], key[3], key[4])
+        cells.setdefault(place, []).append(i)
+    return list(cells.values())
+
+
+def _cost(jobs: list[tuple]) -> float:
+    """A rough cost of a cell, for ordering only (costliest first): worm hops offered, about
+    nodes x side x load x destinations per run."""
+    total = 0.0
+    for spec, _, params, _ in jobs:
+        side = _side(spec)
+        total += side ** 3 * params["load"] * params.get("destinations", 1)
+    return total
+
+
 def measure(quick: bool, progress: Progress, seed: int = 0) -> dict:
     """Compute (section 4, Figures 3-6): run every load point and seed on the wormhole engine, keep plain data.
 
     ``points[(figure, counts, series, load)]`` is the across-seed summary, ``runs`` every seed's own figures.
-    The quick run's few hundred short runs go one after another in this process (starting worker processes
-    would cost more than they save); the full run's go to the sweep executor.
+    Runs go in cells (every series at one load point and seed, on one network built once).  The quick
+    run's cells go one after another in this process (starting worker processes would cost more than they
+    save); the full run's go to the sweep executor, costliest first.  Every run has its own seed, so the
+    results do not depend on the number of workers or on the order.
     """
+    from ..sweep_points import map_ordered
+
     cycles = QUICK_CYCLES if quick else FULL_CYCLES
     batches = QUICK_BATCHES if quick else FULL_BATCHES
     jobs, keys = _jobs(quick, cycles, batches, seed)
-    results = run_points(jobs, workers=1 if quick else 2, progress=progress, description="multicast runs")
+    cells = _cells(jobs, keys)
+    work = [[jobs[i] for i in cell] for cell in cells]
+    first = sorted(range(len(work)), key=lambda c: -_cost(work[c]))
+    done = map_ordered(run_cell, work, workers=1 if quick else 2, progress=progress,
+                       description="multicast runs", sizes=[len(c) for c in cells], first=first)
+    results: list = [None] * len(jobs)
+    for cell, out in zip(cells, done, strict=True):
+        for i, r in zip(cell, out, strict=True):
+            results[i] = r
     runs: dict = {}
     for k, job, r in zip(keys, jobs, results, strict=True):
         one = _unicast_run(r) if k[0] == "unicast" else _multicast_run(r, k[2])
