@@ -211,6 +211,17 @@ _NUMBER = re.compile(r"^\s*[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?\s*$", re.I)
 _MISSING = ("", "—", "-", "–", "n/a")
 
 
+def readings_table(title: str, claims, note: str) -> Table:
+    """Every claim's verdict and evidence under every reading, one row per claim and reading: ``claims``
+    yields ``(text, {reading: (holds, evidence)})``; ``note`` says what the readings are."""
+    table = Table(title, ["claim", "reading", "verdict", "evidence"], [], key="claims_by_reading")
+    for text, readings in claims:
+        for name, (ok, evidence) in readings.items():
+            table.rows.append([text, name, "holds" if ok else "fails", evidence])
+    table.notes.append(note)
+    return table
+
+
 def _number(text: str) -> int | float:
     value = float(text)
     return int(value) if value.is_integer() and not any(c in text.lower() for c in ".e") else value

@@ -38,6 +38,7 @@ from ..fileio import save_figure, write_csv
 from ..progress import Progress
 from ..registry import Experiment, register_experiment
 from ..report import Claim, Report, Table
+from ..report import readings_table as report_readings
 from ..sweep_points import run_points
 from ..topology.galaxyfly import GLOBAL
 from .multicast import across_seeds, run_seed
@@ -525,16 +526,11 @@ def claims(ev: dict) -> list[Claim]:
 
 
 def readings_table(ev: dict) -> Table:
-    table = Table("Claims under every reading", ["claim", "reading or case", "verdict", "evidence"], [],
-                  key="claims_by_reading")
-    for text, cases, _ in verdicts(ev):
-        for name, (ok, evidence) in cases.items():
-            table.rows.append([text, name, "holds" if ok else "fails", evidence])
-    table.notes.append("readings: the Dragonfly of equal router count (least radix, the default; Table 5's "
-                       "Dragonfly(n, q*a)), the routing, and for throughput per router or per link (equal cost "
-                       "read as equal links); a claim about every network (or every Galaxyfly of the paper) "
-                       "holds when it holds on each of them")
-    return table
+    return report_readings("Claims under every reading", ((text, cases) for text, cases, _ in verdicts(ev)),
+                           "readings: the Dragonfly of equal router count (least radix, the default; Table 5's "
+                           "Dragonfly(n, q*a)), the routing, and for throughput per router or per link (equal cost "
+                           "read as equal links); a claim about every network (or every Galaxyfly of the paper) "
+                           "holds when it holds on each of them")
 
 
 def tables(ev: dict) -> list[Table]:

@@ -29,7 +29,7 @@ from ..algorithms.mesh_multicast import preparation
 from ..fileio import save_figure, write_csv
 from ..progress import Progress
 from ..registry import Experiment, register_experiment
-from ..report import Claim, Compare, Report, Table
+from ..report import Claim, Compare, Report, Table, readings_table
 
 PAPER = "Al-Dubai, Ould-Khaoua, El-Zayyat, Mackenzie: On balancing traffic load in path-based multicast communication"
 
@@ -531,16 +531,12 @@ def _claims(points) -> list[Claim]:
 
 def _readings_table(points) -> Table:
     """Every claim's verdict and evidence under every reading (long format: one row per claim and reading)."""
-    table = Table("The paper's claims under every reading", ["claim", "reading", "verdict", "evidence"], [],
-                  key="claims_by_reading")
-    for text, readings in verdicts(points):
-        for name, (ok, ev) in readings.items():
-            table.rows.append([text, name, "holds" if ok else "fails", ev])
-    table.notes.append("reading: QG's routing (disjoint = Theorem 1's two disjoint dual-path worms per step; "
-                       "ecube = the paper's base routing, column-path worms, one start-up per step) and the "
-                       "destination counts (fixed = the stated average for every multicast; drawn = uniform on "
-                       "d/2 .. 3d/2); the claims' own verdict is the one under routing=disjoint, fixed counts")
-    return table
+    return readings_table(
+        "The paper's claims under every reading", verdicts(points),
+        "reading: QG's routing (disjoint = Theorem 1's two disjoint dual-path worms per step; ecube = the "
+        "paper's base routing, column-path worms, one start-up per step) and the destination counts (fixed = "
+        "the stated average for every multicast; drawn = uniform on d/2 .. 3d/2); the claims' own verdict is "
+        "the one under routing=disjoint, fixed counts")
 
 
 def _saturation_note(points) -> str:

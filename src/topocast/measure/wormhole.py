@@ -67,9 +67,10 @@ def measure(topology, plan: WormPlan, model: Model, max_bytes: float) -> Outcome
     trace = simulate(topology.num_nodes, topology.num_arcs, plan.traffic, router, plan.cycles,
                      stop_when_idle=plan.stop_when_idle)
     lat = multicast_latency(plan, trace)
-    stats = latency_statistics(plan, lat, trace, zero_load_latency(plan, router))
+    chain = _chain_arrays(plan)
+    stats = latency_statistics(plan, lat, trace, zero_load_latency(plan, router, chain))
     verification = wormhole_deliveries(plan, trace)
-    startups, steps = startup_chains(plan, router.batch)
+    startups, steps = startup_chains(plan, router.batch, chain)
     worms = np.diff(plan.traffic.job_worm_ptr)
     worms_per = np.bincount(plan.job_multicast(), weights=worms, minlength=plan.num_multicasts)
     metrics = {
@@ -130,10 +131,10 @@ def latency_statistics(plan: WormPlan, lat: np.ndarray, trace: WormTrace, bound:
     ci = float("nan")
     growing = False
     if means is not None:
-        from scipy.stats import t as student
+        from scipy.special import stdtrit  # Student's t quantile (what scipy.stats.t.ppf calls)
 
         b = plan.batches
-        ci = float(student.ppf(0.975, b - 1) * means.std(ddof=1) / math.sqrt(b))
+        ci = float(stdtrit(b - 1, 0.975) * means.std(ddof=1) / math.sqrt(b))
         third = max(1, b // 3)
         growing = bool(means[-third:].mean() > 1.5 * means[:third].mean())
     saturated = bool(trace.deadlock is not None or (len(measured) and unfinished > 0.01 * len(measured))
@@ -176,7 +177,7 @@ def _slot_tail_time(plan: WormPlan, router: RouterConfig | None, slot_worm, slot
     return lone_tail_time(slot_hops, total[np.maximum(slot_worm, 0)] if len(total) else slot_hops, router)
 
 
-def job_levels(plan: WormPlan, batch: int, router: RouterConfig | None = None):
+def job_levels(plan: WormPlan, batch: int, router: RouterConfig | None = None, chain=None):
     """Per job: start-ups before it on its chain, its message-passing step, and the earliest cycle it starts.
 
     A job released by time is step 1 with no start-up before it and starts
@@ -184,10 +185,11 @@ def job_levels(plan: WormPlan, batch: int, router: RouterConfig | None = None):
     follows the job of the worm serving ``s``: the start-ups of that worm's
     batch plus one, its step plus one, and (worms alone in the network,
     timed by ``router``) the cycle after the tail passes ``s``.  Jobs never
-    released stay -1.  Without ``router`` only the first two are meaningful.
+    released stay -1.  Without ``router`` only the first two are meaningful.  ``chain``: the plan's
+    :func:`_chain_arrays`, when the caller has them.
     """
     t = plan.traffic
-    worm_job, rank, slot_worm, slot_hops, trigger = _chain_arrays(plan)
+    worm_job, rank, slot_worm, slot_hops, trigger = _chain_arrays(plan) if chain is None else chain
     startup = router.startup if router is not None else 0
     tail = _slot_tail_time(plan, router, slot_worm, slot_hops)
     depth = np.full(t.num_jobs, -1, dtype=np.int64)
@@ -211,14 +213,14 @@ def job_levels(plan: WormPlan, batch: int, router: RouterConfig | None = None):
     return depth, step, ready
 
 
-def startup_chains(plan: WormPlan, batch: int) -> tuple[np.ndarray, np.ndarray]:
+def startup_chains(plan: WormPlan, batch: int, chain=None) -> tuple[np.ndarray, np.ndarray]:
     """Per multicast: the longest chain of start-ups to a destination, and of jobs (message-passing steps).
 
     A job with ``w`` worms takes ``ceil(w / batch)`` sequential start-ups, and
     a relay's chain adds to the chain of the worm batch that served it
     (Theorem 1 of Al-Dubai et al. counts two for QG).
     """
-    depth, step, _ = job_levels(plan, batch)
+    depth, step, _ = job_levels(plan, batch, chain=chain)
     chain = depth + -(-np.diff(plan.traffic.job_worm_ptr) // batch)
     chain[depth < 0] = 0
     mc = plan.job_multicast()
@@ -229,7 +231,7 @@ def startup_chains(plan: WormPlan, batch: int) -> tuple[np.ndarray, np.ndarray]:
     return startups, steps
 
 
-def zero_load_latency(plan: WormPlan, router: RouterConfig) -> np.ndarray:
+def zero_load_latency(plan: WormPlan, router: RouterConfig, chain=None) -> np.ndarray:
     """Per multicast: its latency with every worm alone in the network (-1 if some destination is unserved).
 
     Exact for any topology and router options (the lone worm's timing of
@@ -238,8 +240,9 @@ def zero_load_latency(plan: WormPlan, router: RouterConfig) -> np.ndarray:
     """
     t = plan.traffic
     batch = router.batch
-    _, _, ready = job_levels(plan, batch, router)
-    worm_job, rank, slot_worm, slot_hops, _ = _chain_arrays(plan)
+    chain = _chain_arrays(plan) if chain is None else chain
+    _, _, ready = job_levels(plan, batch, router, chain)
+    worm_job, rank, slot_worm, slot_hops, _ = chain
     j = worm_job[np.maximum(slot_worm, 0)]
     arrive = ready[j] + t.job_prep[j] + router.startup * (rank[np.maximum(slot_worm, 0)] // batch + 1) \
         + _slot_tail_time(plan, router, slot_worm, slot_hops)
