@@ -3,9 +3,11 @@ link latency, credit delay.
 
 Oracles: the closed form of a lone worm's latency derived here, a direct evaluation of the flit recursion
 (each flit's departure from each router as the max of its constraints), networkx shortest paths, and the
-rigid default path of the engine itself (the flit-level path must reproduce it cycle for cycle).
+rigid default path of the engine itself (the flit-level path must reproduce it cycle for cycle), and the
+flit-level path's two ways, header-driven trains (one VC per link) and every flit cycle by cycle (several).
 """
 
+import dataclasses
 import itertools
 
 import networkx as nx
@@ -315,3 +317,68 @@ def test_options_are_validated():
         simulate(8, topology.num_arcs, traffic, RouterConfig(), 100)
     with pytest.raises(tc.TopocastError, match="rigid path"):
         simulate(8, topology.num_arcs, traffic, RouterConfig(vcs=2, buffer_depth=2), 100, flit_level=False)
+
+
+def compare_trains(topology, traffic, config, cycles, stop_when_idle=True):
+    """With one VC per link the flit-level path computes a worm's flits from its header's departures (trains);
+    with two VCs per link, every hop on VC 0, it moves every flit cycle by cycle: the same network, so the same
+    trace (the deadlock report names the VCs only with two)."""
+    trains = simulate(topology.num_nodes, topology.num_arcs, traffic, config, cycles, stop_when_idle, flit_level=True)
+    flits = simulate(topology.num_nodes, topology.num_arcs, traffic, dataclasses.replace(config, vcs=2), cycles,
+                     stop_when_idle, flit_level=True)
+    for name in TRACE_FIELDS + ("wait_vcs",):
+        a, b = getattr(trains, name), getattr(flits, name)
+        if name == "deadlock":
+            assert (a is None) == (b is None)
+        else:
+            assert np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b, name
+    return trains
+
+
+ROUTER_OPTIONS = st.fixed_dictionaries({
+    "flits": st.integers(1, 40), "buffer_depth": st.integers(1, 8), "router_delay": st.integers(0, 3),
+    "link_latency": st.integers(1, 3), "credit_delay": st.integers(0, 2), "startup": st.integers(0, 4),
+    "injection_channels": st.integers(1, 3), "ejection_channels": st.integers(0, 3),
+    "intermediate_ejection": st.booleans()})
+
+
+@given(st.integers(0, 2**31), ROUTER_OPTIONS)
+@settings(max_examples=60, deadline=None)
+def test_trains_move_like_flits_on_random_worms_of_any_graph(seed, options):
+    """Random multidestination worms of a random regular graph released close together (blocking, compression,
+    stretched trains on shallow buffers with long links and credit delays, knots): every flit's way and the
+    header-driven trains agree cycle for cycle."""
+    rng = np.random.default_rng(seed)
+    topology = random_regular(12, 3, seed=seed % 1000)
+    graph = topology.to_networkx()
+    worms, release = [], []
+    for _ in range(30):
+        u, v = rng.choice(topology.num_nodes, 2, replace=False)
+        path = nx.shortest_path(graph, int(u), int(v))
+        hops = len(path) - 1
+        slots = sorted(set(rng.integers(1, hops + 1, rng.integers(0, hops + 1)).tolist()) | {hops})
+        worms.append((path, slots))
+        release.append(int(rng.integers(0, 80)))
+    config = RouterConfig(watchdog=60, **options)
+    compare_trains(topology, worm_traffic(topology, worms, release), config, 6000)
+
+
+@pytest.mark.parametrize("spec,algorithm,kw,options", [
+    ("mesh:8x8", "unicast", dict(routing="dor", load=0.05), dict(buffer_depth=5, router_delay=2, startup=2)),
+    ("mesh:8x8", "unicast", dict(routing="dor", load=0.3), dict(buffer_depth=5, router_delay=2, startup=2)),
+    ("torus:6x6", "unicast", dict(routing="minimal", vc_scheme="single", load=0.4),
+     dict(buffer_depth=2, link_latency=2, credit_delay=1, watchdog=300)),             # deadlocks
+    ("mesh:6x6", "multicast-dp", dict(destinations=10, load=0.1), dict(buffer_depth=4)),
+    ("mesh:6x6", "multicast-cp", dict(destinations=10, load=0.3), dict(buffer_depth=3, link_latency=3)),
+])
+def test_trains_move_like_flits_under_load(spec, algorithm, kw, options):
+    run = tc.run(spec, algorithm, cycles=2500, seed=5, **kw).trace
+    compare_trains(tc.build(spec), run.plan.traffic, RouterConfig(**options), run.plan.cycles,
+                   run.plan.stop_when_idle)
+
+
+def test_flit_times_stay_32_bit():
+    topology, traffic = ring_traffic(dateline=True)
+    config = RouterConfig(vcs=2, flits=100, buffer_depth=2, link_latency=3, credit_delay=2)
+    with pytest.raises(tc.TopocastError, match="parameter 'cycles' must be < 21474"):
+        simulate(8, topology.num_arcs, traffic, config, 2**31 - 100)

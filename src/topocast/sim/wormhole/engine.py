@@ -36,6 +36,10 @@ with every option's units and default.
   case runs on a dedicated path that keeps only the header's position
   (flit ``j`` is ``j`` positions behind it), every other case on the
   flit-level path; both give the same trace on the defaults (tested).
+  With one VC per link the flit-level path moves only the header cycle by
+  cycle and computes the other flits' departures from the header's (they
+  meet no other worm), with several it moves every flit; both give the same
+  trace too (tested).
 * Path-based multidestination worms: at each destination on its path the
   router copies every flit into an ejection channel as it passes; that
   destination has the whole message when the tail passes.
@@ -88,6 +92,10 @@ with every option's units and default.
   message buffer without taking an ejection channel (ejection channels are
   then only waited for at a worm's last destination, which cannot close a
   cycle) and deadlock-free routing keeps the whole run deadlock-free.
+
+The kernels' processors (jobs, start-ups, injection) and the timing of the
+watchdog are in :mod:`topocast.sim.wormhole.processors`, the knot search
+and the wait-for cycle in :mod:`topocast.sim.wormhole.knots`.
 """
 
 from __future__ import annotations
@@ -100,9 +108,38 @@ import numpy as np
 from ...errors import TopocastError
 from ...plans.wormhole import WormTraffic
 from ...validate import integer
-from .. import heap
+from .knots import _find_knot, _knot, wait_for_cycle  # noqa: F401  (_find_knot: its tests import it from here)
+from .processors import (
+    EJ_FREE,
+    INJ_FREE,
+    J_NODE,
+    J_ORDER,
+    J_PREP,
+    J_RELEASE,
+    J_START,
+    J_WORMS,
+    JOB_ROWS,
+    N_WORK,
+    NODE_ROWS,
+    P_BATCH,
+    P_END,
+    PEND,
+    W_DONE,
+    W_INJECT,
+    W_MOVED,
+    W_POS,
+    W_TAIL,
+    WHEEL,
+    WORM_ROWS,
+    _enqueue,
+    _mark,
+    _processors,
+    _stall_cycle,
+    _stuck,
+    _watch_due,
+)
 
-OK, DEADLOCK = 0, 1
+OK, DEADLOCK, BROKEN = 0, 1, 2
 # stats slots
 S_CYCLES, S_FLIT_MOVES, S_ADVANCES, S_STATUS, S_MAX_ACTIVE, S_WORMS_DONE, S_STALL_CYCLE = range(7)
 NUM_STATS = 7
@@ -208,362 +245,65 @@ class WormTrace:
     wait_vcs: list = field(default_factory=list)   # the VC of each link of wait_cycle (-1: ejection channels)
 
 
-@nb.njit(cache=True, inline="always")
-def _append(item, v, head, tail, nxt):
-    """Append ``item`` to node ``v``'s linked FIFO (``head``/``tail`` per node, ``nxt`` per item)."""
-    if tail[v] < 0:
-        head[v] = item
-    else:
-        nxt[tail[v]] = item
-    tail[v] = item
-
-
-@nb.njit(cache=True, inline="always")
-def _enqueue(j, v, q_head, q_tail, job_next, node_work):
-    """Append job ``j`` to node ``v``'s FIFO; True if the node was idle until now."""
-    _append(j, v, q_head, q_tail, job_next)
-    node_work[v] += 1
-    return node_work[v] == 1
-
-
-@nb.njit(cache=True)
-def _span_position(w, ch, lo, hi, path_ptr, path_arc, path_vc, vcs):
-    """The position in ``lo..hi`` of worm ``w``'s path where it holds channel ``ch`` (-1: none)."""
-    base = path_ptr[w]
-    for q in range(max(lo, 1), hi + 1):
-        if path_arc[base + q] * vcs + path_vc[base + q] == ch:
-            return q
-    return -1
-
-
-@nb.njit(cache=True)
-def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_channels, inter_ej,
-               path_ptr, path_node, path_arc, path_vc, path_slot, vcs, owner, num_nodes, dead):
-    """Mark in ``dead`` the worms of a knot (blocked for good); return how many.
-
-    ``head``/``tail`` are every worm's header and tail positions,
-    ``wait_ch``/``wait_ej`` (per active index) the channel or the node whose
-    ejection channels its header waits for (-1: not blocked).  A worm is
-    *live* if it is not blocked, or waits for a channel (ejection channels)
-    that its owner (one of their holders) is live or can free by
-    compressing its flits into its buffers ahead; the rest, by
-    construction, wait only on each other.
-    """
-    n_worms = len(dead)
-    live = np.zeros(n_active, np.bool_)
-    slot_of = np.full(n_worms, -1, np.int64)      # worm -> index in active
-    for i in range(n_active):
-        slot_of[active[i]] = i
-    # holders of ejection channels, as (node, active index, frees-by-compression) triples
-    hold_node = np.empty(0, np.int64)
-    hold_idx = np.empty(0, np.int64)
-    hold_soft = np.empty(0, np.bool_)
-    if ej_channels > 0:
-        count = 0
-        for pass_ in range(2):
-            if pass_ == 1:
-                hold_node = np.empty(count, np.int64)
-                hold_idx = np.empty(count, np.int64)
-                hold_soft = np.empty(count, np.bool_)
-                count = 0
-            for i in range(n_active):
-                w = active[i]
-                base = path_ptr[w]
-                h = path_ptr[w + 1] - base - 1
-                p = head[w]
-                lo = tail[w] if tail[w] > 1 else 1
-                hi = p if p < h else h
-                for q in range(lo, hi + 1):
-                    if path_slot[base + q] >= 0 and (inter_ej or q == h):
-                        if pass_ == 1:
-                            hold_node[count] = path_node[base + q]
-                            hold_idx[count] = i
-                            hold_soft[count] = (p - q) * depth >= flits
-                        count += 1
-        order = np.argsort(hold_node, kind="mergesort")
-        hold_node = hold_node[order]
-        hold_idx = hold_idx[order]
-        hold_soft = hold_soft[order]
-    node_ptr = np.zeros(num_nodes + 1, np.int64)
-    for k in range(len(hold_node)):
-        node_ptr[hold_node[k] + 1] += 1
-    for v in range(num_nodes):
-        node_ptr[v + 1] += node_ptr[v]
-    hard = np.zeros(n_active, np.bool_)       # the owner of the channel waited for cannot free it alone
-    for i in range(n_active):
-        if wait_ch[i] < 0 and wait_ej[i] < 0:
-            live[i] = True
-        elif wait_ch[i] >= 0:
-            x = owner[wait_ch[i]]
-            if x >= 0 and slot_of[x] >= 0:
-                q = _span_position(x, wait_ch[i], tail[x], head[x], path_ptr, path_arc, path_vc, vcs)
-                hard[i] = q >= 0 and (head[x] - q) * depth < flits
-            if not hard[i]:
-                live[i] = True
-        else:
-            x = wait_ej[i]
-            for k in range(node_ptr[x], node_ptr[x + 1]):
-                if hold_soft[k]:
-                    live[i] = True
-                    break
-    changed = True
-    while changed:
-        changed = False
-        for i in range(n_active):
-            if live[i]:
-                continue
-            if wait_ch[i] >= 0:
-                j = slot_of[owner[wait_ch[i]]]
-                if j < 0 or live[j]:
-                    live[i] = True
-                    changed = True
-            else:
-                x = wait_ej[i]
-                for k in range(node_ptr[x], node_ptr[x + 1]):
-                    if live[hold_idx[k]]:
-                        live[i] = True
-                        changed = True
-                        break
-    found = 0
-    for i in range(n_active):
-        if not live[i]:
-            dead[active[i]] = True
-            found += 1
-    return found
-
-
-@nb.njit(cache=True)
-def _knot(t, general, active, n_active, worm_inject, worm_pos, worm_tail, fl, wslot, flits, depth, ej_channels,
-          inter_ej, path_ptr, path_node, path_arc, path_vc, path_slot, vcs, owner, ej_free, num_nodes, dead):
-    """Positions and waits of the worms in flight, then :func:`_find_knot`."""
-    wait_ch = np.full(n_active, -1, np.int64)
-    wait_ej = np.full(n_active, -1, np.int64)
-    for i in range(n_active):
-        w = active[i]
-        if general:
-            fb = wslot[w] * flits
-            worm_pos[w] = fl[fb, 0]
-            worm_tail[w] = fl[fb + flits - 1, 0]
-        else:
-            worm_tail[w] = worm_pos[w] - flits + 1
-        if worm_inject[w] == t:
-            continue
-        # a header still crossing a link or in the router pipeline will then wait like a ready one
-        base = path_ptr[w]
-        h = path_ptr[w + 1] - base - 1
-        p = worm_pos[w]
-        if p >= h:
-            continue
-        ch = path_arc[base + p + 1] * vcs + path_vc[base + p + 1]
-        if owner[ch] >= 0:
-            wait_ch[i] = ch
-            continue
-        x = path_node[base + p + 1]
-        s = path_slot[base + p + 1]
-        if ej_channels > 0 and s >= 0 and (inter_ej or p + 1 == h) and ej_free[x] == 0:
-            wait_ej[i] = x
-    return _find_knot(active, n_active, worm_pos, worm_tail, wait_ch, wait_ej, flits, depth, ej_channels,
-                      inter_ej, path_ptr, path_node, path_arc, path_vc, path_slot, vcs, owner, num_nodes, dead)
-
-
-#: rows of the kernels' ``visits`` lists: nodes to visit next cycle, and this cycle (each followed by its marks)
-PEND, WORK = 0, 2
-
 #: a cycle later than any run: "not by waiting" (blocked by a flit or a channel, not by the clock)
 NEVER = np.iinfo(np.int64).max
 
 
-@nb.njit(cache=True, inline="always")
-def _credit_at(k, x, fl, hist, credit_delay, ring):
+@nb.njit(cache=True)
+def _credit_at(k, x, pos, hist, credit_delay, hist_len):
     """The first cycle a flit may enter position ``x``, whose slot flit ``k`` (the ``depth``-th ahead) frees
     when it leaves: 0 if it has left and the credit is back, ``NEVER`` if it has not left yet."""
-    pk = fl[k, 0]
+    pk = pos[np.uint64(k)]
     if pk <= x:
         return NEVER
     if credit_delay > 0 and pk - 1 - x < credit_delay:
-        return hist[k * ring + x % ring] + credit_delay
+        return hist[k * hist_len + x % hist_len] + credit_delay
     return 0
 
 
-@nb.njit(cache=True, inline="always")
-def _mark(v, when, visits, row, n):
-    """Add node ``v`` to the list ``visits[row, :n]`` unless already there for cycle ``when`` (noted in
-    ``visits[row + 1, v]``); the new count."""
-    if visits[row + 1, v] != when:
-        visits[row + 1, v] = when
-        visits[row, n] = v
-        n += 1
-    return n
-
-
-@nb.njit(cache=True, inline="always")
-def _processors(t, busy, rp, n_active, n_pend, n_timers, startup, batch, job_node, job_release, job_prep,
-                job_worm_ptr, timed_order, q_head, q_tail, job_next, proc, inj_queue, worm_next, inj_free,
-                node_work, active, worm_pos, worm_inject, moved_at, job_start, visits, timer_at, timer_node):
-    """Steps 1 and 2 of a cycle: jobs released by time, processors, injection (new worms appended to ``active``).
-
-    Only the nodes where something can happen are visited, in increasing
-    order: a job released now, a node named in ``visits[PEND]`` (a relay
-    job enqueued or an injection channel freed last cycle, or jobs left
-    waiting), a processor whose start-up ends now (the heap
-    ``timer_at``/``timer_node`` of :mod:`topocast.sim.heap`, one entry per
-    node).  Any other node's visit would change nothing (the kernels call
-    this only when one of these is due).  Returns the updated ``(busy
-    nodes, next timed job, worms in flight, pending nodes, timers,
-    timer_at, timer_node)``.
-    """
-    n_timed = len(timed_order)
-    n = 0
-    while rp < n_timed and job_release[timed_order[rp]] <= t:
-        j = timed_order[rp]
-        rp += 1
-        if _enqueue(j, job_node[j], q_head, q_tail, job_next, node_work):
-            busy += 1
-        n = _mark(job_node[j], t, visits, WORK, n)
-    for i in range(n_pend):
-        n = _mark(visits[PEND, i], t, visits, WORK, n)
-    n_pend = 0
-    while n_timers > 0 and timer_at[0] <= t:
-        v = heap.pop(timer_at, timer_node, n_timers)[2]
-        n_timers -= 1
-        n = _mark(v, t, visits, WORK, n)
-    visits[WORK, :n].sort()
-    for i in range(n):
-        v = visits[WORK, i]
-        if node_work[v] == 0:
-            continue
-        was_job = proc[0, v]
-        was_batch = proc[1, v]
-        for _ in range(2):  # finish a batch, start the next job (which may finish at once)
-            j = proc[0, v]
-            if j >= 0 and proc[2, v] <= t:
-                first = job_worm_ptr[j] + proc[1, v] * batch
-                last = min(first + batch, job_worm_ptr[j + 1])
-                for w in range(first, last):
-                    if inj_queue[1, v] < 0:
-                        inj_queue[0, v] = w
-                    else:
-                        worm_next[inj_queue[1, v]] = w
-                    inj_queue[1, v] = w
-                    node_work[v] += 1
-                proc[1, v] += 1
-                if job_worm_ptr[j] + proc[1, v] * batch < job_worm_ptr[j + 1]:
-                    proc[2, v] = t + startup
-                else:
-                    proc[0, v] = -1
-                    node_work[v] -= 1
-            if proc[0, v] < 0 and q_head[v] >= 0:
-                j = q_head[v]
-                q_head[v] = job_next[j]
-                if q_head[v] < 0:
-                    q_tail[v] = -1
-                job_start[j] = t
-                proc[0, v] = j
-                proc[1, v] = 0
-                proc[2, v] = t + job_prep[j] + startup
-                if job_worm_ptr[j + 1] == job_worm_ptr[j]:
-                    proc[0, v] = -1
-                    node_work[v] -= 1
-        while inj_free[v] > 0 and inj_queue[0, v] >= 0:
-            w = inj_queue[0, v]
-            inj_queue[0, v] = worm_next[w]
-            if inj_queue[0, v] < 0:
-                inj_queue[1, v] = -1
-            inj_free[v] -= 1
-            worm_pos[w] = 0
-            worm_inject[w] = t
-            moved_at[w] = t
-            active[n_active] = w
-            n_active += 1
-            node_work[v] -= 1
-        if node_work[v] == 0:
-            busy -= 1
-        if proc[0, v] >= 0 and (proc[0, v] != was_job or proc[1, v] != was_batch):
-            timer_at, timer_node = heap.push(timer_at, timer_node, n_timers, max(proc[2, v], t + 1), 0, v)
-            n_timers += 1
-        elif proc[0, v] < 0 and q_head[v] >= 0:
-            n_pend = _mark(v, t + 1, visits, PEND, n_pend)
-    return busy, rp, n_active, n_pend, n_timers, timer_at, timer_node
-
-
-@nb.njit(cache=True, inline="always")
-def _watch_due(t, moved_any, n_active, last_move, last_check, watchdog, active, moved_at):
-    """The deadlock watchdog at the end of cycle ``t``: ``(due, last_move, last_check)`` with ``due`` 0 (nothing
-    to do), 1 (no worm moved for ``watchdog`` cycles: a deadlock) or 2 (some worm has not moved for
-    ``watchdog`` cycles: look for a knot)."""
-    if moved_any or n_active == 0:
-        last_move = t
-    elif t - last_move >= watchdog:
-        return 1, last_move, last_check
-    if t - last_check >= watchdog:
-        # a knot of worms can be stuck while traffic elsewhere keeps moving
-        last_check = t
-        for idx in range(n_active):
-            if t - moved_at[active[idx]] >= watchdog:
-                return 2, last_move, last_check
-    return 0, last_move, last_check
+@nb.njit(cache=True)
+def _ends(t, sl, L, shared, pos, s_hpos, s_tk, s_tin):
+    """Header and tail positions at the end of cycle ``t`` of the worm of record ``sl`` of the flit-level kernel
+    (the tail: -1 still at the processor)."""
+    if shared:
+        return np.int64(pos[sl * L]), np.int64(pos[sl * L + L - 1])
+    return s_hpos[sl], (-1 if s_tin[sl] > t else s_tk[sl])
 
 
 @nb.njit(cache=True)
-def _stall_cycle(due, t, last_move, n_active, active, moved_at, dead):
-    """The cycle the deadlock began: the last move (global stall) or the longest-stuck knotted worm's."""
-    if due == 1:
-        return last_move
-    stall = t
-    for idx in range(n_active):
-        w = active[idx]
-        if dead[w] and moved_at[w] < stall:
-            stall = moved_at[w]
-    return stall
-
-
-@nb.njit(cache=True)
-def _grow(arr, size):
-    out = np.zeros(size, arr.dtype)
-    out[:len(arr)] = arr
-    return out
-
-
-@nb.njit(cache=True)
-def _grow_rows(arr, rows):
-    out = np.zeros((rows, arr.shape[1]), arr.dtype)
-    out[:arr.shape[0]] = arr
-    return out
-
-
-@nb.njit(cache=True)
-def _simulate_rigid(cycles, flits, startup, ej_channels, batch, inter_ej, watchdog, stop_idle, num_nodes,
-                    job_node, job_release, job_prep, job_worm_ptr, timed_order, path_ptr, path_node, path_arc,
-                    path_vc, path_slot, slot_job, slot_time, slot_count, worm_inject, worm_done, job_start, owner,
-                    worm_pos, worm_tail, dead, stats, inj_free, ej_free):
+def _simulate_rigid(params, jobs, n_timed, nodes, worms, paths, out):
     """The default network (one VC, one-flit buffers, no delays): a blocked worm stays a rigid train, so
-    only its header's position is kept (flit ``j`` is ``j`` positions behind it)."""
-    n_jobs = len(job_node)
+    only its header's position is kept (flit ``j`` is ``j`` positions behind it).
+
+    ``params`` = (cycles, flits, startup, ejection channels, worms per start-up,
+    intermediate ejection, watchdog, stop when idle); ``jobs``, ``nodes``,
+    ``worms`` the state by rows (``J_*``, ``Q_HEAD`` .., ``W_*``), ``n_timed``
+    the jobs released by time; ``paths`` = the plan's (path_ptr, path_node,
+    path_arc, path_vc, path_slot, slot_job); ``out`` = (slot_time,
+    slot_count, owner, dead, stats), filled in.
+    """
+    cycles, flits, startup, ej_channels, batch, inter_ej, watchdog, stop_idle = params
+    path_ptr, path_node, path_arc, path_vc, path_slot, slot_job = paths
+    slot_time, slot_count, owner, dead, stats = out
+    num_nodes = nodes.shape[1]
     n_worms = len(path_ptr) - 1
-    # processor queues (linked lists of jobs) and injection queues (of worms)
-    q_head = np.full(num_nodes, -1, np.int64)
-    q_tail = np.full(num_nodes, -1, np.int64)
-    job_next = np.full(n_jobs, -1, np.int64)
-    proc = np.zeros((3, num_nodes), np.int64)       # per processor: its job (-1: none), batch, end of start-up
-    proc[0] = -1
-    inj_queue = np.full((2, num_nodes), -1, np.int64)  # per node: head and tail of its injection queue
-    worm_next = np.full(n_worms, -1, np.int64)
+    job_node = jobs[J_NODE]
+    job_release = jobs[J_RELEASE]
+    job_order = jobs[J_ORDER]
+    inj_free = nodes[INJ_FREE]
+    ej_free = nodes[EJ_FREE]
+    worm_pos = worms[W_POS]
+    worm_tail = worms[W_TAIL]
+    worm_inject = worms[W_INJECT]
+    worm_done = worms[W_DONE]
+    moved_at = worms[W_MOVED]
     avail = np.zeros(len(owner), np.int64)
     active = np.empty(n_worms + 1, np.int64)
-    node_work = np.zeros(num_nodes, np.int64)  # queued jobs + running job + queued worms
-    moved_at = np.zeros(n_worms, np.int64)     # cycle of the worm's last move (or injection)
-    # nodes to visit next cycle (row PEND) and this cycle (row WORK), each with the cycle a node was last put on it
-    visits = np.full((4, num_nodes), -1, np.int64)
-    timer_at = np.empty(num_nodes + 1, np.float64)   # start-ups in progress, a heap of (end cycle, 0, node)
-    timer_node = np.empty((num_nodes + 1, 2), np.int64)
+    wheel = np.full(WHEEL, -1, np.int64)   # start-ups in progress
     n_pend = 0
-    n_timers = 0
-    none = np.zeros(0, np.int64)
-    none2 = np.zeros((0, 2), np.int32)
     n_active = 0
     busy_nodes = 0          # nodes with a job queued or running or worms queued
     rp = 0
-    n_timed = len(timed_order)
     last_move = 0
     last_check = 0
     flit_moves = 0
@@ -575,29 +315,24 @@ def _simulate_rigid(cycles, flits, startup, ej_channels, batch, inter_ej, watchd
     while t < cycles:
         if stop_idle and rp >= n_timed and n_active == 0 and busy_nodes == 0:
             break
-        if n_pend > 0 or (n_timers > 0 and timer_at[0] <= t) or (rp < n_timed and job_release[timed_order[rp]] <= t):
-            before = n_active
-            busy_nodes, rp, n_active, n_pend, n_timers, timer_at, timer_node = _processors(
-                t, busy_nodes, rp, n_active, n_pend, n_timers, startup, batch, job_node, job_release,
-                job_prep, job_worm_ptr, timed_order, q_head, q_tail, job_next, proc, inj_queue, worm_next, inj_free,
-                node_work, active, worm_pos, worm_inject, moved_at, job_start, visits, timer_at, timer_node)
+        before = n_active
+        if n_pend > 0 or wheel[t & (WHEEL - 1)] >= 0 or (rp < n_timed and job_release[job_order[rp]] <= t):
+            busy_nodes, rp, n_active, n_pend = _processors(t, busy_nodes, rp, n_timed, n_active, n_pend, startup,
+                                                           batch, jobs, nodes, worms, active, wheel)
             flit_moves += n_active - before       # a header entered each new worm's injection channel
         if n_active > max_active:
             max_active = n_active
-        # 3. worms in flight, oldest first
+        # 3. worms in flight, oldest first (those injected in this cycle, at the end, wait)
         moved_any = False
         keep = 0
-        for idx in range(n_active):
-            w = active[idx]
-            if worm_inject[w] == t:
-                active[keep] = w
-                keep += 1
-                continue
-            base = path_ptr[w]
-            h = path_ptr[w + 1] - base - 1
-            p = worm_pos[w]
+        for idx in range(before):
+            w = active[np.uint64(idx)]
+            uw = np.uint64(w)         # (unsigned indices: no test for negative ones)
+            base = path_ptr[uw]
+            h = path_ptr[uw + np.uint64(1)] - base - 1
+            p = worm_pos[uw]
             if p < h:
-                a = path_arc[base + p + 1]
+                a = np.uint64(path_arc[np.uint64(base + p + 1)])
                 if owner[a] >= 0 or avail[a] > t:
                     active[keep] = w
                     keep += 1
@@ -612,8 +347,8 @@ def _simulate_rigid(cycles, flits, startup, ej_channels, batch, inter_ej, watchd
                     ej_free[x] -= 1
                 owner[a] = w
             p += 1
-            worm_pos[w] = p
-            moved_at[w] = t
+            worm_pos[uw] = p
+            moved_at[uw] = t
             moved_any = True
             advances += 1
             tail = p - (flits - 1)
@@ -623,7 +358,7 @@ def _simulate_rigid(cycles, flits, startup, ej_channels, batch, inter_ej, watchd
             q = tail - 1          # the position the tail has just left
             if q == 0:
                 inj_free[path_node[base]] += 1
-                n_pend = _mark(path_node[base], t + 1, visits, PEND, n_pend)
+                n_pend = _mark(path_node[base], t + 1, nodes, PEND, n_pend)
             elif q > 0 and q <= h:
                 a = path_arc[base + q]
                 owner[a] = -1
@@ -637,22 +372,27 @@ def _simulate_rigid(cycles, flits, startup, ej_channels, batch, inter_ej, watchd
                     slot_count[s] += 1
                     jn = slot_job[s]
                     if jn >= 0:
-                        if _enqueue(jn, job_node[jn], q_head, q_tail, job_next, node_work):
+                        if _enqueue(jn, job_node[jn], nodes, jobs):
                             busy_nodes += 1
-                        n_pend = _mark(job_node[jn], t + 1, visits, PEND, n_pend)
+                        n_pend = _mark(job_node[jn], t + 1, nodes, PEND, n_pend)
             if q == h:
                 worm_done[w] = t
                 done_worms += 1
             else:
                 active[keep] = w
                 keep += 1
+        for idx in range(before, n_active):
+            active[keep] = active[idx]
+            keep += 1
         n_active = keep
-        due, last_move, last_check = _watch_due(t, moved_any, n_active, last_move, last_check, watchdog, active,
-                                                moved_at)
+        due, last_move, last_check = _watch_due(t, moved_any, n_active, last_move, last_check, watchdog)
+        if due == 2 and not _stuck(t, watchdog, n_active, active, moved_at):
+            due = 0
         if due > 0:
-            found = _knot(t, False, active, n_active, worm_inject, worm_pos, worm_tail, none2, none, flits, 1,
-                          ej_channels, inter_ej, path_ptr, path_node, path_arc, path_vc, path_slot, 1, owner,
-                          ej_free, num_nodes, dead)
+            for idx in range(n_active):
+                worm_tail[active[idx]] = worm_pos[active[idx]] - flits + 1
+            found = _knot(t, active, n_active, worm_inject, worm_pos, worm_tail, flits, 1, ej_channels, inter_ej,
+                          path_ptr, path_node, path_arc, path_vc, path_slot, 1, owner, ej_free, num_nodes, dead)
             if due == 1 or found > 0:
                 status = DEADLOCK
                 stats[S_STALL_CYCLE] = _stall_cycle(due, t, last_move, n_active, active, moved_at, dead)
@@ -670,51 +410,100 @@ def _simulate_rigid(cycles, flits, startup, ej_channels, batch, inter_ej, watchd
     stats[S_WORMS_DONE] = done_worms
 
 
+
 @nb.njit(cache=True)
-def _simulate_flits(cycles, flits, startup, ej_channels, batch, inter_ej, watchdog, stop_idle, num_nodes,
-                    job_node, job_release, job_prep, job_worm_ptr, timed_order, path_ptr, path_node, path_arc,
-                    path_vc, path_slot, slot_job, slot_time, slot_count, worm_inject, worm_done, job_start, owner,
-                    worm_pos, worm_tail, dead, stats, inj_free, ej_free,
-                    num_arcs, vcs, depth, router_delay, link_latency, credit_delay):
-    """Any network options: every flit of a worm in flight has its position, arrival and departure cycles."""
-    n_jobs = len(job_node)
+def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net):
+    """Any network options, flit by flit (arguments as for :func:`_simulate_rigid`, and ``net`` = (arcs, VCs per
+    link, buffer depth, router delay, link latency, credit delay, span)).
+
+    With several VCs per link the flits of different worms compete for
+    links: every flit has its position and arrival cycle, and each cycle the
+    first flit of each buffer a worm holds tries to move.  With one VC per
+    link (``vcs = 1``) a worm's flits use only the channels it holds, so
+    only its header meets other worms (it takes the channels): the flits
+    behind it follow, whatever the load, the recursion of the flit
+    departures ``D(j, k)`` from the header's actual departures (the
+    recursion of ``docs/simulator.md``, "Zero-load latency", with the
+    injection channel as column -1).  The kernel then moves only the header
+    cycle by cycle and computes the other flits' departures a column at a
+    time as the header's make them known: a *train*.  Both ways give the
+    same trace; a train's departures are known at most ``span`` cycles
+    ahead of the clock (:func:`_train_span`).
+    """
+    cycles, flits, startup, ej_channels, batch, inter_ej, watchdog, stop_idle = params
+    path_ptr, path_node, path_arc, path_vc, path_slot, slot_job = paths
+    slot_time, slot_count, owner, dead, stats = out
+    num_arcs, vcs, depth, router_delay, link_latency, credit_delay, span = net
+    num_nodes = nodes.shape[1]
     n_worms = len(path_ptr) - 1
     L = flits
-    q_head = np.full(num_nodes, -1, np.int64)
-    q_tail = np.full(num_nodes, -1, np.int64)
-    job_next = np.full(n_jobs, -1, np.int64)
-    proc = np.zeros((3, num_nodes), np.int64)       # per processor: its job (-1: none), batch, end of start-up
-    proc[0] = -1
-    inj_queue = np.full((2, num_nodes), -1, np.int64)  # per node: head and tail of its injection queue
-    worm_next = np.full(n_worms, -1, np.int64)
+    job_node = jobs[J_NODE]
+    job_release = jobs[J_RELEASE]
+    job_order = jobs[J_ORDER]
+    inj_free = nodes[INJ_FREE]
+    ej_free = nodes[EJ_FREE]
+    worm_pos = worms[W_POS]
+    worm_tail = worms[W_TAIL]
+    worm_inject = worms[W_INJECT]
+    worm_done = worms[W_DONE]
+    moved_at = worms[W_MOVED]
     avail = np.zeros(len(owner), np.int64)
     active = np.empty(n_worms + 1, np.int64)
-    node_work = np.zeros(num_nodes, np.int64)
-    moved_at = np.zeros(n_worms, np.int64)
-    visits = np.full((4, num_nodes), -1, np.int64)
-    timer_at = np.empty(num_nodes + 1, np.float64)
-    timer_node = np.empty((num_nodes + 1, 2), np.int64)
+    wheel = np.full(WHEEL, -1, np.int64)
     n_pend = 0
-    n_timers = 0
     # the cycle each link last carried a flit: with one VC per link only the VC's holder uses the link
     shared = vcs > 1
     link_used = np.full(num_arcs if shared else 0, -1, np.int64)
-    sleep = np.zeros(n_worms, np.int64)           # a worm that did not move: the first cycle the clock may wake it
-    # a pool of worm records of L flits each, for the worms in flight
-    ring = credit_delay + 1
-    cap = min(max(n_worms, 1), 1024)
-    wslot = np.full(n_worms, -1, np.int64)
-    # per flit: its position (-1: still at the processor) and the cycle it arrives (arrived) in that position's
-    # buffer
-    fl = np.zeros((cap * L, 2), np.int32)
-    hist = np.zeros(cap * L * ring if credit_delay > 0 else 0, np.int32)  # its departures, by position mod ring
-    ffirst = np.zeros(cap, np.int64)        # first flit not yet ejected
+    # a pool of worm records, for the worms in flight.  A worm in flight holds the channel its
+    # tail is in (an injection channel, or a VC it owns), so there are never more of them than channels; the
+    # pool is allocated for that many but left uninitialised (untouched pages cost no memory) and a record is
+    # initialised when a worm takes it: a fixed pool keeps the hot loop free of reference counting
+    cap = max(min(n_worms, inj_free.sum() + len(owner)), 1)
+    # per record: its worm, the worm's path (start, hops), the cycle of its last move and, if nothing of it moved
+    # in the cycle before, the first cycle the clock alone may let it move
+    s_worm = np.empty(cap, np.int64)
+    s_base = np.empty(cap, np.int64)
+    s_h = np.empty(cap, np.int64)
+    s_moved = np.empty(cap, np.int64)
+    s_sleep = np.empty(cap, np.int64)
+    in_flight = np.empty(cap, np.int64)
+    # flit by flit (several VCs per link): per flit its position (-1: still at the processor), the cycle it arrives
+    # (arrived) in that position's buffer and, for the first flit of a position (a *run* of the worm's flits in
+    # one buffer), how many of the worm's flits that buffer holds: only the first flit of a buffer can leave it
+    # in a cycle; its departures by position mod (credit_delay + 1); per record the first flit not yet ejected
+    per_flit = cap * L if shared else 0
+    hist_len = credit_delay + 1
+    pos = np.empty(per_flit, np.int32)
+    arr = np.empty(per_flit, np.int32)
+    run = np.empty(per_flit, np.int32)
+    hist = np.empty(per_flit * hist_len if credit_delay > 0 else 0, np.int32)
+    ffirst = np.empty(cap if shared else 0, np.int64)
+    # trains (one VC per link): per flit (row j of the recursion) its last two departures computed, D(j, k) and
+    # D(j, k - 1) (column -1: the cycle it entered the injection channel); flit j leaves position k only after
+    # flit j - depth left position k + 1, so a column of row j follows the column grp[j] = j // depth further of
+    # the header's row.  Per record: the moves due in each of the next span cycles and the tail's departures by
+    # position (both mod span), the header's position and arrival, the last column computed and the last the
+    # header's departures allow, the next position the tail leaves and the last one computed, the cycle the tail
+    # entered the injection channel, the latest departure computed
+    n_train = 0 if shared else cap
+    grp = np.arange(L) // depth
+    cur = np.empty(n_train * L, np.int32)
+    prev = np.empty(n_train * L, np.int32)
+    sched = np.empty(n_train * span, np.int32)
+    tail_at = np.empty(n_train * span, np.int32)
+    s_hpos = np.empty(n_train, np.int64)
+    s_harr = np.empty(n_train, np.int64)
+    s_col = np.empty(n_train, np.int64)
+    s_goal = np.empty(n_train, np.int64)
+    s_tk = np.empty(n_train, np.int64)
+    s_tlast = np.empty(n_train, np.int64)
+    s_tin = np.empty(n_train, np.int64)
+    s_last = np.empty(n_train, np.int64)
     free_list = np.arange(cap - 1, -1, -1).astype(np.int64)
     n_free = cap
     n_active = 0
     busy_nodes = 0
     rp = 0
-    n_timed = len(timed_order)
     last_move = 0
     last_check = 0
     flit_moves = 0
@@ -727,195 +516,346 @@ def _simulate_flits(cycles, flits, startup, ej_channels, batch, inter_ej, watchd
         if stop_idle and rp >= n_timed and n_active == 0 and busy_nodes == 0:
             break
         before = n_active
-        if n_pend > 0 or (n_timers > 0 and timer_at[0] <= t) or (rp < n_timed and job_release[timed_order[rp]] <= t):
-            busy_nodes, rp, n_active, n_pend, n_timers, timer_at, timer_node = _processors(
-                t, busy_nodes, rp, n_active, n_pend, n_timers, startup, batch, job_node, job_release,
-                job_prep, job_worm_ptr, timed_order, q_head, q_tail, job_next, proc, inj_queue, worm_next, inj_free,
-                node_work, active, worm_pos, worm_inject, moved_at, job_start, visits, timer_at, timer_node)
+        if n_pend > 0 or wheel[t & (WHEEL - 1)] >= 0 or (rp < n_timed and job_release[job_order[rp]] <= t):
+            busy_nodes, rp, n_active, n_pend = _processors(t, busy_nodes, rp, n_timed, n_active, n_pend, startup,
+                                                           batch, jobs, nodes, worms, active, wheel)
             flit_moves += n_active - before       # a header entered each new worm's injection channel
         for idx in range(before, n_active):
-            if n_free == 0:
-                new_cap = 2 * cap
-                fl = _grow_rows(fl, new_cap * L)
-                if credit_delay > 0:
-                    hist = _grow(hist, new_cap * L * ring)
-                ffirst = _grow(ffirst, new_cap)
-                free_list = _grow(free_list, new_cap)
-                for k in range(new_cap - cap):
-                    free_list[k] = new_cap - 1 - k
-                n_free = new_cap - cap
-                cap = new_cap
+            # from here on ``active`` lists the worms' records
             w = active[idx]
             n_free -= 1
             sl = free_list[n_free]
-            wslot[w] = sl
+            active[idx] = sl
             fb = sl * L
-            ffirst[sl] = 0
-            fl[fb, 0] = 0
-            fl[fb, 1] = t
-            for k in range(1, L):
-                fl[fb + k, 0] = -1
+            s_worm[sl] = w
+            s_base[sl] = path_ptr[w]
+            s_h[sl] = path_ptr[w + 1] - path_ptr[w] - 1
+            s_moved[sl] = t
+            s_sleep[sl] = 0
+            if shared:
+                ffirst[sl] = 0
+                pos[fb] = 0
+                arr[fb] = t
+                run[fb] = 1
+                for k in range(1, L):
+                    pos[fb + k] = -1
+            else:
+                s_hpos[sl] = 0
+                s_harr[sl] = t
+                cur[fb] = t                      # the header entered the injection channel
+                s_col[sl] = -2
+                s_goal[sl] = -1                  # column -1 of the other rows: computed at the next visit
+                s_tk[sl] = 0
+                s_tlast[sl] = -1
+                s_tin[sl] = t if L == 1 else NEVER
+                s_last[sl] = t
+                for k in range(sl * span, sl * span + span):
+                    sched[k] = 0
         if n_active > max_active:
             max_active = n_active
-        # 3. worms in flight, oldest first; each worm's flits front to back
+        # 3. worms in flight, oldest first (those injected in this cycle, at the end, wait); each worm's flits
+        # front to back
         moved_any = False
         keep = 0
-        for idx in range(n_active):
-            w = active[idx]
-            if worm_inject[w] == t:
-                active[keep] = w
-                keep += 1
-                continue
-            base = path_ptr[w]
-            h = path_ptr[w + 1] - base - 1
-            sl = wslot[w]
+        for idx in range(before):
+            sl = active[np.uint64(idx)]
+            us = np.uint64(sl)        # (unsigned indices: no test for negative ones)
+            w = s_worm[us]
+            base = s_base[us]
+            h = s_h[us]
             fb = sl * L
-            if sleep[w] > t and fl[fb, 0] < h:
-                # nothing of this worm moved last time and the clock frees nothing before sleep[w]: only a
-                # channel freed under its blocked header can let it move now
-                x = fl[fb, 0] + 1
+            wake = NEVER              # the first cycle the clock alone may let a flit move
+            moved = 0
+            tail_from = -1            # the position the tail left in this cycle
+            hp = (pos[fb] if ffirst[us] == 0 else h + 1) if shared else s_hpos[us]
+            if s_sleep[us] > t and hp < h and (shared or s_last[us] < t):
+                # nothing of this worm moved last time (and no flit of a train has a departure ahead) and the
+                # clock frees nothing before s_sleep: only a channel freed under its blocked header can let it
+                # move now
+                x = hp + 1
                 ch = path_arc[base + x] * vcs + path_vc[base + x]
                 s = path_slot[base + x]
                 if owner[ch] >= 0 or (ej_channels > 0 and s >= 0 and (inter_ej or x == h)
                                       and ej_free[path_node[base + x]] == 0):
-                    active[keep] = w
+                    active[keep] = sl
                     keep += 1
                     continue
-            wake = NEVER              # the first cycle the clock alone may let a flit move
-            j = ffirst[sl]
-            prev_pos = h + 2 if j == 0 else h + 1   # where the flit ahead is (none: beyond the path)
-            prev_moved = False                        # whether it moved in this cycle
-            moved = 0
-            finished = False
-            while j < L:
-                f = fb + j
-                y = fl[f, 0]
-                go = True
-                if prev_pos == y or (prev_moved and prev_pos == y + 1):
-                    go = False        # not at the front of its buffer, or its port already sent a flit
-                elif y < 0:
-                    if j >= depth:
-                        at = _credit_at(f - depth, 0, fl, hist, credit_delay, ring)
-                        if at > t:
-                            go = False
-                            wake = min(wake, at)
-                elif fl[f, 1] + (1 + router_delay if j == 0 else 1) > t:
-                    go = False
-                    wake = min(wake, fl[f, 1] + (1 + router_delay if j == 0 else 1))
-                elif y < h:
-                    x = y + 1
-                    if shared and link_used[path_arc[base + x]] == t:
-                        go = False
-                        wake = t + 1
-                    elif j == 0:
-                        ch = path_arc[base + x] * vcs + path_vc[base + x]
-                        if owner[ch] >= 0:
-                            go = False
-                        elif avail[ch] > t:
-                            go = False
-                            wake = min(wake, avail[ch])
-                        else:
-                            s = path_slot[base + x]
-                            if ej_channels > 0 and s >= 0 and (inter_ej or x == h):
-                                node = path_node[base + x]
-                                if ej_free[node] == 0:
-                                    go = False
-                                else:
-                                    ej_free[node] -= 1
-                            if go:
-                                owner[ch] = w
-                    elif j >= depth:
-                        at = _credit_at(f - depth, x, fl, hist, credit_delay, ring)
-                        if at > t:
-                            go = False
-                            wake = min(wake, at)
-                if not go:
-                    if y < 0:
-                        break         # the flits behind it are still at the processor too
-                    prev_pos = y
-                    prev_moved = False
-                    j += 1
-                    continue
-                x = y + 1
-                fl[f, 0] = x
-                if x == 0:
-                    fl[f, 1] = t
-                elif x <= h:
-                    fl[f, 1] = t + link_latency - 1
-                    if shared:
-                        link_used[path_arc[base + x]] = t
+            # the header (alone it meets other worms: it takes the channels)
+            go = False
+            if hp <= h:
+                ready = (arr[fb] if shared else s_harr[us]) + 1 + router_delay
+                if ready > t:
+                    wake = ready
+                elif hp == h:
+                    go = True
+                elif shared and link_used[path_arc[base + hp + 1]] == t:
+                    wake = t + 1
                 else:
-                    ffirst[sl] = j + 1
-                if credit_delay > 0 and y >= 0:
-                    hist[f * ring + y % ring] = t
-                moved += 1
-                prev_pos = x
-                prev_moved = True
-                if j == L - 1 and y >= 0:
-                    # the tail leaves position y: free its channel, deliver its slot
-                    if y == 0:
-                        inj_free[path_node[base]] += 1
-                        n_pend = _mark(path_node[base], t + 1, visits, PEND, n_pend)
+                    x = hp + 1
+                    ch = path_arc[base + x] * vcs + path_vc[base + x]
+                    if owner[ch] >= 0:
+                        pass
+                    elif avail[ch] > t:
+                        wake = avail[ch]
                     else:
-                        ch = path_arc[base + y] * vcs + path_vc[base + y]
-                        owner[ch] = -1
-                        avail[ch] = t + 1 + credit_delay
-                        s = path_slot[base + y]
-                        if s >= 0:
-                            if ej_channels > 0 and (inter_ej or y == h):
-                                ej_free[path_node[base + y]] += 1
-                            if slot_count[s] == 0:
-                                slot_time[s] = t
-                            slot_count[s] += 1
-                            jn = slot_job[s]
-                            if jn >= 0:
-                                if _enqueue(jn, job_node[jn], q_head, q_tail, job_next, node_work):
-                                    busy_nodes += 1
-                                n_pend = _mark(job_node[jn], t + 1, visits, PEND, n_pend)
-                    finished = y == h
-                j += 1
+                        go = True
+                        sx = path_slot[base + x]
+                        if ej_channels > 0 and sx >= 0 and (inter_ej or x == h):
+                            node = path_node[base + x]
+                            if ej_free[node] == 0:
+                                go = False
+                            else:
+                                ej_free[node] -= 1
+                        if go:
+                            owner[ch] = w
+                if go:
+                    moved += 1
+            if shared:
+                # then the other flits front to back; only the first flit of each buffer (of each run) can move: a
+                # flit behind it either stays behind it or, when it leaves, finds its buffer's port used this cycle;
+                # so visit run fronts only
+                j = ffirst[us]
+                lead = -1             # the first flit of the run holding flit j - 1, after this cycle's moves
+                lead_pos = h + 1      # its position (h + 1: none in the network)
+                if j == 0:
+                    n = run[fb]
+                    if go:
+                        x = hp + 1
+                        pos[fb] = x
+                        if x <= h:
+                            arr[fb] = t + link_latency - 1
+                            link_used[path_arc[base + x]] = t
+                            run[fb] = 1
+                            lead = 0
+                            lead_pos = x
+                        else:
+                            ffirst[us] = 1
+                        if credit_delay > 0:
+                            hist[fb * hist_len + hp % hist_len] = t
+                        if n > 1:
+                            run[fb + 1] = n - 1
+                            lead = 1
+                            lead_pos = hp
+                        if L == 1:
+                            tail_from = hp
+                    else:
+                        lead = 0
+                        lead_pos = hp
+                    j = n
+                while j < L:
+                    f = fb + j
+                    u = np.uint64(f)  # (an unsigned index: no test for a negative one)
+                    y = pos[u]
+                    if y < 0:
+                        # the first flit still at the processor enters the injection channel (one per cycle)
+                        if j >= depth:
+                            at = _credit_at(f - depth, 0, pos, hist, credit_delay, hist_len)
+                            if at > t:
+                                wake = min(wake, at)
+                                break
+                        pos[u] = 0
+                        arr[u] = t
+                        run[u] = 0
+                        if lead_pos != 0:
+                            lead = j
+                        run[np.uint64(fb + lead)] += 1
+                        moved += 1
+                        break
+                    n = run[u]        # flits in its buffer, itself first
+                    go = True
+                    if arr[u] + 1 > t:
+                        go = False
+                        wake = min(wake, arr[u] + 1)
+                    elif y < h:
+                        x = y + 1
+                        if link_used[path_arc[base + x]] == t:
+                            go = False
+                            wake = t + 1
+                        elif j >= depth:
+                            at = _credit_at(f - depth, x, pos, hist, credit_delay, hist_len)
+                            if at > t:
+                                go = False
+                                wake = min(wake, at)
+                    if not go:
+                        lead = j
+                        lead_pos = y
+                        j += n
+                        continue
+                    x = y + 1
+                    pos[u] = x
+                    if x <= h:
+                        arr[u] = t + link_latency - 1
+                        link_used[path_arc[base + x]] = t
+                        # flit j joins the run ahead (it holds flit j - 1) or starts its own
+                        if lead_pos == x:
+                            run[np.uint64(fb + lead)] += 1
+                        else:
+                            run[u] = 1
+                            lead = j
+                            lead_pos = x
+                    else:
+                        ffirst[us] = j + 1
+                    if credit_delay > 0:
+                        hist[f * hist_len + y % hist_len] = t
+                    moved += 1
+                    if n > 1:
+                        run[np.uint64(f + 1)] = n - 1   # the next flit heads what is left of the run; its port is used
+                        lead = j + 1
+                        lead_pos = y
+                    if j == L - 1:
+                        tail_from = y
+                    j += n
+            else:
+                if go:
+                    prev[fb] = cur[fb]
+                    cur[fb] = t
+                    s_hpos[us] = hp + 1
+                    s_harr[us] = t + link_latency - 1
+                    s_goal[us] = hp if hp < h else h + grp[L - 1]
+                    if L == 1:
+                        tail_at[sl * span + (hp & (span - 1))] = t
+                        s_tlast[us] = hp
+                # the other flits: the columns of the recursion the header's departures now determine; a step
+                # computes row j's column col - grp[j], for the rows j_lo .. j_hi - 1 that have that column
+                hd = s_hpos[us] - 1           # the header's last departure (-1: its entry into the injection channel)
+                rec = sl * span
+                while s_col[us] < s_goal[us]:
+                    col = s_col[us] + 1
+                    s_col[us] = col
+                    j_lo = max(1, (col - h) * depth)
+                    j_hi = min(L, (col + 2) * depth)
+                    if j_lo >= j_hi:
+                        continue
+                    # row j - 1's last two values and the column of the last (row j_lo - 1 is the header, or done)
+                    up_new = cur[fb + j_lo - 1]
+                    up_old = prev[fb + j_lo - 1]
+                    up_col = hd if j_lo == 1 else h
+                    v = 0
+                    k = 0
+                    latest = t
+                    for j in range(j_lo, j_hi):
+                        k = col - grp[np.uint64(j)]
+                        u = np.uint64(fb + j)
+                        v = (up_new if k == up_col else up_old) + 1     # after the flit ahead
+                        old = cur[u]
+                        if k >= 0:            # after it arrived (k = 0: entered the injection channel)
+                            v = max(v, old + (1 if k == 0 else link_latency))
+                        if j >= depth and k < h:  # after a credit from position k + 1
+                            v = max(v, cur[np.uint64(fb + j - depth)] + credit_delay)
+                        prev[u] = old
+                        cur[u] = v
+                        up_new = v
+                        up_old = old
+                        up_col = k
+                        sched[np.uint64(rec + (v & (span - 1)))] += 1
+                        latest = max(latest, v)
+                    if latest - t >= span:
+                        status = BROKEN       # (a departure beyond the horizon: cannot happen)
+                    s_last[us] = max(s_last[us], latest)
+                    if j_hi == L:             # the tail's: into the injection channel, or out of position k
+                        if k == -1:
+                            s_tin[us] = v
+                        else:
+                            tail_at[np.uint64(rec + (k & (span - 1)))] = v
+                            s_tlast[us] = k
+                b = np.uint64(rec + (t & (span - 1)))
+                moved += sched[b]
+                sched[b] = 0
+                k = s_tk[us]
+                if k <= s_tlast[us] and tail_at[np.uint64(rec + (k & (span - 1)))] == t:
+                    tail_from = k
+                    s_tk[us] = k + 1
+            if tail_from >= 0:
+                # the tail leaves position y: free its channel, deliver its slot
+                y = tail_from
+                if y == 0:
+                    inj_free[path_node[base]] += 1
+                    n_pend = _mark(path_node[base], t + 1, nodes, PEND, n_pend)
+                else:
+                    ch = path_arc[base + y] * vcs + path_vc[base + y]
+                    owner[ch] = -1
+                    avail[ch] = t + 1 + credit_delay
+                    sy = path_slot[base + y]
+                    if sy >= 0:
+                        if ej_channels > 0 and (inter_ej or y == h):
+                            ej_free[path_node[base + y]] += 1
+                        if slot_count[sy] == 0:
+                            slot_time[sy] = t
+                        slot_count[sy] += 1
+                        jn = slot_job[sy]
+                        if jn >= 0:
+                            if _enqueue(jn, job_node[jn], nodes, jobs):
+                                busy_nodes += 1
+                            n_pend = _mark(job_node[jn], t + 1, nodes, PEND, n_pend)
             if moved == 0:
-                sleep[w] = wake
-                active[keep] = w
+                s_sleep[us] = wake
+                active[keep] = sl
                 keep += 1
                 continue
-            sleep[w] = 0
-            worm_pos[w] = fl[fb, 0]
+            s_sleep[us] = 0
             flit_moves += moved
-            moved_at[w] = t
+            s_moved[us] = t
             moved_any = True
             advances += 1
-            if finished:
+            if tail_from == h:
+                worm_pos[w] = h + 1
                 worm_done[w] = t
                 done_worms += 1
                 free_list[n_free] = sl
                 n_free += 1
             else:
-                active[keep] = w
+                active[keep] = sl
                 keep += 1
+        for idx in range(before, n_active):
+            active[keep] = active[idx]
+            keep += 1
         n_active = keep
-        due, last_move, last_check = _watch_due(t, moved_any, n_active, last_move, last_check, watchdog, active,
-                                                moved_at)
+        if status == BROKEN:
+            break
+        due, last_move, last_check = _watch_due(t, moved_any, n_active, last_move, last_check, watchdog)
+        if due == 2 and not _stuck(t, watchdog, n_active, active, s_moved):
+            due = 0
         if due > 0:
-            found = _knot(t, True, active, n_active, worm_inject, worm_pos, worm_tail, fl, wslot, flits,
-                          depth, ej_channels, inter_ej, path_ptr, path_node, path_arc, path_vc,
-                          path_slot, vcs, owner, ej_free, num_nodes, dead)
+            for idx in range(n_active):                 # the worms of the records: positions, last moves
+                sl = active[idx]
+                w = s_worm[sl]
+                in_flight[idx] = w
+                moved_at[w] = s_moved[sl]
+                worm_pos[w], worm_tail[w] = _ends(t, sl, L, shared, pos, s_hpos, s_tk, s_tin)
+            found = _knot(t, in_flight, n_active, worm_inject, worm_pos, worm_tail, flits, depth, ej_channels,
+                          inter_ej, path_ptr, path_node, path_arc, path_vc, path_slot, vcs, owner, ej_free,
+                          num_nodes, dead)
             if due == 1 or found > 0:
                 status = DEADLOCK
-                stats[S_STALL_CYCLE] = _stall_cycle(due, t, last_move, n_active, active, moved_at, dead)
+                stats[S_STALL_CYCLE] = _stall_cycle(due, t, last_move, n_active, in_flight, moved_at, dead)
                 t += 1
                 break
         t += 1
     for idx in range(n_active):
-        w = active[idx]
-        worm_pos[w] = fl[wslot[w] * L, 0]
-        worm_tail[w] = fl[wslot[w] * L + L - 1, 0]
+        sl = active[idx]
+        worm_pos[s_worm[sl]], worm_tail[s_worm[sl]] = _ends(t - 1, sl, L, shared, pos, s_hpos, s_tk, s_tin)
     stats[S_CYCLES] = t
     stats[S_FLIT_MOVES] = flit_moves
     stats[S_ADVANCES] = advances
     stats[S_STATUS] = status
     stats[S_MAX_ACTIVE] = max_active
     stats[S_WORMS_DONE] = done_worms
+
+
+def _train_span(config: RouterConfig) -> int:
+    """A power of two beyond the cycles a train's flit departure is computed ahead of the clock.
+
+    A column of the recursion is computed in the cycle of the header's
+    departure ``T`` it waits for.  Its departures follow ``T`` at most by a
+    longest path of the recursion from the header's row, whose departures
+    up to ``T`` are at least ``link_latency + router_delay`` apart: at most
+    ``(flits - 1) (1 + link_latency + credit_delay) + link_latency`` cycles
+    (flits - 1 steps down the rows of one cycle each, and per credit step
+    of ``buffer_depth`` rows at most ``link_latency + credit_delay``
+    cycles more than the header gains on it).
+    """
+    reach = (config.flits - 1) * (1 + config.link_latency + config.credit_delay) + config.link_latency
+    return 1 << int(reach + config.router_delay + 3).bit_length()
 
 
 def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: RouterConfig,
@@ -941,40 +881,49 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Router
     else:
         general = bool(flit_level)
     vcs = config.vcs if general else 1
-    if general and cycles + config.link_latency + config.credit_delay >= 2**31:
-        raise TopocastError(f"wormhole: parameter 'cycles' must be < 2**31 - link_latency - credit_delay on the "
-                            f"flit-level path (its flit times are 32-bit), got {cycles}")
+    span = _train_span(config)
+    if general and cycles + config.link_latency + config.credit_delay + span >= 2**31:
+        raise TopocastError(f"wormhole: parameter 'cycles' must be < "
+                            f"{2**31 - config.link_latency - config.credit_delay - span} on the flit-level path "
+                            f"with these options (its flit times are 32-bit), got {cycles}")
     nj, nw, ns = traffic.num_jobs, traffic.num_worms, traffic.num_slots
     timed = np.flatnonzero(traffic.job_release >= 0)
     timed_order = timed[np.argsort(traffic.job_release[timed], kind="stable")].astype(np.int64)
     slot_time = np.full(ns, -1, np.int64)
     slot_count = np.zeros(ns, np.int64)
-    worm_inject = np.full(nw, -1, np.int64)
-    worm_done = np.full(nw, -1, np.int64)
-    job_start = np.full(nj, -1, np.int64)
+    jobs = np.full((JOB_ROWS, nj + 1), -1, np.int64)
+    jobs[J_NODE, :nj] = traffic.job_node
+    jobs[J_RELEASE, :nj] = traffic.job_release
+    jobs[J_PREP, :nj] = traffic.job_prep
+    jobs[J_WORMS] = traffic.job_worm_ptr
+    jobs[J_ORDER, :len(timed_order)] = timed_order
+    nodes = np.full((NODE_ROWS, int(num_nodes)), -1, np.int64)
+    nodes[[P_BATCH, P_END, N_WORK]] = 0
+    nodes[INJ_FREE] = config.injection_channels
+    nodes[EJ_FREE] = config.ejection_channels
+    worms = np.full((WORM_ROWS, nw), -1, np.int64)
+    worms[W_MOVED] = 0
     owner = np.full(int(num_arcs) * vcs, -1, np.int64)
-    worm_pos = np.full(nw, -1, np.int64)
-    worm_tail = np.full(nw, -1, np.int64)
     dead = np.zeros(nw, np.bool_)
     stats = np.zeros(NUM_STATS, np.int64)
-    inj_free = np.full(int(num_nodes), config.injection_channels, np.int64)
-    ej_free = np.full(int(num_nodes), config.ejection_channels, np.int64)
-    args = (int(cycles), config.flits, config.startup, config.ejection_channels, config.batch,
-            config.intermediate_ejection, config.watchdog, stop_when_idle, int(num_nodes),
-            traffic.job_node, traffic.job_release, traffic.job_prep, traffic.job_worm_ptr, timed_order,
-            traffic.path_ptr, traffic.path_node, traffic.path_arc, path_vc, traffic.path_slot, traffic.slot_job,
-            slot_time, slot_count, worm_inject, worm_done, job_start, owner, worm_pos, worm_tail, dead, stats,
-            inj_free, ej_free)
+    params = (int(cycles), config.flits, config.startup, config.ejection_channels, config.batch,
+              bool(config.intermediate_ejection), config.watchdog, bool(stop_when_idle))
+    paths = tuple(np.asarray(a, np.int64) for a in (traffic.path_ptr, traffic.path_node, traffic.path_arc, path_vc,
+                                                    traffic.path_slot, traffic.slot_job))
+    args = (params, jobs, len(timed_order), nodes, worms, paths, (slot_time, slot_count, owner, dead, stats))
     if general:
-        _simulate_flits(*args, int(num_arcs), vcs, config.buffer_depth, config.router_delay, config.link_latency,
-                        config.credit_delay)
+        _simulate_flits(*args, (int(num_arcs), vcs, config.buffer_depth, config.router_delay, config.link_latency,
+                                config.credit_delay, span))
     else:
         _simulate_rigid(*args)
-    trace = WormTrace(slot_time, slot_count, worm_inject, worm_done, job_start, int(stats[S_CYCLES]),
-                      int(stats[S_FLIT_MOVES]), int(stats[S_ADVANCES]), int(stats[S_MAX_ACTIVE]))
+    if stats[S_STATUS] == BROKEN:
+        raise RuntimeError("wormhole: internal error: a flit departure outside the kernel's horizon")
+    trace = WormTrace(slot_time, slot_count, worms[W_INJECT].copy(), worms[W_DONE].copy(), jobs[J_START, :nj].copy(),
+                      int(stats[S_CYCLES]), int(stats[S_FLIT_MOVES]), int(stats[S_ADVANCES]),
+                      int(stats[S_MAX_ACTIVE]))
     if stats[S_STATUS] == DEADLOCK:
         trace.deadlock_cycle = int(stats[S_STALL_CYCLE])
-        cycle = wait_for_cycle(traffic, worm_pos, worm_tail, owner, dead, config, path_vc, vcs)
+        cycle = wait_for_cycle(traffic, worms[W_POS], worms[W_TAIL], owner, dead, config, path_vc, vcs)
         trace.wait_cycle = [(u, v) for u, v, _ in cycle]
         trace.wait_vcs = [vc for _, _, vc in cycle]
         trace.deadlocked_worms = int(dead.sum())
@@ -1006,46 +955,3 @@ def vc_array(traffic: WormTraffic, config: RouterConfig) -> tuple[np.ndarray, in
         raise TopocastError(f"wormhole: parameter 'vcs' must be >= {need} for this plan (its worms use virtual "
                             f"channels 0..{need - 1}), got {config.vcs}")
     return np.where(on_arc, vc, 0), need - 1
-
-
-def wait_for_cycle(traffic: WormTraffic, worm_pos, worm_tail, owner, dead, config: RouterConfig,
-                   path_vc=None, vcs: int = 1) -> list[tuple[int, int, int]]:
-    """One cycle of the wait-for graph among the knotted worms ``dead``.
-
-    Each entry is ``(u, v, vc)`` for the virtual channel ``vc`` of link
-    ``u -> v`` a worm's header waits for, or ``(-1, x, -1)`` for the
-    ejection channels of node ``x``.  ``worm_pos`` and ``worm_tail`` are the
-    header's and the tail's path positions.
-    """
-    if path_vc is None:
-        path_vc = np.zeros(len(traffic.path_node), np.int64)
-    holders: dict[int, list[int]] = {}
-    for w in np.flatnonzero(dead).tolist():
-        base = int(traffic.path_ptr[w])
-        h = int(traffic.path_ptr[w + 1]) - base - 1
-        p = int(worm_pos[w])
-        for q in range(max(1, int(worm_tail[w])), min(p, h) + 1):
-            if traffic.path_slot[base + q] >= 0 and (config.intermediate_ejection or q == h):
-                holders.setdefault(int(traffic.path_node[base + q]), []).append(w)
-    waits: dict[int, tuple[int, int, int, int]] = {}
-    for w in np.flatnonzero(dead).tolist():
-        base = int(traffic.path_ptr[w])
-        p = int(worm_pos[w])
-        vc = int(path_vc[base + p + 1])
-        ch = int(traffic.path_arc[base + p + 1]) * vcs + vc
-        u, v = int(traffic.path_node[base + p]), int(traffic.path_node[base + p + 1])
-        if owner[ch] >= 0:
-            waits[w] = (int(owner[ch]), u, v, vc)
-        elif holders.get(v):
-            waits[w] = (holders[v][0], -1, v, -1)
-    for start in waits:
-        seen: dict[int, int] = {}
-        order = []
-        w = start
-        while w in waits and w not in seen:
-            seen[w] = len(order)
-            order.append(w)
-            w = waits[w][0]
-        if w in seen:
-            return [waits[x][1:] for x in order[seen[w]:]]
-    return []

@@ -1,0 +1,191 @@
+"""Deadlock analysis of the wormhole kernels: knots of blocked worms and one cycle of their wait-for graph."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numba as nb
+import numpy as np
+
+from ...plans.wormhole import WormTraffic
+
+if TYPE_CHECKING:
+    from .engine import RouterConfig
+
+
+@nb.njit(cache=True)
+def _span_position(w, ch, lo, hi, path_ptr, path_arc, path_vc, vcs):
+    """The position in ``lo..hi`` of worm ``w``'s path where it holds channel ``ch`` (-1: none)."""
+    base = path_ptr[w]
+    for q in range(max(lo, 1), hi + 1):
+        if path_arc[base + q] * vcs + path_vc[base + q] == ch:
+            return q
+    return -1
+
+
+@nb.njit(cache=True)
+def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_channels, inter_ej,
+               path_ptr, path_node, path_arc, path_vc, path_slot, vcs, owner, num_nodes, dead):
+    """Mark in ``dead`` the worms of a knot (blocked for good); return how many.
+
+    ``head``/``tail`` are every worm's header and tail positions,
+    ``wait_ch``/``wait_ej`` (per active index) the channel or the node whose
+    ejection channels its header waits for (-1: not blocked).  A worm is
+    *live* if it is not blocked, or waits for a channel (ejection channels)
+    that its owner (one of their holders) is live or can free by
+    compressing its flits into its buffers ahead; the rest, by
+    construction, wait only on each other.
+    """
+    n_worms = len(dead)
+    live = np.zeros(n_active, np.bool_)
+    slot_of = np.full(n_worms, -1, np.int64)      # worm -> index in active
+    for i in range(n_active):
+        slot_of[active[i]] = i
+    # holders of ejection channels, as (node, active index, frees-by-compression) triples
+    hold_node = np.empty(0, np.int64)
+    hold_idx = np.empty(0, np.int64)
+    hold_soft = np.empty(0, np.bool_)
+    if ej_channels > 0:
+        count = 0
+        for pass_ in range(2):
+            if pass_ == 1:
+                hold_node = np.empty(count, np.int64)
+                hold_idx = np.empty(count, np.int64)
+                hold_soft = np.empty(count, np.bool_)
+                count = 0
+            for i in range(n_active):
+                w = active[i]
+                base = path_ptr[w]
+                h = path_ptr[w + 1] - base - 1
+                p = head[w]
+                lo = tail[w] if tail[w] > 1 else 1
+                hi = p if p < h else h
+                for q in range(lo, hi + 1):
+                    if path_slot[base + q] >= 0 and (inter_ej or q == h):
+                        if pass_ == 1:
+                            hold_node[count] = path_node[base + q]
+                            hold_idx[count] = i
+                            hold_soft[count] = (p - q) * depth >= flits
+                        count += 1
+        order = np.argsort(hold_node, kind="mergesort")
+        hold_node = hold_node[order]
+        hold_idx = hold_idx[order]
+        hold_soft = hold_soft[order]
+    node_ptr = np.zeros(num_nodes + 1, np.int64)
+    for k in range(len(hold_node)):
+        node_ptr[hold_node[k] + 1] += 1
+    for v in range(num_nodes):
+        node_ptr[v + 1] += node_ptr[v]
+    hard = np.zeros(n_active, np.bool_)       # the owner of the channel waited for cannot free it alone
+    for i in range(n_active):
+        if wait_ch[i] < 0 and wait_ej[i] < 0:
+            live[i] = True
+        elif wait_ch[i] >= 0:
+            x = owner[wait_ch[i]]
+            if x >= 0 and slot_of[x] >= 0:
+                q = _span_position(x, wait_ch[i], tail[x], head[x], path_ptr, path_arc, path_vc, vcs)
+                hard[i] = q >= 0 and (head[x] - q) * depth < flits
+            if not hard[i]:
+                live[i] = True
+        else:
+            x = wait_ej[i]
+            for k in range(node_ptr[x], node_ptr[x + 1]):
+                if hold_soft[k]:
+                    live[i] = True
+                    break
+    changed = True
+    while changed:
+        changed = False
+        for i in range(n_active):
+            if live[i]:
+                continue
+            if wait_ch[i] >= 0:
+                j = slot_of[owner[wait_ch[i]]]
+                if j < 0 or live[j]:
+                    live[i] = True
+                    changed = True
+            else:
+                x = wait_ej[i]
+                for k in range(node_ptr[x], node_ptr[x + 1]):
+                    if live[hold_idx[k]]:
+                        live[i] = True
+                        changed = True
+                        break
+    found = 0
+    for i in range(n_active):
+        if not live[i]:
+            dead[active[i]] = True
+            found += 1
+    return found
+
+
+@nb.njit(cache=True)
+def _knot(t, active, n_active, worm_inject, worm_pos, worm_tail, flits, depth, ej_channels, inter_ej, path_ptr,
+          path_node, path_arc, path_vc, path_slot, vcs, owner, ej_free, num_nodes, dead):
+    """The waits of the worms in flight (their header and tail positions in ``worm_pos``, ``worm_tail``), then
+    :func:`_find_knot`."""
+    wait_ch = np.full(n_active, -1, np.int64)
+    wait_ej = np.full(n_active, -1, np.int64)
+    for i in range(n_active):
+        w = active[i]
+        if worm_inject[w] == t:
+            continue
+        # a header still crossing a link or in the router pipeline will then wait like a ready one
+        base = path_ptr[w]
+        h = path_ptr[w + 1] - base - 1
+        p = worm_pos[w]
+        if p >= h:
+            continue
+        ch = path_arc[base + p + 1] * vcs + path_vc[base + p + 1]
+        if owner[ch] >= 0:
+            wait_ch[i] = ch
+            continue
+        x = path_node[base + p + 1]
+        s = path_slot[base + p + 1]
+        if ej_channels > 0 and s >= 0 and (inter_ej or p + 1 == h) and ej_free[x] == 0:
+            wait_ej[i] = x
+    return _find_knot(active, n_active, worm_pos, worm_tail, wait_ch, wait_ej, flits, depth, ej_channels,
+                      inter_ej, path_ptr, path_node, path_arc, path_vc, path_slot, vcs, owner, num_nodes, dead)
+
+
+def wait_for_cycle(traffic: WormTraffic, worm_pos, worm_tail, owner, dead, config: RouterConfig,
+                   path_vc=None, vcs: int = 1) -> list[tuple[int, int, int]]:
+    """One cycle of the wait-for graph among the knotted worms ``dead``.
+
+    Each entry is ``(u, v, vc)`` for the virtual channel ``vc`` of link
+    ``u -> v`` a worm's header waits for, or ``(-1, x, -1)`` for the
+    ejection channels of node ``x``.  ``worm_pos`` and ``worm_tail`` are the
+    header's and the tail's path positions.
+    """
+    if path_vc is None:
+        path_vc = np.zeros(len(traffic.path_node), np.int64)
+    holders: dict[int, list[int]] = {}
+    for w in np.flatnonzero(dead).tolist():
+        base = int(traffic.path_ptr[w])
+        h = int(traffic.path_ptr[w + 1]) - base - 1
+        p = int(worm_pos[w])
+        for q in range(max(1, int(worm_tail[w])), min(p, h) + 1):
+            if traffic.path_slot[base + q] >= 0 and (config.intermediate_ejection or q == h):
+                holders.setdefault(int(traffic.path_node[base + q]), []).append(w)
+    waits: dict[int, tuple[int, int, int, int]] = {}
+    for w in np.flatnonzero(dead).tolist():
+        base = int(traffic.path_ptr[w])
+        p = int(worm_pos[w])
+        vc = int(path_vc[base + p + 1])
+        ch = int(traffic.path_arc[base + p + 1]) * vcs + vc
+        u, v = int(traffic.path_node[base + p]), int(traffic.path_node[base + p + 1])
+        if owner[ch] >= 0:
+            waits[w] = (int(owner[ch]), u, v, vc)
+        elif holders.get(v):
+            waits[w] = (holders[v][0], -1, v, -1)
+    for start in waits:
+        seen: dict[int, int] = {}
+        order = []
+        w = start
+        while w in waits and w not in seen:
+            seen[w] = len(order)
+            order.append(w)
+            w = waits[w][0]
+        if w in seen:
+            return [waits[x][1:] for x in order[seen[w]:]]
+    return []

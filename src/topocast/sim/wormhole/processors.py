@@ -1,0 +1,202 @@
+"""The processors of the wormhole kernels, and the timing of their deadlock watchdog.
+
+Both kernels of :mod:`topocast.sim.wormhole.engine` keep their state in a
+few arrays of rows (``nodes``, ``jobs``, ``worms``: the row indices below)
+rather than one array per quantity: a numba function counts a reference to
+every array it is passed, atomically, and the processors run nearly every
+cycle.  :func:`_processors` is the per-cycle step of the nodes (jobs
+released, start-ups, injection); a start-up in progress waits on a timer
+wheel of :data:`WHEEL` buckets.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+
+#: rows of the kernels' per-node state ``nodes`` (a column per node): the processor's queue of jobs (head,
+#: tail), its job (-1: none), batch and end of start-up, its injection queue of worms (head, tail), its work
+#: (queued jobs + running job + queued worms), free injection and ejection channels, the nodes to visit next
+#: cycle (PEND) and this cycle (WORK), each row followed by the cycle a node was last put on it, and the
+#: start-up in progress on the timer wheel (next node in its bucket, cycle it ends)
+(Q_HEAD, Q_TAIL, P_JOB, P_BATCH, P_END, I_HEAD, I_TAIL, N_WORK, INJ_FREE, EJ_FREE, PEND, PEND_AT, WORK, WORK_AT,
+ T_NEXT, T_AT) = range(16)
+NODE_ROWS = 16
+#: rows of ``jobs`` (a column per job and one more): node, release cycle (-1: released by a delivery),
+#: preparation, first worm (the plan's ``job_worm_ptr``), next job in its node's queue, cycle it started, and
+#: the jobs released by time in order of release
+J_NODE, J_RELEASE, J_PREP, J_WORMS, J_NEXT, J_START, J_ORDER = range(7)
+JOB_ROWS = 7
+#: buckets of the timer wheel of start-ups in progress (a power of two): a node whose start-up ends in cycle
+#: ``c`` waits in bucket ``c % WHEEL`` (a node has at most one start-up in progress)
+WHEEL = 1024
+#: rows of ``worms``: next worm in its node's injection queue, header and tail positions, injection and
+#: completion cycles, cycle of its last move (or injection)
+W_NEXT, W_POS, W_TAIL, W_INJECT, W_DONE, W_MOVED = range(6)
+WORM_ROWS = 6
+
+
+@nb.njit(cache=True, inline="always")
+def _enqueue(j, v, nodes, jobs):
+    """Append job ``j`` to node ``v``'s FIFO; True if the node was idle until now."""
+    if nodes[Q_TAIL, v] < 0:
+        nodes[Q_HEAD, v] = j
+    else:
+        jobs[J_NEXT, nodes[Q_TAIL, v]] = j
+    nodes[Q_TAIL, v] = j
+    nodes[N_WORK, v] += 1
+    return nodes[N_WORK, v] == 1
+
+
+@nb.njit(cache=True, inline="always")
+def _mark(v, when, nodes, row, n):
+    """Add node ``v`` to the list ``nodes[row, :n]`` unless already there for cycle ``when`` (noted in
+    ``nodes[row + 1, v]``); the new count."""
+    if nodes[row + 1, v] != when:
+        nodes[row + 1, v] = when
+        nodes[row, n] = v
+        n += 1
+    return n
+
+
+@nb.njit(cache=True, inline="always")
+def _processors(t, busy, rp, n_timed, n_active, n_pend, startup, batch, jobs, nodes, worms, active, wheel):
+    """Steps 1 and 2 of a cycle: jobs released by time, processors, injection (new worms appended to ``active``).
+
+    Only the nodes where something can happen are visited, in increasing
+    order: a job released now, a node named in ``nodes[PEND]`` (a relay
+    job enqueued or an injection channel freed last cycle, or jobs left
+    waiting), a processor whose start-up ends now (bucket ``t % WHEEL`` of
+    the timer wheel ``wheel``, a list linked through ``nodes[T_NEXT]``).
+    Any other node's visit would change nothing (the kernels call this only
+    when one of these is due).  Returns the updated ``(busy nodes, next
+    timed job, worms in flight, pending nodes)``.
+    """
+    n = 0
+    while rp < n_timed and jobs[J_RELEASE, jobs[J_ORDER, rp]] <= t:
+        j = jobs[J_ORDER, rp]
+        rp += 1
+        if _enqueue(j, jobs[J_NODE, j], nodes, jobs):
+            busy += 1
+        n = _mark(jobs[J_NODE, j], t, nodes, WORK, n)
+    for i in range(n_pend):
+        n = _mark(nodes[PEND, i], t, nodes, WORK, n)
+    n_pend = 0
+    b = t & (WHEEL - 1)
+    v = wheel[b]
+    wheel[b] = -1
+    while v >= 0:
+        after = nodes[T_NEXT, v]
+        if nodes[T_AT, v] <= t:
+            n = _mark(v, t, nodes, WORK, n)
+        else:                   # ends in a later turn of the wheel
+            nodes[T_NEXT, v] = wheel[b]
+            wheel[b] = v
+        v = after
+    if n <= 16:
+        for i in range(1, n):   # insertion sort: usually a handful of nodes
+            v = nodes[WORK, i]
+            k = i
+            while k > 0 and nodes[WORK, k - 1] > v:
+                nodes[WORK, k] = nodes[WORK, k - 1]
+                k -= 1
+            nodes[WORK, k] = v
+    else:
+        nodes[WORK, :n].sort()
+    for i in range(n):
+        v = nodes[WORK, i]
+        if nodes[N_WORK, v] == 0:
+            continue
+        was_job = nodes[P_JOB, v]
+        was_batch = nodes[P_BATCH, v]
+        for _ in range(2):  # finish a batch, start the next job (which may finish at once)
+            j = nodes[P_JOB, v]
+            if j >= 0 and nodes[P_END, v] <= t:
+                first = jobs[J_WORMS, j] + nodes[P_BATCH, v] * batch
+                last = min(first + batch, jobs[J_WORMS, j + 1])
+                for w in range(first, last):
+                    if nodes[I_TAIL, v] < 0:
+                        nodes[I_HEAD, v] = w
+                    else:
+                        worms[W_NEXT, nodes[I_TAIL, v]] = w
+                    nodes[I_TAIL, v] = w
+                    nodes[N_WORK, v] += 1
+                nodes[P_BATCH, v] += 1
+                if jobs[J_WORMS, j] + nodes[P_BATCH, v] * batch < jobs[J_WORMS, j + 1]:
+                    nodes[P_END, v] = t + startup
+                else:
+                    nodes[P_JOB, v] = -1
+                    nodes[N_WORK, v] -= 1
+            if nodes[P_JOB, v] < 0 and nodes[Q_HEAD, v] >= 0:
+                j = nodes[Q_HEAD, v]
+                nodes[Q_HEAD, v] = jobs[J_NEXT, j]
+                if nodes[Q_HEAD, v] < 0:
+                    nodes[Q_TAIL, v] = -1
+                jobs[J_START, j] = t
+                nodes[P_JOB, v] = j
+                nodes[P_BATCH, v] = 0
+                nodes[P_END, v] = t + jobs[J_PREP, j] + startup
+                if jobs[J_WORMS, j + 1] == jobs[J_WORMS, j]:
+                    nodes[P_JOB, v] = -1
+                    nodes[N_WORK, v] -= 1
+        while nodes[INJ_FREE, v] > 0 and nodes[I_HEAD, v] >= 0:
+            w = nodes[I_HEAD, v]
+            nodes[I_HEAD, v] = worms[W_NEXT, w]
+            if nodes[I_HEAD, v] < 0:
+                nodes[I_TAIL, v] = -1
+            nodes[INJ_FREE, v] -= 1
+            worms[W_POS, w] = 0
+            worms[W_INJECT, w] = t
+            worms[W_MOVED, w] = t
+            active[n_active] = w
+            n_active += 1
+            nodes[N_WORK, v] -= 1
+        if nodes[N_WORK, v] == 0:
+            busy -= 1
+        if nodes[P_JOB, v] >= 0 and (nodes[P_JOB, v] != was_job or nodes[P_BATCH, v] != was_batch):
+            # its new start-up goes on the wheel (the node had none: a start-up changes only when it ends)
+            at = max(nodes[P_END, v], t + 1)
+            nodes[T_AT, v] = at
+            nodes[T_NEXT, v] = wheel[at & (WHEEL - 1)]
+            wheel[at & (WHEEL - 1)] = v
+        elif nodes[P_JOB, v] < 0 and nodes[Q_HEAD, v] >= 0:
+            n_pend = _mark(v, t + 1, nodes, PEND, n_pend)
+    return busy, rp, n_active, n_pend
+
+
+@nb.njit(cache=True, inline="always")
+def _watch_due(t, moved_any, n_active, last_move, last_check, watchdog):
+    """The deadlock watchdog at the end of cycle ``t``: ``(due, last_move, last_check)`` with ``due`` 0 (nothing
+    to do), 1 (no worm moved for ``watchdog`` cycles: a deadlock) or 2 (time to look for a worm that has not
+    moved for ``watchdog`` cycles, :func:`_stuck`, and then for a knot)."""
+    if moved_any or n_active == 0:
+        last_move = t
+    elif t - last_move >= watchdog:
+        return 1, last_move, last_check
+    if t - last_check >= watchdog:
+        # a knot of worms can be stuck while traffic elsewhere keeps moving
+        return 2, last_move, t
+    return 0, last_move, last_check
+
+
+@nb.njit(cache=True)
+def _stuck(t, watchdog, n_active, active, moved_at):
+    """Whether some worm in flight has not moved for ``watchdog`` cycles."""
+    stuck = False
+    for idx in range(n_active):
+        if t - moved_at[active[idx]] >= watchdog:
+            stuck = True
+            break
+    return stuck
+
+
+@nb.njit(cache=True)
+def _stall_cycle(due, t, last_move, n_active, active, moved_at, dead):
+    """The cycle the deadlock began: the last move (global stall) or the longest-stuck knotted worm's."""
+    if due == 1:
+        return last_move
+    stall = t
+    for idx in range(n_active):
+        w = active[idx]
+        if dead[w] and moved_at[w] < stall:
+            stall = moved_at[w]
+    return stall
