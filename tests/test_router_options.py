@@ -79,3 +79,14 @@ def test_cli_refuses_bad_network_options_in_one_line(name):
     assert out.exit_code == 2
     lines = [line for line in out.output.splitlines() if line.strip()]
     assert len(lines) == 1 and "buffer_depth" in lines[0] and ">= 1" in lines[0] and "Traceback" not in out.output
+
+
+@pytest.mark.parametrize(("spec", "routing"), [("torus:5x4", "dor"), ("ccc:3", "minimal"), ("ring:8", "valiant")])
+def test_default_vcs_is_what_the_plan_uses(spec, routing):
+    """``vcs`` left out: the router gets as many VCs as the plan's routes use, the same run as naming them."""
+    default = tc.run(spec, "unicast", routing=routing, load=0.2, cycles=3000, buffer_depth=2, seed=5)
+    need = default.metrics["vcs_needed"]
+    named = tc.run(spec, "unicast", routing=routing, load=0.2, cycles=3000, buffer_depth=2, seed=5, vcs=need)
+    assert need > 1 and default.metrics == {**named.metrics}
+    with pytest.raises(tc.TopocastError, match="'vcs' must be >= "):
+        tc.run(spec, "unicast", routing=routing, load=0.2, cycles=3000, seed=5, vcs=need - 1)

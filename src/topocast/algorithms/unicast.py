@@ -34,7 +34,6 @@ in flits per node per cycle (None where it is not cheap);
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import numpy as np
@@ -102,30 +101,17 @@ RUN_PARAMS: tuple[Param, ...] = (
 )
 ROUTER_FIELDS = ("startup", "flits", "injection_channels", "ejection_channels", "watchdog",
                  "buffer_depth", "router_delay", "link_latency", "credit_delay")
-PLAN_KEYS = tuple(p.name for p in UNICAST_PARAMS + RUN_PARAMS)
-
-# The router's ``vcs`` defaults to what the plan needs, which only the plan knows; the model is built
-# right after the plan from the same parameters (topocast.api.run), so the plan leaves its count here.
-_HANDOFF = threading.local()
 
 
-def _key(params: dict) -> tuple:
-    return tuple((k, params.get(k)) for k in PLAN_KEYS)
-
-
-def router_config(params: dict, vcs: int) -> RouterConfig:
-    """The :class:`RouterConfig` of resolved run parameters with ``vcs`` virtual channels."""
+def router_config(params: dict, vcs: int | None) -> RouterConfig:
+    """The :class:`RouterConfig` of resolved run parameters with ``vcs`` virtual channels (None: as many as
+    the plan's routes use, the VC scheme's need)."""
     return RouterConfig(vcs=vcs, **{k: params[k] for k in ROUTER_FIELDS})
 
 
 def unicast_model(params: dict) -> Model:
-    """``params -> Model``: the router, with ``vcs`` the parameter or, by default, what the plan needs."""
-    vcs = params.get("vcs")
-    if vcs is None:
-        entry = getattr(_HANDOFF, "entry", None)
-        _HANDOFF.entry = None
-        vcs = entry[1] if entry is not None and entry[0] == _key(params) else 1
-    return Model(router=router_config(params, int(vcs)))
+    """``params -> Model``: the router, with ``vcs`` the parameter or, by default, what the plan uses."""
+    return Model(router=router_config(params, params.get("vcs")))
 
 
 def check_workload(topology: Topology, params: dict) -> None:
@@ -231,7 +217,6 @@ def unicast_plan(topology: Topology, seed: int = 0, max_memory: float | None = N
     if routes.scheme == "single" and params["vc_scheme"] == "single" and (
             routing != "dor" or topology.family in WRAP_FAMILIES):
         notes.append("vc_scheme=single: every worm on one VC set, the routing is not deadlock-free on it")
-    _HANDOFF.entry = (_key(params), vcs)
     return unicast_worm_plan(gen, src, dst, routes.ptr, routes.node, routes.arc, vc, cycles=cycles, warmup=warmup,
                              drain=drain, batches=params["batches"], flits=flits, load=float(load), info=info,
                              notes=tuple(notes))

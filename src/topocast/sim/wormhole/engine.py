@@ -100,7 +100,7 @@ and the wait-for cycle in :mod:`topocast.sim.wormhole.knots`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numba as nb
 import numpy as np
@@ -158,7 +158,8 @@ class RouterConfig:
     ``router_delay`` cycles a header spends in each router before it may
     leave, ``link_latency`` cycles per link traversal, ``credit_delay``
     cycles before freed buffer space is visible upstream; their defaults
-    (1, 1, 0, 1, 0) are the rigid worm of the paper.
+    (1, 1, 0, 1, 0) are the rigid worm of the paper.  ``vcs=None``: as many
+    as the plan's ``path_vc`` uses (fixed when :func:`simulate` starts).
     """
 
     startup: int = 33
@@ -168,7 +169,7 @@ class RouterConfig:
     worms_per_startup: int | None = None
     intermediate_ejection: bool = True
     watchdog: int = 2000
-    vcs: int = 1
+    vcs: int | None = 1
     buffer_depth: int = 1
     router_delay: int = 0
     link_latency: int = 1
@@ -177,6 +178,8 @@ class RouterConfig:
     def __post_init__(self):
         for name in ("startup", "flits", "injection_channels", "ejection_channels", "watchdog", "vcs",
                      "buffer_depth", "router_delay", "link_latency", "credit_delay"):
+            if name == "vcs" and self.vcs is None:
+                continue
             minimum = 0 if name in ("startup", "ejection_channels", "router_delay", "credit_delay") else 1
             object.__setattr__(self, name, integer(getattr(self, name), name, owner="wormhole", minimum=minimum))
         if self.worms_per_startup is not None:
@@ -870,6 +873,8 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Router
     if cycles < 1:
         raise TopocastError(f"wormhole: parameter 'cycles' must be >= 1, got {cycles}")
     path_vc, top_vc = vc_array(traffic, config)
+    if config.vcs is None:
+        config = replace(config, vcs=top_vc + 1)
     top_arc = int(traffic.path_arc.max()) if len(traffic.path_arc) else -1
     if top_arc >= num_arcs:
         raise TopocastError(f"wormhole: the plan names arc {top_arc}, the topology has {num_arcs} arcs")
@@ -944,14 +949,15 @@ def vc_array(traffic: WormTraffic, config: RouterConfig) -> tuple[np.ndarray, in
     vc = np.asarray(traffic.path_vc, dtype=np.int64)
     if vc.shape != (n,):
         raise TopocastError(f"wormhole: path_vc must have one entry per path position ({n}), got shape {vc.shape}")
-    if n and vc.min() >= 0 and vc.max() < config.vcs:
+    limit = config.vcs if config.vcs is not None else np.iinfo(np.int64).max
+    if n and vc.min() >= 0 and vc.max() < limit:
         return vc, int(vc.max())
     on_arc = traffic.path_arc >= 0         # start positions may hold anything
     used = vc[on_arc]
     if len(used) and used.min() < 0:
         raise TopocastError(f"wormhole: path_vc must be >= 0 on every arc, got {int(used.min())}")
     need = int(used.max()) + 1 if len(used) else 1
-    if need > config.vcs:
+    if need > limit:
         raise TopocastError(f"wormhole: parameter 'vcs' must be >= {need} for this plan (its worms use virtual "
                             f"channels 0..{need - 1}), got {config.vcs}")
     return np.where(on_arc, vc, 0), need - 1
