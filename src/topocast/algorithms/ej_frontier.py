@@ -73,7 +73,7 @@ def _in_block(held, mark, b_lo, b_hi, words, send_mask, ptr, ent_word, ent_mask,
     same block for ``e`` in ``ptr[l]:ptr[l+1]``; ``count[l]`` counts such senders (the engine's transfers
     and label counts follow from the tables).  Returns how many sender positions went to ``rec``.
     """
-    nrec = 0
+    nrec = np.int64(0)
     for blk in range(b_lo, b_hi):
         base = blk * words
         for j in range(words):
@@ -104,7 +104,7 @@ def _cross_sector(held, mark, words, blocks, base, high, cur, cross_words, cross
         stride[i] = stride[i + 1] * base
     dst = np.zeros(high * (len(child_node) + 1), np.int64)
     lab = np.zeros(high * (len(child_node) + 1), np.int64)
-    nrec = 0
+    nrec = np.int64(0)
     for blk in range(blocks):
         first = blk * words
         sending = False
@@ -163,7 +163,7 @@ def _cross_lines(held, mark, words, q_lo, q_hi, base, stride, dim, child_ptr, ch
 
     Lines ``q_lo .. q_hi`` (blocks equal but for the coordinate ``dim``) are independent: threads share none.
     """
-    nrec = 0
+    nrec = np.int64(0)
     for q in range(q_lo, q_hi):
         top = q // stride
         bottom = q % stride

@@ -73,7 +73,7 @@ def is_automorphism(indptr, indices, perm):
     n = len(indptr) - 1
     if len(perm) != n or not _is_bijection(perm):
         return False
-    width = 0
+    width = np.int64(0)
     for u in range(n):
         width = max(width, indptr[u + 1] - indptr[u])
     return _rows_map(indptr, indices, perm, 0, n, width)
@@ -177,7 +177,7 @@ def bit_bfs(indptr, indices, sources, targets):
                 size += 1
             seen[v] |= bit
             front[v] |= bit
-        level = 0
+        level = np.int64(0)
         _resolve(seen, targets, dist, first, k, level)
         while size > 0:
             level += 1

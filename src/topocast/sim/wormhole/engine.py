@@ -304,17 +304,17 @@ def _simulate_rigid(params, jobs, n_timed, nodes, worms, paths, out):
     active = np.empty(n_worms + 1, np.int64)
     wheel = np.full(WHEEL, -1, np.int64)   # start-ups in progress
     n_pend = 0
-    n_active = 0
+    n_active = np.int64(0)
     busy_nodes = 0          # nodes with a job queued or running or worms queued
     rp = 0
-    last_move = 0
-    last_check = 0
+    last_move = np.int64(0)
+    last_check = np.int64(0)
     flit_moves = 0
     advances = 0
     max_active = 0
     done_worms = 0
     status = OK
-    t = 0
+    t = np.int64(0)
     while t < cycles:
         if stop_idle and rp >= n_timed and n_active == 0 and busy_nodes == 0:
             break
@@ -327,7 +327,7 @@ def _simulate_rigid(params, jobs, n_timed, nodes, worms, paths, out):
             max_active = n_active
         # 3. worms in flight, oldest first (those injected in this cycle, at the end, wait)
         moved_any = False
-        keep = 0
+        keep = np.int64(0)
         for idx in range(before):
             w = active[np.uint64(idx)]
             uw = np.uint64(w)         # (unsigned indices: no test for negative ones)
@@ -394,8 +394,9 @@ def _simulate_rigid(params, jobs, n_timed, nodes, worms, paths, out):
         if due > 0:
             for idx in range(n_active):
                 worm_tail[active[idx]] = worm_pos[active[idx]] - flits + 1
-            found = _knot(t, active, n_active, worm_inject, worm_pos, worm_tail, flits, 1, ej_channels, inter_ej,
-                          path_ptr, path_node, path_arc, path_vc, path_slot, 1, owner, ej_free, num_nodes, dead)
+            one = np.int64(1)  # a variable, not a literal: one compiled _knot for both kernels
+            found = _knot(t, active, n_active, worm_inject, worm_pos, worm_tail, flits, one, ej_channels, inter_ej,
+                          path_ptr, path_node, path_arc, path_vc, path_slot, one, owner, ej_free, num_nodes, dead)
             if due == 1 or found > 0:
                 status = DEADLOCK
                 stats[S_STALL_CYCLE] = _stall_cycle(due, t, last_move, n_active, active, moved_at, dead)
@@ -504,17 +505,17 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net):
     s_last = np.empty(n_train, np.int64)
     free_list = np.arange(cap - 1, -1, -1).astype(np.int64)
     n_free = cap
-    n_active = 0
+    n_active = np.int64(0)
     busy_nodes = 0
     rp = 0
-    last_move = 0
-    last_check = 0
+    last_move = np.int64(0)
+    last_check = np.int64(0)
     flit_moves = 0
     advances = 0
     max_active = 0
     done_worms = 0
     status = OK
-    t = 0
+    t = np.int64(0)
     while t < cycles:
         if stop_idle and rp >= n_timed and n_active == 0 and busy_nodes == 0:
             break
@@ -559,7 +560,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net):
         # 3. worms in flight, oldest first (those injected in this cycle, at the end, wait); each worm's flits
         # front to back
         moved_any = False
-        keep = 0
+        keep = np.int64(0)
         for idx in range(before):
             sl = active[np.uint64(idx)]
             us = np.uint64(sl)        # (unsigned indices: no test for negative ones)
@@ -652,7 +653,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net):
                     if y < 0:
                         # the first flit still at the processor enters the injection channel (one per cycle)
                         if j >= depth:
-                            at = _credit_at(f - depth, 0, pos, hist, credit_delay, hist_len)
+                            at = _credit_at(f - depth, np.int64(0), pos, hist, credit_delay, hist_len)
                             if at > t:
                                 wake = min(wake, at)
                                 break
