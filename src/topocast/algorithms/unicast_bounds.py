@@ -133,27 +133,19 @@ def pair_loads(topology: Topology, routing: str, src, dst, weight, lat: Lattice 
     ``dor`` with ``ties=random`` on a torus: the mean of the routes whose ties all go ``+`` and those whose
     ties all go ``-``, which is the expectation, since a route's hops in one dimension depend on that
     dimension's coin alone (the other coordinates are the source's or the destination's)."""
-    loads = np.zeros(topology.num_arcs)
     if len(src) == 0:
-        return loads
-    if routing == "dor" and ties == "random" and topology.family in WRAP_FAMILIES:
-        ones = np.full(len(src), -1, dtype=np.int64)
-        return sum(0.5 * pair_loads_dor(topology, src, dst, weight, lat, coins) for coins in (ones, ones * 0))
-    if routing == "dor":
-        ptr, _, arc, _ = dor_routes(topology, src, dst, lat=lat)
-    else:
+        return np.zeros(topology.num_arcs)
+    weight = np.asarray(weight, dtype=np.float64)
+    if routing == "minimal":
         ptr, _, arc = minimal_routes(topology, src, dst)
-    w = np.repeat(np.asarray(weight, dtype=np.float64), np.diff(ptr))
-    on = arc >= 0
-    return loads + np.bincount(arc[on], weights=w[on], minlength=topology.num_arcs)
-
-
-def pair_loads_dor(topology: Topology, src, dst, weight, lat: Lattice | None, coins: np.ndarray) -> np.ndarray:
-    """``gamma`` of explicit pairs on the ``dor`` routes with the tie bits ``coins``."""
-    ptr, _, arc, _ = dor_routes(topology, src, dst, lat=lat, coins=coins)
-    w = np.repeat(np.asarray(weight, dtype=np.float64), np.diff(ptr))
-    on = arc >= 0
-    return np.bincount(arc[on], weights=w[on], minlength=topology.num_arcs)
+        return law_loads(topology, ptr, arc, weight)
+    split = ties == "random" and topology.family in WRAP_FAMILIES
+    loads = np.zeros(topology.num_arcs)
+    for bit in ((-1, 0) if split else (-1,)):       # -1: every tie goes +; 0: every tie goes -
+        coins = np.full(len(src), bit, dtype=np.int64)
+        ptr, _, arc, _ = dor_routes(topology, src, dst, lat=lat, coins=coins)
+        loads += law_loads(topology, ptr, arc, weight) / (2 if split else 1)
+    return loads
 
 
 def channel_loads(topology: Topology, routing: str, pattern: str, *, permutation=None, hot_fraction: float = 0.1,
