@@ -9,10 +9,11 @@ path with its tables and word masks.  Small blocks force many blocks, so the sen
 import numpy as np
 import pytest
 
+from frontier_rules import send_bit
 from topocast.algorithms.ej_all_to_all import all_to_all_phases
 from topocast.algorithms.ej_frontier import SECTOR, EJRule, ej_plan, improved_phases, iterative_phases, phase_table
 from topocast.plans.frontier import FrontierPlan, Phase
-from topocast.sim.frontier import FIRST_BAD, RECEIVERS, REDUNDANT, SENDERS, TRANSFERS, receive_word, run_frontier
+from topocast.sim.frontier import FIRST_BAD, RECEIVERS, REDUNDANT, SENDERS, receive_word, run_frontier
 from topocast.topology.eisenstein_jacobi import ej_ring
 
 
@@ -52,21 +53,7 @@ class ReferenceRule:
                         t = v + (child - c) * base ** (n - 1 - i)
                         label = 6 * i + int(ring.child_dir[e])
                         sent = True
-                        stats[TRANSFERS] += 1
-                        label_counts[label] += 1
-                        if record:
-                            rs[nrec], rd[nrec], rl[nrec] = v, t, label
-                            nrec += 1
-                        tw, tb = t >> 6, np.uint64(1) << np.uint64(t & 63)
-                        if not fresh[tw] & tb:
-                            fresh[tw] |= tb
-                            stats[RECEIVERS] += 1
-                        if held[tw] & tb:
-                            stats[REDUNDANT] += 1
-                            if stats[FIRST_BAD] < 0:
-                                stats[FIRST_BAD] = t
-                        else:
-                            held[tw] |= tb
+                        nrec = send_bit(v, t, label, held, fresh, stats, label_counts, record, rs, rd, rl, nrec)
                 stats[SENDERS] += sent
         return nrec
 

@@ -3,9 +3,10 @@
 import numpy as np
 
 import topocast as tc
+from frontier_rules import send_bit
 from topocast.execute import execute
 from topocast.plans.frontier import FrontierPlan, Phase
-from topocast.sim.frontier import FIRST_BAD, RECEIVERS, REDUNDANT, SENDERS, TRANSFERS, run_frontier
+from topocast.sim.frontier import SENDERS, run_frontier
 from topocast.sim.models import Model
 
 
@@ -26,27 +27,8 @@ class RingRule:
                 v = w * 64 + bit
                 stats[SENDERS] += 1
                 for label, offset in arg:
-                    nrec = self._send(v, (v + offset) % self.nodes, label, held, fresh, stats, label_counts,
+                    nrec = send_bit(v, (v + offset) % self.nodes, label, held, fresh, stats, label_counts,
                                       record, rs, rd, rl, nrec)
-        return nrec
-
-    @staticmethod
-    def _send(v, t, label, held, fresh, stats, label_counts, record, rs, rd, rl, nrec):
-        tw, tb = t >> 6, np.uint64(1) << np.uint64(t & 63)
-        stats[TRANSFERS] += 1
-        label_counts[label] += 1
-        if record:
-            rs[nrec], rd[nrec], rl[nrec] = v, t, label
-            nrec += 1
-        if not fresh[tw] & tb:
-            fresh[tw] |= tb
-            stats[RECEIVERS] += 1
-        if held[tw] & tb:
-            stats[REDUNDANT] += 1
-            if stats[FIRST_BAD] < 0:
-                stats[FIRST_BAD] = t
-        else:
-            held[tw] |= tb
         return nrec
 
 

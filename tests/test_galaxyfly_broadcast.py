@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import topocast as tc
+from galaxyfly_reference import ReferencePlan, schedule_transfers
 from topocast.algorithms import galaxyfly_broadcast as gb
 from topocast.algorithms.galaxyfly_broadcast import router_first_schedule, supernode_first_schedule
 from topocast.algorithms.galaxyfly_plan import Plan, halving_tree, spc_tree
@@ -101,91 +102,16 @@ def test_sfata_rfata_deliver_exactly_once(q, n, a, extra_h, data):
         assert v.receipts == topology.num_nodes * (topology.num_nodes - 1)
 
 
-class ReferencePlan:
-    """The algorithms as the paper's loops, one transfer at a time, with plain Python sets.
-
-    A transfer carries what its receiver lacks of what is offered and waits
-    for the transfers that brought those packets to its sender.
-    """
-
-    def __init__(self, topology, root):
-        self.view = supernode_view(topology)
-        self.root = root
-        n = topology.num_nodes
-        self.held = [{r} for r in range(n)]
-        self.brought = [dict() for _ in range(n)]  # packet -> transfer that delivered it
-        self.transfers = []  # (src, dst, carried, after)
-        self.parent, self.order = spc_tree(self.view, root)
-        self.sub = {s: set(self.routers(s)) for s in range(self.view.num_supernodes)}
-        for s in reversed(self.order[1:]):
-            self.sub[int(self.parent[s])] |= self.sub[s]
-
-    def routers(self, s):
-        return list(self.view.routers(s))
-
-    def send(self, u, v, offered):
-        carried = set(offered) - self.held[v]
-        if carried:
-            after = sorted({self.brought[u][p] for p in carried if p in self.brought[u]})
-            for p in carried:
-                self.brought[v][p] = len(self.transfers)
-            self.held[v] |= carried
-            self.transfers.append((u, v, frozenset(carried), after))
-
-    def rpc(self, s, root):
-        for child, parent in halving_tree(self.routers(s), root):
-            self.send(child, parent, set(self.held[child]))
-
-    def rpd(self, s, root, offered):
-        for child, parent in reversed(halving_tree(self.routers(s), root)):
-            self.send(parent, child, offered)
-
-    def gather(self, s):
-        self.rpc(s, s * self.view.a)
-        self.rpd(s, s * self.view.a, set(self.routers(s)))
-
-    def spc(self, router_first):
-        for s in reversed(self.order[1:]):
-            p = int(self.parent[s])
-            exit_router, entry = self.view.router_to(s, p), self.view.router_to(p, s)
-            if not router_first:
-                self.rpc(s, exit_router)
-            self.send(exit_router, entry, self.sub[s])
-            if router_first or p == self.root:
-                self.rpd(p, entry, self.sub[s])
-
-    def spd(self, offered):
-        for s in self.order[1:]:
-            p = int(self.parent[s])
-            entry = self.view.router_to(s, p)
-            self.send(self.view.router_to(p, s), entry, offered)
-            self.rpd(s, entry, offered)
-
-
 def _reference(topology, which, root):
     ref = ReferencePlan(topology, root)
-    everything = set(range(topology.num_nodes))
-    if which == "sfata":
-        ref.gather(root)
-        ref.spc(router_first=False)
-        ref.spd(everything)
-    elif which == "rfata":
-        for s in range(ref.view.num_supernodes):
-            ref.gather(s)
-        ref.spc(router_first=True)
-        ref.spd(everything)
-    elif which == "spc":
+    if which in ("sfata", "rfata"):
+        return ref.run(router_first=which == "rfata")
+    if which == "spc":
         ref.spc(router_first=False)
     elif which == "spd":
         ref.gather(root)
         ref.spd(set(ref.routers(root)))
     return ref.transfers
-
-
-def _transfers(schedule):
-    return [(int(schedule.src[t]), int(schedule.dst[t]), frozenset(schedule.messages_of(t).tolist()),
-             schedule.after_ids[schedule.after_ptr[t]:schedule.after_ptr[t + 1]].tolist())
-            for t in range(schedule.num_transfers)]
 
 
 MAKERS = {"sfata": supernode_first_schedule, "rfata": router_first_schedule, "spc": gb.spc_schedule,
@@ -202,11 +128,11 @@ def test_vectorised_plan_equals_one_transfer_at_a_time(q, n, a, extra_h, data):
     topology = tc.build(f"galaxyfly:n={n},q={q},a={a},h={h}")
     root = data.draw(st.integers(0, n * q - 1))
     for which, make in MAKERS.items():
-        assert _transfers(make(topology, root=root)) == _reference(topology, which, root), which
+        assert schedule_transfers(make(topology, root=root)) == _reference(topology, which, root), which
     ref = ReferencePlan(topology, root)
     local = data.draw(st.integers(0, a - 1))
     ref.rpc(root, root * a + local)
-    assert _transfers(gb.rpc_schedule(topology, supernode=root, router=local)) == ref.transfers
+    assert schedule_transfers(gb.rpc_schedule(topology, supernode=root, router=local)) == ref.transfers
 
 
 def test_plan_refuses_a_batch_that_does_not_commute():

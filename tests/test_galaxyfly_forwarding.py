@@ -9,74 +9,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import topocast as tc
+from galaxyfly_reference import ReferencePlan, schedule_transfers
 from topocast.algorithms.galaxyfly_broadcast import router_first_schedule, supernode_first_schedule
-from topocast.algorithms.galaxyfly_plan import halving_tree, one_packet_per_transfer, spc_tree
+from topocast.algorithms.galaxyfly_plan import one_packet_per_transfer
 from topocast.cli import main
 from topocast.errors import TopocastError
 from topocast.schedule import Schedule
 from topocast.sim.event import run_events
 from topocast.sim.models import CostModel
-from topocast.topology.galaxyfly import supernode_view
 
 MAKERS = {"sfata": supernode_first_schedule, "rfata": router_first_schedule}
-
-
-class Reference:
-    """SFATA / RFATA as the paper's loops with Python sets, one transfer at a time; ``packet``: the RPD that
-    spreads a branch arriving during SPC moves one packet per transfer, packet by packet."""
-
-    def __init__(self, topology, root, packet):
-        self.view = supernode_view(topology)
-        self.root, self.packet = root, packet
-        n = topology.num_nodes
-        self.held = [{r} for r in range(n)]
-        self.brought = [dict() for _ in range(n)]
-        self.transfers = []   # (src, dst, carried, [ids waited for])
-        self.parent, self.order = spc_tree(self.view, root)
-        self.sub = {s: set(self.view.routers(s)) for s in range(self.view.num_supernodes)}
-        for s in reversed(self.order[1:]):
-            self.sub[int(self.parent[s])] |= self.sub[s]
-
-    def send(self, u, v, offered):
-        carried = set(offered) - self.held[v]
-        if carried:
-            after = sorted({self.brought[u][p] for p in carried if p in self.brought[u]})
-            for p in carried:
-                self.brought[v][p] = len(self.transfers)
-            self.held[v] |= carried
-            self.transfers.append((u, v, frozenset(carried), after))
-
-    def rpc(self, s, root):
-        for child, parent in halving_tree(list(self.view.routers(s)), root):
-            self.send(child, parent, set(self.held[child]))
-
-    def rpd(self, s, root, offered, per_packet=False):
-        for part in ([{p} for p in sorted(offered)] if per_packet else [offered]):
-            for child, parent in reversed(halving_tree(list(self.view.routers(s)), root)):
-                self.send(parent, child, part)
-
-    def gather(self, s):
-        self.rpc(s, s * self.view.a)
-        self.rpd(s, s * self.view.a, set(self.view.routers(s)))
-
-    def run(self, router_first):
-        for s in (range(self.view.num_supernodes) if router_first else [self.root]):
-            self.gather(s)
-        for s in reversed(self.order[1:]):
-            p = int(self.parent[s])
-            exit_router, entry = self.view.router_to(s, p), self.view.router_to(p, s)
-            if not router_first:
-                self.rpc(s, exit_router)
-            self.send(exit_router, entry, self.sub[s])
-            if router_first or p == self.root:
-                self.rpd(p, entry, self.sub[s], per_packet=self.packet)
-        everything = set(range(len(self.held)))
-        for s in self.order[1:]:
-            p = int(self.parent[s])
-            entry = self.view.router_to(s, p)
-            self.send(self.view.router_to(p, s), entry, everything)
-            self.rpd(s, entry, everything)
-        return self.transfers
 
 
 def _canonical(transfers):
@@ -84,12 +26,6 @@ def _canonical(transfers):
     independent of how transfers are numbered."""
     key = [(u, v, c) for u, v, c, _ in transfers]
     return Counter((u, v, c, frozenset(key[d] for d in after)) for u, v, c, after in transfers)
-
-
-def _transfers(schedule):
-    return [(int(schedule.src[t]), int(schedule.dst[t]), frozenset(schedule.messages_of(t).tolist()),
-             schedule.after_ids[schedule.after_ptr[t]:schedule.after_ptr[t + 1]].tolist())
-            for t in range(schedule.num_transfers)]
 
 
 @settings(max_examples=30, deadline=None)
@@ -102,8 +38,8 @@ def test_packet_forwarding_equals_the_loops_packet_by_packet(q, n, a, extra_h, w
     topology = tc.build(f"galaxyfly:n={n},q={q},a={a},h={h}")
     root = data.draw(st.integers(0, n * q - 1))
     ours = MAKERS[which](topology, root=root, forwarding="packet")
-    reference = Reference(topology, root, packet=True).run(router_first=which == "rfata")
-    assert _canonical(_transfers(ours)) == _canonical(reference)
+    reference = ReferencePlan(topology, root, packet=True).run(router_first=which == "rfata")
+    assert _canonical(schedule_transfers(ours)) == _canonical(reference)
 
 
 @pytest.mark.parametrize("which", sorted(MAKERS))
@@ -111,7 +47,7 @@ def test_rebuilt_dependencies_equal_the_planners(which):
     """Splitting nothing rebuilds, from where each packet came from, the very dependencies the planner recorded."""
     s = MAKERS[which](tc.build("galaxyfly:n=3,q=5,a=4"), root=7)
     same = one_packet_per_transfer(s, np.zeros(s.num_transfers, dtype=bool))
-    assert _transfers(same) == _transfers(s)
+    assert schedule_transfers(same) == schedule_transfers(s)
 
 
 @pytest.mark.parametrize("spec", ["galaxyfly:n=3,q=5,a=4", "galaxyfly:n=4,q=5,a=5", "galaxyfly:n=3,q=5,a=8",
@@ -136,7 +72,7 @@ def test_block_is_the_default_and_unchanged():
     topology = tc.build("galaxyfly:n=4,q=5,a=4")
     for make in MAKERS.values():
         a, b = make(topology, root=3), make(topology, root=3, forwarding="block")
-        assert _transfers(a) == _transfers(b)
+        assert schedule_transfers(a) == schedule_transfers(b)
         assert np.array_equal(a.range_first, b.range_first) and np.array_equal(a.after_ids, b.after_ids)
 
 
@@ -165,7 +101,8 @@ def test_plans_do_not_depend_on_the_packet_size(make):
     """What the reproduction relies on to plan Table 2 once: only message_bytes differs between sizes."""
     topology = tc.build("galaxyfly:n=3,q=5,a=4")
     small, large = make(topology, 160.0, root=2), make(topology, 1280.0, root=2)
-    assert _transfers(small) == _transfers(large) and (small.message_bytes, large.message_bytes) == (160.0, 1280.0)
+    assert schedule_transfers(small) == schedule_transfers(large)
+    assert (small.message_bytes, large.message_bytes) == (160.0, 1280.0)
 
 
 def test_paper_ordering_appears_only_per_packet():

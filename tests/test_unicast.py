@@ -12,21 +12,13 @@ import numpy as np
 import pytest
 
 import topocast as tc
+from small_networks import SMALL
 from topocast.algorithms import unicast_routing as ur
 from topocast.algorithms.unicast_bounds import channel_loads, dor_uniform_loads, tree_loads
 from topocast.execute import execute
 from topocast.sim.models import Model
 from topocast.sim.wormhole.engine import RouterConfig
 
-#: one small network per family (as tests/test_result_schema.py)
-SMALL = {
-    "ring": "ring:6", "path": "path:5", "mesh": "mesh:4x4", "torus": "torus:4x3", "hypercube": "hypercube:3",
-    "complete": "complete:5", "product": "product:ring:3*ring:4", "ccc": "ccc:3", "ej": "ej:a=1,b=2,n=2",
-    "hdn": "hdn:base=Q2,k=1,s=1", "rdn": "rdn:base=Q1,k=2", "dualcube": "dualcube:3", "galaxy": "galaxy:n=3,q=3",
-    "galaxyfly": "galaxyfly:n=3,q=3,a=2", "dragonfly": "dragonfly:g=3,a=2", "gft": "gft:h=2,m=2,w=2",
-    "butterfly": "butterfly:n=3,d=2", "omega": "omega:n=3,d=2", "baseline": "baseline:n=3,d=2",
-    "benes": "benes:n=3,d=2", "butterfly-butterfly": "butterfly-butterfly:n=3", "clos": "clos:n=2,m=3,r=4",
-}
 GRAPHS = ["ring:7", "ring:2", "path:5", "mesh:3x4", "torus:3x4", "torus:2x3", "hypercube:3", "ccc:3",
           "dragonfly:g=4,a=3", "galaxyfly:n=3,q=3,a=2", "butterfly:n=3,d=2", "complete:5", "gft:h=2,m=2,w=2",
           "ej:a=1,b=2,n=1"]
