@@ -59,6 +59,7 @@ BENCHMARKS = (
     Benchmark("hdn", ()),
     Benchmark("ej_broadcast", ()),
     Benchmark("sweep", ()),
+    Benchmark("reproduce", ("--full",), ("--runs", "1", "--fresh-runs", "0")),
 )
 
 

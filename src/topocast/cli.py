@@ -456,11 +456,13 @@ def reproduce(
     from .progress import Progress
     from .render import render_report
     from .report_html import summary_lines, write_run
+    from .reproduction import reproduce as run_reproductions
 
     if not isinstance(name, str) or not name.strip():
         raise TopocastError("reproduction: give a name from 'topocast list' or 'all'")
     names = registry.names("experiment") if name == "all" else [name]
-    experiments = [registry.experiment(n) for n in names]
+    for n in names:
+        registry.experiment(n)
     from .sweep import check_workers, set_defaults
 
     set_defaults(scheduler=scheduler, workers=check_workers(workers))
@@ -468,14 +470,13 @@ def reproduce(
     where = out if not as_json else err  # with --json, stdout holds the JSON only
     where.print(f"results: writing to {out_dir.absolute()}{os.sep}", markup=False)
     progress = Progress(enabled=not as_json and sys.stderr.isatty())
-    reports = []
-    for exp in experiments:
-        report = exp.run(quick=quick, out=out_dir, progress=progress).attach_coverage()
-        report.write(out_dir)
-        reports.append(report)
+
+    def show(report) -> None:
         if not as_json:
             render_report(report, out)
             out.print(report.summary_line(), markup=False)
+
+    reports = run_reproductions(names, quick, out_dir, progress, done=show)
     files = write_run(reports, out_dir, quick=quick)
     if as_json:
         _dump(reports[0].as_json() if len(reports) == 1 else [r.as_json() for r in reports])

@@ -200,12 +200,18 @@ class Algorithm:
 
 @dataclass(frozen=True)
 class Experiment:
-    """A paper reproduction: ``run(quick, out, progress) -> Report``."""
+    """A paper reproduction: ``run(quick, out, progress) -> Report``.
+
+    ``weight``: its cost relative to the others (about the seconds of a
+    ``--quick`` run on a fresh install), so that reproductions run side by
+    side start with the costliest.
+    """
 
     name: str
     run: Callable[..., Any]
     doc: str
     paper: str = ""
+    weight: float = 1.0
 
 
 @dataclass

@@ -74,6 +74,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
+from ..sim.heap import grow
 from ..topology.core import Topology
 from ..topology.kernels import bfs_from_set
 
@@ -289,9 +290,8 @@ def _walks(indptr, indices, n, tptr, tnodes, gptr, gmsg, start):
     m = len(start)
     off = np.zeros(m, np.int64)
     length = np.zeros(m, np.int64)
-    cap = max(16, 4 * m)
-    nodes = np.empty(cap, np.int64)
-    arcs = np.empty(cap, np.int64)
+    nodes = np.empty(max(16, 4 * m), np.int64)
+    arcs = np.empty(max(16, 4 * m), np.int64)
     pos = 0
     dist = np.full(n, -1, np.int64)
     queue = np.empty(n, np.int64)
@@ -303,14 +303,8 @@ def _walks(indptr, indices, n, tptr, tnodes, gptr, gmsg, start):
             if dist[x] < 0:
                 return off, length, nodes, arcs, i
             need = dist[x] + 1
-            if pos + need > cap:
-                cap = max(2 * cap, pos + need)
-                grown = np.empty(cap, np.int64)
-                grown[:pos] = nodes[:pos]
-                nodes = grown
-                grown = np.empty(cap, np.int64)
-                grown[:pos] = arcs[:pos]
-                arcs = grown
+            nodes = grow(nodes, pos + need - 1)
+            arcs = grow(arcs, pos + need - 1)
             off[i] = pos
             length[i] = need
             nodes[pos] = x

@@ -71,7 +71,10 @@ def _flood(indptr, indices, channel, held, startup, per_byte, per_hop, chunk_byt
     """The flooding greedy for broadcast and all-gather (every node needs every chunk)."""
     n, words = held.shape
     known = held.copy()
-    link_free = np.zeros(channel.max() + 1 if len(channel) else 1)
+    top = 0
+    for a in range(len(channel)):       # (a loop: numba's array max costs a second of compilation)
+        top = max(top, channel[a])
+    link_free = np.zeros(top + 1)
     node_send = np.zeros(n)
     node_recv = np.zeros(n)
     pending = np.full(n, _INF)

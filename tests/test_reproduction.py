@@ -1,0 +1,52 @@
+"""Reproductions run side by side (quick, several, more than one core) give what one after another gives."""
+
+from __future__ import annotations
+
+import pytest
+
+from topocast.reproduction import reproduce, side_by_side
+from topocast.sweep import set_defaults
+
+
+@pytest.fixture
+def defaults():
+    yield set_defaults
+    set_defaults()
+
+
+@pytest.mark.parametrize("count,quick,workers,scheduler,expected", [
+    (7, True, 2, None, 2),
+    (7, True, 3, None, 3),
+    (2, True, 4, None, 2),          # no more processes than reproductions
+    (1, True, 2, None, 1),          # one reproduction: here
+    (7, False, 2, None, 1),         # full size: one after another, each spreads its own points
+    (7, True, 1, None, 1),
+    (7, True, None, "tcp://127.0.0.1:1", 1),   # a remote cluster gets points, not reproductions
+])
+def test_side_by_side_rule(defaults, count, quick, workers, scheduler, expected):
+    defaults(scheduler=scheduler, workers=workers)
+    assert side_by_side(count, quick) == expected
+
+
+def _tables(report) -> list:
+    """The report's tables without their notes (which carry wall-clock timings)."""
+    return [{k: v for k, v in t.as_json().items() if k != "notes"} for t in report.tables]
+
+
+def test_side_by_side_reports_equal_sequential(defaults, tmp_path):
+    names = ["fattree", "classic"]
+    defaults(workers=1)
+    alone = reproduce(names, True, tmp_path / "one", None)
+    defaults(workers=2)
+    seen = []
+    both = reproduce(names, True, tmp_path / "two", None, done=seen.append)
+    assert [r.name for r in both] == names == [r.name for r in seen]
+    for a, b in zip(alone, both, strict=True):
+        assert _tables(a) == _tables(b)
+        assert [c.as_json() for c in a.claims] == [c.as_json() for c in b.claims]
+        assert a.summary_line() == b.summary_line()
+    one = sorted(p.name for p in (tmp_path / "one").iterdir())
+    assert one and one == sorted(p.name for p in (tmp_path / "two").iterdir())
+    for name in one:
+        if name.endswith(".csv"):
+            assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
