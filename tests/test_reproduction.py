@@ -50,3 +50,39 @@ def test_side_by_side_reports_equal_sequential(defaults, tmp_path):
     for name in one:
         if name.endswith(".csv"):
             assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+
+
+def _sleepy(quick, out, progress):
+    import time
+
+    time.sleep(60)
+
+
+def _broken(quick, out, progress):
+    from topocast.errors import TopocastError
+
+    raise TopocastError("broken: on purpose")
+
+
+@pytest.fixture
+def test_experiments():
+    from topocast import registry
+
+    added = [registry.register_experiment(registry.Experiment(name, run, "a test reproduction", weight=weight))
+             for name, run, weight in (("test-sleepy", _sleepy, 2.0), ("test-broken", _broken, 1.0))]
+    yield [e.name for e in added]
+    for e in added:
+        registry._REG.experiments.pop(e.name)
+
+
+def test_an_error_side_by_side_ends_the_run_at_once(defaults, test_experiments, tmp_path):
+    """The broken reproduction's error comes back at once; the other process is ended, not waited for."""
+    import time
+
+    from topocast.errors import TopocastError
+
+    defaults(workers=2)
+    start = time.perf_counter()
+    with pytest.raises(TopocastError, match="broken: on purpose"):
+        reproduce(test_experiments, True, tmp_path, None)
+    assert time.perf_counter() - start < 20

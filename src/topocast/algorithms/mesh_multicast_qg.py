@@ -252,6 +252,16 @@ def _partition_nb(points, lo, hi):
 
 
 @nb.njit(cache=True)
+def _rows_nb(table, rows, k):
+    """``table[rows[:k]]`` (a loop: numba's fancy indexing costs a second of compilation)."""
+    out = np.empty((k, table.shape[1]), dtype=table.dtype)
+    for r in range(k):
+        for c in range(table.shape[1]):
+            out[r, c] = table[rows[r], c]
+    return out
+
+
+@nb.njit(cache=True)
 def _groups_nb(ptr, ids, src, coords, threshold, group, leader, count):
     """Final groups of every multicast: ``group[s]`` numbers slot ``s``'s group within its multicast in the
     order of :func:`qualified_groups`, ``leader[s]`` marks each group's nearest destination; ``count[m]``
@@ -263,7 +273,7 @@ def _groups_nb(ptr, ids, src, coords, threshold, group, leader, count):
             count[m] = 0
             continue
         nodes = ids[lo:lo + k]
-        points = coords[nodes]
+        points = _rows_nb(coords, nodes, k)
         s = coords[src[m]]
         blo, bhi = _box_nb(points)
         for i in range(len(s)):
@@ -292,12 +302,18 @@ def _groups_nb(ptr, ids, src, coords, threshold, group, leader, count):
         made = 0
         for g in range(nprim):
             qp = abs(weight[g] - average) / average if average > 0 else 0.0
-            members = np.flatnonzero(prim == g)
+            members = np.empty(size[g], dtype=np.int64)
+            j = 0
+            for r in range(k):
+                if prim[r] == g:
+                    members[j] = r
+                    j += 1
             if qp <= threshold or size[g] == 1:
-                final[members] = made
+                for j in range(len(members)):
+                    final[members[j]] = made
                 made += 1
             else:
-                sub_points = points[members]
+                sub_points = _rows_nb(points, members, len(members))
                 slo, shi = _box_nb(sub_points)
                 sub, nsub = _partition_nb(sub_points, slo, shi)
                 for j in range(len(members)):
