@@ -1,7 +1,7 @@
 """Validation of the flit-level wormhole engine against BookSim2's figures, config by config.
 
-    python benchmarks/booksim_validation.py            # every config, 5 seeds, writes the figure (4-6 min, 2 cores)
-    python benchmarks/booksim_validation.py --quick    # two configs, loads up to 70 % of saturation, 2 seeds (~10 s)
+    python benchmarks/booksim_validation.py            # every config, 5 seeds, writes the figure (2.5 min, 2 cores)
+    python benchmarks/booksim_validation.py --quick    # three readings, loads up to 70 % of saturation, 2 seeds (~20 s)
     python benchmarks/booksim_validation.py --only mesh16_3cyc_buf5 --jobs 1
     python benchmarks/booksim_validation.py --figures PATH   # also write the figures as JSON rows
 
@@ -19,9 +19,14 @@ interval over our seeds, the relative difference, and whether it is
 within 5 %.  The latency criterion applies up to 70 % of BookSim's
 saturation throughput.  On the torus it also runs the same traffic on
 BookSim's own ``dim_order_torus`` routes (``ties=random vc_scheme=ring``),
-and the 5-flit torus configs once more without the credit delay; then it
-sets BookSim's runs with ``wait_for_tail_credit=1`` (in the reference
-file) beside its default and ours.
+and the 5-flit torus configs once more without the credit delay.  Every
+reading runs twice, with the router's ``vc_release=tail-left`` (a VC is
+the worm's until its tail has left the buffer, the default) and
+``tail-sent`` (free once the tail has been sent into it: BookSim's own
+rule, ``wait_for_tail_credit=0``); BookSim's default figures are the
+comparison for both.  Then it sets BookSim's runs with
+``wait_for_tail_credit=1`` (in the reference file) beside its default and
+ours.
 
 Saturation throughput, one rule for both simulators: the mean accepted
 rate (flits/node/cycle) over the offered loads of BookSim's throughput-mode
@@ -31,9 +36,9 @@ are runs at the same offered loads and seed counts (accepted traffic:
 messages finished after the warm-up, per node per cycle).
 
 The figure (``docs/figures/booksim_validation.svg``, full mode only, or
-``--figure PATH``) has one panel per config with both latency curves and
-both saturation throughputs.  Progress goes to stderr; files are written
-atomically.
+``--figure PATH``) has one panel per reading with BookSim's latency curve
+and ours under both VC release rules, and the three saturation
+throughputs.  Progress goes to stderr; files are written atomically.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from figures import Figures, add_argument
@@ -59,7 +64,8 @@ FIGURE = HERE.parent / "docs" / "figures" / "booksim_validation.svg"
 CYCLES = 20000
 SEEDS = 5
 #: --quick runs these (case names), and only the first has targets in the figures for benchmarks/run_all.py
-QUICK = ("mesh16_3cyc_buf5", "torus8_3cyc_buf8 (BookSim routes)")
+QUICK = ("mesh16_3cyc_buf5", "mesh16_3cyc_buf5 (tail-sent)", "torus8_3cyc_buf8 (BookSim routes)")
+RELEASES = ("tail-left", "tail-sent")
 
 
 @dataclass(frozen=True)
@@ -70,7 +76,7 @@ class Case:
     way at distance ``k/2``, VC 1 from the wrap-around arc on); ``booksim`` (torus only) runs the same
     traffic on BookSim2's ``dim_order_torus`` routes (:func:`booksim_torus_routes`), built here.
     ``credit``: ``loop`` sets ``credit_delay`` from BookSim's credit loop where it stretches a lone packet
-    (:func:`options`), ``none`` sets it to 0.
+    (:func:`options`), ``none`` sets it to 0.  ``release``: the router's ``vc_release``.
     """
 
     key: str
@@ -79,12 +85,19 @@ class Case:
     buffer: int
     routes: str = "topocast"
     credit: str = "loop"
+    release: str = "tail-left"
 
     @property
     def name(self) -> str:
         extra = [x for x, on in (("BookSim routes", self.routes == "booksim"),
-                                 ("credit_delay 0", self.credit == "none")) if on]
+                                 ("credit_delay 0", self.credit == "none"),
+                                 ("tail-sent", self.release == "tail-sent")) if on]
         return self.key + (f" ({', '.join(extra)})" if extra else "")
+
+    @property
+    def reading(self) -> str:
+        """The name of the tail-left twin: the panel of the figure this case is drawn in."""
+        return replace(self, release="tail-left").name
 
 
 def options(case: Case) -> dict:
@@ -108,32 +121,45 @@ def options(case: Case) -> dict:
     BookSim's torus routes (``case.routes == "booksim"``): ``ties=random``
     (a fair coin at distance ``k/2``) and ``vc_scheme=ring`` (one VC per
     ring, 1 when the destination's coordinate is below the source's), the
-    class rule of its ``dim_order_torus`` routing.
+    class rule of its ``dim_order_torus`` routing.  ``vc_release=tail-sent``
+    for the readings with BookSim's own VC reuse rule.
     """
     link = 1 if case.spec.startswith("mesh") else 2
     loop = 2 * link + 3
     credit = link + 3 if (case.credit == "loop" and case.buffer < loop) else 0
     routes = {"ties": "random", "vc_scheme": "ring"} if case.routes == "booksim" else {}
+    release = {"vc_release": case.release} if case.release != "tail-left" else {}
     return {"routing": "dor", "traffic": "uniform", **routes, "flits": 32, "buffer_depth": case.buffer,
             "router_delay": 2 if case.router == "3-cycle" else 4, "link_latency": link, "credit_delay": credit,
-            "startup": 2, "injection_channels": 1, "ejection_channels": 1}
+            "startup": 2, "injection_channels": 1, "ejection_channels": 1, **release}
 
 
 def cases(reference: dict) -> list[Case]:
     """Every config of the reference file; on the torus also with BookSim's routes, and the buffer-5 torus
-    configs with BookSim's routes and no credit delay."""
+    configs with BookSim's routes and no credit delay; each reading under both VC release rules."""
     out = []
     for key, cfg in reference["configs"].items():
         spec = "mesh:16x16" if cfg["topology"].startswith("mesh") else "torus:8x8"
-        base = Case(key, spec, cfg["router"], cfg["vc_buf_size"])
-        out.append(base)
-        if spec.startswith("torus"):
-            out.append(Case(key, spec, base.router, base.buffer, routes="booksim"))
-            if base.buffer < 7:
-                out.append(Case(key, spec, base.router, base.buffer, routes="booksim", credit="none"))
+        for release in RELEASES:
+            base = Case(key, spec, cfg["router"], cfg["vc_buf_size"], release=release)
+            out.append(base)
+            if spec.startswith("torus"):
+                out.append(replace(base, routes="booksim"))
+                if base.buffer < 7:
+                    out.append(replace(base, routes="booksim", credit="none"))
     order = {"mesh16_3cyc": 0, "torus8_3cyc": 1, "mesh16": 2, "torus8": 3}
     return sorted(out, key=lambda c: (order[c.key.rsplit("_buf", 1)[0]], c.buffer, c.routes != "topocast",
-                                      c.credit != "loop"))
+                                      c.credit != "loop", c.release != "tail-left"))
+
+
+def release_reaches_the_router() -> bool:
+    """Whether the ``unicast`` algorithm hands ``vc_release`` to its router (the tail-sent readings need it)."""
+    from topocast import registry
+    from topocast.api import resolve_params
+
+    algorithm = registry.algorithm("unicast")
+    model = algorithm.model(resolve_params(algorithm, {"vc_release": "tail-sent"}))
+    return model.router.vc_release == "tail-sent"
 
 
 def booksim_latency(point: dict) -> tuple[float | None, int, int]:
@@ -354,8 +380,13 @@ def summary(tables: dict, out=sys.stdout) -> None:
               f"{res['ours_sat']:.4f} ({100 * res['sat_diff']:+.1f} %) | {verdict} |", file=out)
 
 
+#: the colour and label of each VC release rule in the figure
+STYLE = {"tail-left": ("tab:blue", "topocast, tail-left"), "tail-sent": ("tab:green", "topocast, tail-sent")}
+
+
 def draw(tables: dict, path: Path) -> None:
-    """One panel per config: BookSim's and topocast's latency against offered load, saturation marked."""
+    """One panel per reading: BookSim's latency and ours under each VC release rule against offered load,
+    saturation throughputs marked."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -363,35 +394,20 @@ def draw(tables: dict, path: Path) -> None:
 
     plt.rcParams["svg.hashsalt"] = "topocast-booksim"  # the same file for the same figures
     plt.rcParams["svg.fonttype"] = "none"  # text as text: a smaller file
-    names = list(tables)
+    panels: dict[str, list[dict]] = {}
+    for res in tables.values():
+        panels.setdefault(res["case"].reading, []).append(res)
     cols = 4
-    rows = -(-len(names) // cols)
+    rows = -(-len(panels) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4.0 * cols, 3.2 * rows), squeeze=False)
-    for ax, name in zip(axes.flat, names, strict=False):
-        res = tables[name]
-        pts = [r for r in res["rows"] if r.bs is not None]
-        zero = min([r.bs for r in pts] + [r.ours for r in res["rows"]] or [50])
-        top = 4 * min(r.bs for r in pts) if pts else 4 * zero
-        bs_ci = [r.bs_ci if r.bs_ci == r.bs_ci else 0.0 for r in pts]  # NaN (one stable seed): no bar
-        ax.errorbar([r.load for r in pts], [r.bs for r in pts], yerr=bs_ci, fmt="o", ms=3.5, lw=0.8,
-                    color="tab:orange", label="BookSim2 ± 95 %")
-        ours = [r for r in res["rows"] if not r.saturated]
-        ax.errorbar([r.load for r in ours], [r.ours for r in ours], yerr=[r.ci for r in ours], fmt="-",
-                    lw=1.2, color="tab:blue", label="topocast ± 95 %")
-        ax.axvline(res["bs_sat"], color="tab:orange", ls="--", lw=0.9)
-        ax.axvline(res["ours_sat"], color="tab:blue", ls=":", lw=0.9)
-        ax.axvspan(0, res["cutoff"], color="0.92", zorder=0)
-        ax.set_ylim(0.9 * zero, top)
-        ax.set_xlim(0, max(res["bs_sat"], res["ours_sat"]) * 1.08)
-        ax.set_title(name, fontsize=9)
-        ax.set_xlabel("offered load (flits/node/cycle)", fontsize=8)
-        ax.set_ylabel("packet latency (cycles)", fontsize=8)
-        ax.tick_params(labelsize=7)
-    for ax in list(axes.flat)[len(names):]:
+    for ax, (name, group) in zip(axes.flat, panels.items(), strict=False):
+        _panel(ax, name, group)
+    for ax in list(axes.flat)[len(panels):]:
         ax.axis("off")
     axes.flat[0].legend(fontsize=7, loc="upper left")
-    fig.suptitle("Latency against offered load, BookSim2 (mean of its stable seeds) and topocast (5 seeds); dashed: "
-                 "saturation throughput (BookSim orange, topocast blue); grey: up to 70 % of BookSim's", fontsize=9)
+    fig.suptitle("Latency against offered load, BookSim2 (mean of its stable seeds) and topocast (5 seeds) under "
+                 "either VC release rule; saturation throughput dashed (BookSim) and dotted (topocast); grey: up to "
+                 "70 % of BookSim's", fontsize=9)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     path.parent.mkdir(parents=True, exist_ok=True)
     kind = path.suffix.lstrip(".") or "svg"
@@ -400,6 +416,31 @@ def draw(tables: dict, path: Path) -> None:
     plt.close(fig)
     os.chmod(tmp.name, 0o644)
     os.replace(tmp.name, path)
+
+
+def _panel(ax, name: str, group: list[dict]) -> None:
+    """One reading: BookSim's curve (from the first of ``group``) and each VC release rule's."""
+    first = group[0]
+    pts = [r for r in first["rows"] if r.bs is not None]
+    zero = min([r.bs for r in pts] + [r.ours for res in group for r in res["rows"]] or [50])
+    top = 4 * min(r.bs for r in pts) if pts else 4 * zero
+    bs_ci = [r.bs_ci if r.bs_ci == r.bs_ci else 0.0 for r in pts]  # NaN (one stable seed): no bar
+    ax.errorbar([r.load for r in pts], [r.bs for r in pts], yerr=bs_ci, fmt="o", ms=3.5, lw=0.8,
+                color="tab:orange", label="BookSim2 ± 95 %")
+    ax.axvline(first["bs_sat"], color="tab:orange", ls="--", lw=0.9)
+    for res in group:
+        colour, label = STYLE[res["case"].release]
+        ours = [r for r in res["rows"] if not r.saturated]
+        ax.errorbar([r.load for r in ours], [r.ours for r in ours], yerr=[r.ci for r in ours], fmt="-",
+                    lw=1.2, color=colour, label=f"{label} ± 95 %")
+        ax.axvline(res["ours_sat"], color=colour, ls=":", lw=0.9)
+    ax.axvspan(0, first["cutoff"], color="0.92", zorder=0)
+    ax.set_ylim(0.9 * zero, top)
+    ax.set_xlim(0, max([first["bs_sat"]] + [res["ours_sat"] for res in group]) * 1.08)
+    ax.set_title(name, fontsize=9)
+    ax.set_xlabel("offered load (flits/node/cycle)", fontsize=8)
+    ax.set_ylabel("packet latency (cycles)", fontsize=8)
+    ax.tick_params(labelsize=7)
 
 
 def write_json(path: Path, tables: dict, meta: dict) -> None:
@@ -434,6 +475,9 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [c for c in every if (c.key in args.only if args.only else (not args.quick or c.name in QUICK))]
     if not chosen:
         parser.error(f"--only: no such config (known: {', '.join(sorted(reference['configs']))})")
+    if any(c.release == "tail-sent" for c in chosen) and not release_reaches_the_router():
+        parser.error("the unicast algorithm does not pass vc_release to its router: the tail-sent readings would "
+                     "be tail-left runs")
     jobs, layout = plan(reference, chosen, args.quick, args.cycles)
     # the heaviest first, so the pool's tail is short
     jobs.sort(key=lambda j: -(j[1] * (4 if j[0].spec.startswith("mesh") else 1)))

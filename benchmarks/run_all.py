@@ -52,7 +52,8 @@ BENCHMARKS = (
     Benchmark("generic_broadcast", (), ("--spec", "torus:32x32x32")),
     Benchmark("fattree", (), ("--h", "2", "--m", "4", "--w", "4", "--rls-n", "8")),
     Benchmark("wormhole", (), ("--small",)),
-    # the whole validation (16 configs, ~7 min) runs by hand: python benchmarks/booksim_validation.py
+    # the whole validation (16 readings, each under both VC-release rules, 3-6 min) runs by hand:
+    # python benchmarks/booksim_validation.py
     Benchmark("booksim_validation", ("--quick",), ("--quick",)),
     Benchmark("galaxyfly", ()),
     Benchmark("synthesis", (), ("classic",)),

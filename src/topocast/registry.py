@@ -202,9 +202,10 @@ class Algorithm:
 class Experiment:
     """A paper reproduction: ``run(quick, out, progress) -> Report``.
 
-    ``weight``: its cost relative to the others (about the seconds of a
-    ``--quick`` run on a fresh install), so that reproductions run side by
-    side start with the costliest.
+    ``weight``: its cost relative to the others (about the seconds of its
+    ``--quick`` run in a worker process on a fresh install, first-use
+    compilation included), so that reproductions run side by side start
+    with the costliest.
     """
 
     name: str

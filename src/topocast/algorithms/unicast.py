@@ -65,6 +65,7 @@ from .unicast_traffic import (
     pattern_permutation,
 )
 from .worm_traffic import poisson_arrivals, window
+from .wormhole_router import NETWORK_KEYS
 from .wormhole_router import NETWORK_PARAMS as ROUTER_NETWORK_PARAMS
 
 NAME = "unicast"
@@ -99,8 +100,8 @@ RUN_PARAMS: tuple[Param, ...] = (
             if p.name not in ("worms_per_startup", "intermediate_ejection") and p.name not in _NETWORK_NAMES)
     + NETWORK_PARAMS
 )
-ROUTER_FIELDS = ("startup", "flits", "injection_channels", "ejection_channels", "watchdog",
-                 "buffer_depth", "router_delay", "link_latency", "credit_delay")
+ROUTER_FIELDS = ("startup", "flits", "injection_channels", "ejection_channels", "watchdog") + tuple(
+    k for k in NETWORK_KEYS if k != "vcs")
 
 
 def router_config(params: dict, vcs: int | None) -> RouterConfig:

@@ -159,7 +159,7 @@ def dor_hops(lat: Lattice, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     return hops
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _dor_leg(x, t, dims, strides, wrap, table, pos, node, arc, vc, dateline, base_vc, coins, ring_class):
     """Write the dimension-ordered hops from ``x`` to ``t`` at ``pos`` on; return the next position.
 

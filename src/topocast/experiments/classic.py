@@ -120,4 +120,4 @@ def run_classic(quick: bool = True, out: Path | None = None, progress: Progress 
 register_experiment(Experiment("classic", run_classic,
                                "classic collectives: simulated cost against the textbook closed forms",
                                paper="Grama, Gupta, Karypis, Kumar: Introduction to Parallel Computing, ch. 4",
-                               weight=5.5))
+                               weight=2.6))

@@ -462,4 +462,4 @@ def _figure22(fig22: dict, path: Path):
 
 
 register_experiment(Experiment("ej", run_ej, "EJ networks: Tables 1-3, section 5 example, Figures 15-22, "
-                               "three-phase all-to-all", paper=PAPER, weight=7.6))
+                               "three-phase all-to-all", paper=PAPER, weight=4.4))

@@ -605,4 +605,4 @@ def run_fattree(quick: bool = True, out: Path | None = None, progress: Progress 
 register_experiment(Experiment(
     "fattree", run_fattree,
     "fat trees, MINs and Clos: LLS/CLS all-to-all personalized exchange by Latin squares",
-    paper=PAPER, weight=4.7))
+    paper=PAPER, weight=1.2))

@@ -809,4 +809,4 @@ def run_galaxyfly(quick: bool = True, out: Path | None = None, progress: Progres
 
 register_experiment(Experiment("galaxyfly", run_galaxyfly,
                                "Galaxyfly all-to-all broadcast (SFATA, RFATA, A2A on Dragonfly): Tables 2-6",
-                               paper=PAPER, weight=7.3))
+                               paper=PAPER, weight=5.4))

@@ -643,4 +643,4 @@ def run(quick: bool = False, out: Path | None = None, progress: Progress | None 
 
 register_experiment(Experiment(NAME, run, "Galaxyfly vs Dragonfly of equal router count: unicast latency-throughput "
                                "curves, minimal and Valiant routing, uniform and group-shift traffic", paper=PAPER,
-                               weight=13.4))
+                               weight=7.6))

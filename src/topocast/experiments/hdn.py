@@ -667,4 +667,4 @@ register_experiment(Experiment(
     "hdn", run_hdn,
     "Hierarchical dual-nets: Tables 1-3, Theorems 1-3 against measured values, bisection, routing example",
     paper="Li, Peng, Chu: Hierarchical Dual-Net, a Flexible Interconnection Network and its Routing Algorithm",
-    weight=8.6))
+    weight=7.2))

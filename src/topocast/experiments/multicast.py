@@ -651,4 +651,4 @@ def run(quick: bool = False, out: Path | None = None, progress: Progress | None 
     return report
 
 
-register_experiment(Experiment("multicast", run, __doc__.split("\n\n")[0], paper=PAPER, weight=13.6))
+register_experiment(Experiment("multicast", run, __doc__.split("\n\n")[0], paper=PAPER, weight=10.6))

@@ -72,7 +72,7 @@ def _flood(indptr, indices, channel, held, startup, per_byte, per_hop, chunk_byt
     n, words = held.shape
     known = held.copy()
     top = 0
-    for a in range(len(channel)):       # (a loop: numba's array max costs a second of compilation)
+    for a in range(len(channel)):       # (loops, here and for the makespan: numba's array max compiles slowly)
         top = max(top, channel[a])
     link_free = np.zeros(top + 1)
     node_send = np.zeros(n)
@@ -206,7 +206,9 @@ def _flood(indptr, indices, channel, held, startup, per_byte, per_hop, chunk_byt
             pending[u] = retry
             hkey, hitem = push(hkey, hitem, hsize, retry, _WAKE, u)
             hsize += 1
-    makespan = tf[:nt, _END].max() if nt else 0.0
+    makespan = 0.0
+    for k in range(nt):
+        makespan = max(makespan, tf[k, _END])
     return (ti[:nt, _SRC].copy(), ti[:nt, _DST].copy(), tf[:nt, _START].copy(), tp[:nt + 1].copy(),
             rr[:tp[nt], 0].copy(), rr[:tp[nt], 1].copy(), makespan)
 

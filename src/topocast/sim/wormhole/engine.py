@@ -14,14 +14,28 @@ with every option's units and default.
   nodes and arcs (any topology: the plan names the arcs), using on hop
   ``k`` the VC ``path_vc[k]`` of the plan (VC 0 when the plan has none).
   The header *allocates* the next VC when nobody holds it (and, at a
-  destination, an ejection channel); the VC stays the worm's until its
-  tail leaves that buffer (wormhole: no other worm's flits in between).
-  Data flits follow under credit flow control: a flit may be sent into a
-  buffer only when one of the buffer's ``buffer_depth`` slots is free, and
-  a slot freed in cycle ``t`` is visible upstream from cycle
-  ``t + credit_delay`` (``credit_delay = 0``: the slot can take a flit in
-  the very cycle it empties, flow-through).  A VC released in cycle ``t``
-  can be allocated again from cycle ``t + 1 + credit_delay``.
+  destination, an ejection channel); the VC stays the worm's until it is
+  released (``vc_release``, below).  Data flits follow under credit flow
+  control: a flit may be sent into a buffer only when one of the buffer's
+  ``buffer_depth`` slots is free, and a slot freed in cycle ``t`` is
+  visible upstream from cycle ``t + credit_delay`` (``credit_delay = 0``:
+  the slot can take a flit in the very cycle it empties, flow-through).
+* VC release.  ``tail-left`` (default): the VC is released in the cycle
+  ``t`` the owner's tail leaves its buffer (no other worm's flits ever
+  share a buffer) and can be allocated again from ``t + 1 +
+  credit_delay``.  ``tail-sent`` (BookSim2's default,
+  ``wait_for_tail_credit = 0``): it is released in the cycle ``t`` the
+  tail is sent into it and can be allocated from ``t + 1`` (the credit
+  delay applies to the slots, not to the VC), so a buffer holds the flits
+  of several worms one after the other, first in first out.  Its slots
+  are the VC's: any flit, the header too, may be sent in only while fewer
+  than ``buffer_depth`` flits occupy it (sent in and not yet credited
+  back).  A header behind another worm's flits leaves only after all of
+  them, and its ``router_delay`` starts when it comes to the front: it
+  may leave from cycle ``max(arrival, departure of the flit ahead) + 1 +
+  router_delay``.  It still takes an ejection channel when it is sent
+  into its destination's buffer; the injection channels are unchanged.
+  A worm alone moves the same way under both rules.
 * A physical link carries at most one flit per cycle, whatever VC it
   belongs to; flits take ``link_latency`` cycles to cross it (sent in cycle
   ``t``, in the buffer at the end of cycle ``t + link_latency - 1``, able to
@@ -39,7 +53,8 @@ with every option's units and default.
   With one VC per link the flit-level path moves only the header cycle by
   cycle and computes the other flits' departures from the header's (they
   meet no other worm), with several it moves every flit; both give the same
-  trace too (tested).
+  trace too (tested).  With ``tail-sent`` flits behind a header can meet
+  another worm's, so it always runs flit by flit.
 * Path-based multidestination worms: at each destination on its path the
   router copies every flit into an ejection channel as it passes; that
   destination has the whole message when the tail passes.
@@ -67,8 +82,10 @@ with every option's units and default.
   ``prep + startup + h + L``.  :func:`lone_tail_time` also gives the time
   the tail passes an intermediate destination of a multidestination worm.
 * Arbitration: each cycle the worms in flight move in order of injection
-  (oldest first), each worm's flits front to back; a VC released in cycle
-  ``t`` is free from ``t + 1 + credit_delay``.
+  (oldest first), each worm's flits front to back, every move seen at once
+  by those that follow (a slot a flit frees with ``credit_delay = 0`` can
+  take a flit of a younger worm in the same cycle, of an older one from
+  the next).
 * Deadlock watchdog, global and partial: every ``watchdog`` cycles, if some
   worm in flight has not moved for ``watchdog`` cycles, the engine looks for
   a *knot*: a set of blocked worms whose headers each wait for a VC owned
@@ -81,7 +98,13 @@ with every option's units and default.
   one wait-for cycle (``u->v`` for a link, with ``/vc k`` when the router
   has more than one VC, ``eject@x`` for the ejection channels of node
   ``x``).  ``watchdog`` must be at least ``router_delay + link_latency +
-  credit_delay`` (the longest a moving network can stay still).
+  credit_delay`` (the longest a moving network can stay still).  With
+  ``tail-sent`` an owner frees its VC once its flits fit in the buffers
+  from that VC on, and a header may also wait behind another worm's flits
+  or for a slot in a buffer nobody owns: such waits are not in the knot
+  search, which stays sound (it never names a worm that could still move)
+  but may miss a knot through them; the global watchdog still stops a run
+  where nothing moves, and then counts every worm in flight as blocked.
 * Consumption channels: with ``intermediate_ejection`` (default) a worm
   holds an ejection channel at every destination its header has reached
   until its tail passes, and a node's ``ejection_channels`` can run out
@@ -107,7 +130,7 @@ import numpy as np
 
 from ...errors import TopocastError
 from ...plans.wormhole import WormTraffic
-from ...validate import integer
+from ...validate import choice, integer
 from .knots import _find_knot, _knot, wait_for_cycle  # noqa: F401  (_find_knot: its tests import it from here)
 from .processors import (
     EJ_FREE,
@@ -140,6 +163,8 @@ from .processors import (
 )
 
 OK, DEADLOCK, BROKEN = 0, 1, 2
+#: when a VC can be allocated again: once the owning worm's tail has left its buffer, or once it was sent into it
+VC_RELEASES = ("tail-left", "tail-sent")
 # stats slots
 S_CYCLES, S_FLIT_MOVES, S_ADVANCES, S_STATUS, S_MAX_ACTIVE, S_WORMS_DONE, S_STALL_CYCLE = range(7)
 NUM_STATS = 7
@@ -157,8 +182,11 @@ class RouterConfig:
     link, ``buffer_depth`` flits of buffer per virtual channel,
     ``router_delay`` cycles a header spends in each router before it may
     leave, ``link_latency`` cycles per link traversal, ``credit_delay``
-    cycles before freed buffer space is visible upstream; their defaults
-    (1, 1, 0, 1, 0) are the rigid worm of the paper.  ``vcs=None``: as many
+    cycles before freed buffer space is visible upstream, ``vc_release``
+    when a VC can be allocated again (``tail-left``: once the owning worm's
+    tail has left its buffer; ``tail-sent``: once the tail has been sent
+    into it, BookSim2's default); their defaults (1, 1, 0, 1, 0,
+    ``tail-left``) are the rigid worm of the paper.  ``vcs=None``: as many
     as the plan's ``path_vc`` uses (fixed when :func:`simulate` starts).
     """
 
@@ -174,6 +202,7 @@ class RouterConfig:
     router_delay: int = 0
     link_latency: int = 1
     credit_delay: int = 0
+    vc_release: str = "tail-left"
 
     def __post_init__(self):
         for name in ("startup", "flits", "injection_channels", "ejection_channels", "watchdog", "vcs",
@@ -185,6 +214,7 @@ class RouterConfig:
         if self.worms_per_startup is not None:
             object.__setattr__(self, "worms_per_startup",
                                integer(self.worms_per_startup, "worms_per_startup", owner="wormhole", minimum=1))
+        object.__setattr__(self, "vc_release", choice(self.vc_release, "vc_release", VC_RELEASES, owner="wormhole"))
         quiet = self.router_delay + self.link_latency + self.credit_delay
         if self.watchdog < quiet:
             raise TopocastError(f"wormhole: parameter 'watchdog' must be >= router_delay + link_latency + "
@@ -197,7 +227,13 @@ class RouterConfig:
     @property
     def rigid(self) -> bool:
         """True when the network options are the defaults: the worm moves as a rigid train."""
-        return (self.buffer_depth, self.router_delay, self.link_latency, self.credit_delay) == (1, 0, 1, 0)
+        return (self.buffer_depth, self.router_delay, self.link_latency, self.credit_delay,
+                self.vc_release) == (1, 0, 1, 0, "tail-left")
+
+    @property
+    def tail_sent(self) -> bool:
+        """True when a VC can be allocated again once the owner's tail has been sent into it."""
+        return self.vc_release == "tail-sent"
 
 
 def lone_tail_time(hops, total_hops, config: RouterConfig):
@@ -262,6 +298,31 @@ def _credit_at(k, x, pos, hist, credit_delay, hist_len):
     if credit_delay > 0 and pk - 1 - x < credit_delay:
         return hist[k * hist_len + x % hist_len] + credit_delay
     return 0
+
+
+@nb.njit(cache=True, inline="always")
+def _room_at(k, out, dep, credit_delay):
+    """``tail-sent``: the first cycle a flit may be sent into a channel's buffer, shared by the worms that use
+    it in turn, whose slot the ``k``-th flit sent into that channel frees (``k`` = flits sent in - depth):
+    0 if ``k < 0``, ``NEVER`` while it is there (``out`` flits have left), else its departure ``dep`` plus
+    the credit delay.  (Scalars only: an array passed to a function costs reference counting in the hot loop.)"""
+    if k < 0:
+        return 0
+    if out <= k:
+        return NEVER
+    return dep + credit_delay
+
+
+@nb.njit(cache=True, inline="always")
+def _front_at(e, out, dep):
+    """``tail-sent``: the cycle the ``e``-th flit sent into a channel came to the front of its buffer, as the
+    departure ``dep`` of the flit ahead of it: -1 if none entered before it, ``NEVER`` while it is still there
+    (``out`` flits have left)."""
+    if out < e:
+        return NEVER
+    if e == 0:
+        return -1
+    return dep
 
 
 @nb.njit(cache=True)
@@ -394,9 +455,11 @@ def _simulate_rigid(params, jobs, n_timed, nodes, worms, paths, out):
         if due > 0:
             for idx in range(n_active):
                 worm_tail[active[idx]] = worm_pos[active[idx]] - flits + 1
-            one = np.int64(1)  # a variable, not a literal: one compiled _knot for both kernels
+            one = np.int64(1)  # variables, not literals: one compiled _knot for both kernels
+            zero = np.int64(0)
             found = _knot(t, active, n_active, worm_inject, worm_pos, worm_tail, flits, one, ej_channels, inter_ej,
-                          path_ptr, path_node, path_arc, path_vc, path_slot, one, owner, ej_free, num_nodes, dead)
+                          path_ptr, path_node, path_arc, path_vc, path_slot, one, owner, ej_free, num_nodes, dead,
+                          zero)
             if due == 1 or found > 0:
                 status = DEADLOCK
                 stats[S_STALL_CYCLE] = _stall_cycle(due, t, last_move, n_active, active, moved_at, dead)
@@ -416,9 +479,10 @@ def _simulate_rigid(params, jobs, n_timed, nodes, worms, paths, out):
 
 
 @nb.njit(cache=True)
-def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net):
-    """Any network options, flit by flit (arguments as for :func:`_simulate_rigid`, and ``net`` = (arcs, VCs per
-    link, buffer depth, router delay, link latency, credit delay, span)).
+def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo):
+    """Any network options, flit by flit (arguments as for :func:`_simulate_rigid`, ``net`` = (arcs, VCs per
+    link, buffer depth, router delay, link latency, credit delay, span) and ``fifo`` None (``tail-left`` VC
+    release) or the state of the shared buffers of ``tail-sent``, see :func:`_room_at`).
 
     With several VCs per link the flits of different worms compete for
     links: every flit has its position and arrival cycle, and each cycle the
@@ -433,6 +497,16 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net):
     time as the header's make them known: a *train*.  Both ways give the
     same trace; a train's departures are known at most ``span`` cycles
     ahead of the clock (:func:`_train_span`).
+
+    With ``tail-sent`` VC release a buffer may hold flits of several worms
+    (a worm's header follows the previous owner's tail into the VC), so
+    flits of different worms meet whatever the VCs: every flit moves cycle
+    by cycle.  Per channel the kernel counts the flits sent in and out and
+    keeps the departures of the last ``depth`` (they leave in order of
+    entry): the credit test of a flit sent in (:func:`_room_at`) and, for
+    the header, the flit ahead of it in its buffer (:func:`_front_at`).
+    Every test of ``fifo is not None`` is settled when numba compiles the
+    kernel for ``fifo``'s type: the ``tail-left`` kernel has none of it.
     """
     cycles, flits, startup, ej_channels, batch, inter_ej, watchdog, stop_idle = params
     path_ptr, path_node, path_arc, path_vc, path_slot, slot_job = paths
@@ -455,14 +529,16 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net):
     active = np.empty(n_worms + 1, np.int64)
     wheel = np.full(WHEEL, -1, np.int64)
     n_pend = 0
-    # the cycle each link last carried a flit: with one VC per link only the VC's holder uses the link
-    shared = vcs > 1
+    # the cycle each link last carried a flit: with one VC per link (and tail-left release) only the VC's holder
+    # uses the link
+    shared = vcs > 1 or fifo is not None
     link_used = np.full(num_arcs if shared else 0, -1, np.int64)
     # a pool of worm records, for the worms in flight.  A worm in flight holds the channel its
-    # tail is in (an injection channel, or a VC it owns), so there are never more of them than channels; the
-    # pool is allocated for that many but left uninitialised (untouched pages cost no memory) and a record is
-    # initialised when a worm takes it: a fixed pool keeps the hot loop free of reference counting
-    cap = max(min(n_worms, inj_free.sum() + len(owner)), 1)
+    # tail is in (an injection channel, or a VC it owns), so there are never more of them than channels (with
+    # tail-sent release, than channels and buffer slots); the pool is allocated for that many but left
+    # uninitialised (untouched pages cost no memory) and a record is initialised when a worm takes it: a fixed
+    # pool keeps the hot loop free of reference counting
+    cap = max(min(n_worms, inj_free.sum() + len(owner) * (1 if fifo is None else depth)), 1)
     # per record: its worm, the worm's path (start, hops), the cycle of its last move and, if nothing of it moved
     # in the cycle before, the first cycle the clock alone may let it move
     s_worm = np.empty(cap, np.int64)
@@ -490,7 +566,9 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net):
     # header's departures allow, the next position the tail leaves and the last one computed, the cycle the tail
     # entered the injection channel, the latest departure computed
     n_train = 0 if shared else cap
-    grp = np.arange(L) // depth
+    grp = np.empty(L, np.int64)
+    for j in range(L):
+        grp[j] = j // depth
     cur = np.empty(n_train * L, np.int32)
     prev = np.empty(n_train * L, np.int32)
     sched = np.empty(n_train * span, np.int32)
@@ -503,8 +581,15 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net):
     s_tlast = np.empty(n_train, np.int64)
     s_tin = np.empty(n_train, np.int64)
     s_last = np.empty(n_train, np.int64)
-    free_list = np.arange(cap - 1, -1, -1).astype(np.int64)
+    free_list = np.empty(cap, np.int64)
+    for k in range(cap):
+        free_list[k] = cap - 1 - k
     n_free = cap
+    release = np.int64(0 if fifo is None else 1)     # for the knot search: when an owner frees its VC
+    if fifo is not None:
+        ch_in, ch_out, ch_dep, h_in = fifo
+    else:
+        ch_in = ch_out = ch_dep = h_in = np.empty(0, np.int64)
     n_active = np.int64(0)
     busy_nodes = 0
     rp = 0
@@ -586,8 +671,19 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net):
                     continue
             # the header (alone it meets other worms: it takes the channels)
             go = False
+            front = True              # no other worm's flit ahead of the header in its buffer
             if hp <= h:
                 ready = (arr[fb] if shared else s_harr[us]) + 1 + router_delay
+                if fifo is not None and hp > 0:
+                    # its router pipeline starts when it comes to the front of its buffer
+                    ch = path_arc[base + hp] * vcs + path_vc[base + hp]
+                    e = h_in[w]
+                    ahead = _front_at(e, ch_out[ch], ch_dep[ch * depth + (e - 1) % depth])
+                    if ahead == NEVER:
+                        front = False
+                        ready = NEVER
+                    else:
+                        ready = max(ready, ahead + 1 + router_delay)
                 if ready > t:
                     wake = ready
                 elif hp == h:
@@ -603,8 +699,14 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net):
                         wake = avail[ch]
                     else:
                         go = True
+                        if fifo is not None:      # the buffer may still hold earlier worms' flits
+                            k = ch_in[ch] - depth
+                            at = _room_at(k, ch_out[ch], ch_dep[ch * depth + k % depth], credit_delay)
+                            if at > t:
+                                go = False
+                                wake = at
                         sx = path_slot[base + x]
-                        if ej_channels > 0 and sx >= 0 and (inter_ej or x == h):
+                        if go and ej_channels > 0 and sx >= 0 and (inter_ej or x == h):
                             node = path_node[base + x]
                             if ej_free[node] == 0:
                                 go = False
@@ -636,6 +738,16 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net):
                             ffirst[us] = 1
                         if credit_delay > 0:
                             hist[fb * hist_len + hp % hist_len] = t
+                        if fifo is not None:
+                            # counted out of its buffer (the departure kept) and into the next one
+                            if hp > 0:
+                                ch = path_arc[base + hp] * vcs + path_vc[base + hp]
+                                ch_dep[ch * depth + ch_out[ch] % depth] = t
+                                ch_out[ch] += 1
+                            if x <= h:
+                                ch = path_arc[base + x] * vcs + path_vc[base + x]
+                                h_in[w] = ch_in[ch]
+                                ch_in[ch] += 1
                         if n > 1:
                             run[fb + 1] = n - 1
                             lead = 1
@@ -675,6 +787,13 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net):
                         if link_used[path_arc[base + x]] == t:
                             go = False
                             wake = t + 1
+                        elif fifo is not None:
+                            ch = path_arc[base + x] * vcs + path_vc[base + x]
+                            k = ch_in[ch] - depth
+                            at = _room_at(k, ch_out[ch], ch_dep[ch * depth + k % depth], credit_delay)
+                            if at > t:
+                                go = False
+                                wake = min(wake, at)
                         elif j >= depth:
                             at = _credit_at(f - depth, x, pos, hist, credit_delay, hist_len)
                             if at > t:
@@ -701,6 +820,13 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net):
                         ffirst[us] = j + 1
                     if credit_delay > 0:
                         hist[f * hist_len + y % hist_len] = t
+                    if fifo is not None:
+                        if y > 0:
+                            ch = path_arc[base + y] * vcs + path_vc[base + y]
+                            ch_dep[ch * depth + ch_out[ch] % depth] = t
+                            ch_out[ch] += 1
+                        if x <= h:
+                            ch_in[path_arc[base + x] * vcs + path_vc[base + x]] += 1
                     moved += 1
                     if n > 1:
                         run[np.uint64(f + 1)] = n - 1   # the next flit heads what is left of the run; its port is used
@@ -770,15 +896,20 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net):
                     tail_from = k
                     s_tk[us] = k + 1
             if tail_from >= 0:
-                # the tail leaves position y: free its channel, deliver its slot
+                # the tail leaves position y: free its channel (tail-sent: the channel it entered), deliver its slot
                 y = tail_from
+                if fifo is not None and y < h:
+                    ch = path_arc[base + y + 1] * vcs + path_vc[base + y + 1]
+                    owner[ch] = -1
+                    avail[ch] = t + 1
                 if y == 0:
                     inj_free[path_node[base]] += 1
                     n_pend = _mark(path_node[base], t + 1, nodes, PEND, n_pend)
                 else:
-                    ch = path_arc[base + y] * vcs + path_vc[base + y]
-                    owner[ch] = -1
-                    avail[ch] = t + 1 + credit_delay
+                    if fifo is None:
+                        ch = path_arc[base + y] * vcs + path_vc[base + y]
+                        owner[ch] = -1
+                        avail[ch] = t + 1 + credit_delay
                     sy = path_slot[base + y]
                     if sy >= 0:
                         if ej_channels > 0 and (inter_ej or y == h):
@@ -792,7 +923,8 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net):
                                 busy_nodes += 1
                             n_pend = _mark(job_node[jn], t + 1, nodes, PEND, n_pend)
             if moved == 0:
-                s_sleep[us] = wake
+                # behind another worm's flits the wait ends by their moves, not by the clock: no sleeping
+                s_sleep[us] = wake if front else 0
                 active[keep] = sl
                 keep += 1
                 continue
@@ -828,9 +960,14 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net):
                 worm_pos[w], worm_tail[w] = _ends(t, sl, L, shared, pos, s_hpos, s_tk, s_tin)
             found = _knot(t, in_flight, n_active, worm_inject, worm_pos, worm_tail, flits, depth, ej_channels,
                           inter_ej, path_ptr, path_node, path_arc, path_vc, path_slot, vcs, owner, ej_free,
-                          num_nodes, dead)
+                          num_nodes, dead, release)
             if due == 1 or found > 0:
                 status = DEADLOCK
+                if due == 1 and fifo is not None:
+                    # waits behind other worms' flits escape the knot search, but nothing moved for longer than
+                    # any clock wait: every worm in flight is blocked for good
+                    for idx in range(n_active):
+                        dead[in_flight[idx]] = True
                 stats[S_STALL_CYCLE] = _stall_cycle(due, t, last_move, n_active, in_flight, moved_at, dead)
                 t += 1
                 break
@@ -844,6 +981,16 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net):
     stats[S_STATUS] = status
     stats[S_MAX_ACTIVE] = max_active
     stats[S_WORMS_DONE] = done_worms
+
+
+def _fifo(n_ch: int, n_worms: int, config: RouterConfig):
+    """The flit-level kernel's state of the shared buffers of ``tail-sent`` VC release, None for ``tail-left``:
+    per channel the flits sent in, the flits out and a ring of the last ``buffer_depth`` departures, per worm its
+    header's index in its channel's order of entry."""
+    if not config.tail_sent:
+        return None
+    return (np.zeros(n_ch, np.int64), np.zeros(n_ch, np.int64), np.zeros(n_ch * config.buffer_depth, np.int64),
+            np.zeros(n_worms, np.int64))
 
 
 def _train_span(config: RouterConfig) -> int:
@@ -883,7 +1030,8 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Router
     if flit_level is None:
         general = not rigid
     elif not flit_level and not rigid:
-        raise TopocastError("wormhole: the rigid path needs the default network options and one virtual channel")
+        raise TopocastError("wormhole: the rigid path needs the default network options (vc_release tail-left) "
+                            "and one virtual channel")
     else:
         general = bool(flit_level)
     vcs = config.vcs if general else 1
@@ -919,7 +1067,7 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Router
     args = (params, jobs, len(timed_order), nodes, worms, paths, (slot_time, slot_count, owner, dead, stats))
     if general:
         _simulate_flits(*args, (int(num_arcs), vcs, config.buffer_depth, config.router_delay, config.link_latency,
-                                config.credit_delay, span))
+                                config.credit_delay, span), _fifo(int(num_arcs) * vcs, nw, config))
     else:
         _simulate_rigid(*args)
     if stats[S_STATUS] == BROKEN:

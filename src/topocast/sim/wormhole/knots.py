@@ -25,7 +25,7 @@ def _span_position(w, ch, lo, hi, path_ptr, path_arc, path_vc, vcs):
 
 @nb.njit(cache=True)
 def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_channels, inter_ej,
-               path_ptr, path_node, path_arc, path_vc, path_slot, vcs, owner, num_nodes, dead):
+               path_ptr, path_node, path_arc, path_vc, path_slot, vcs, owner, num_nodes, dead, tail_sent):
     """Mark in ``dead`` the worms of a knot (blocked for good); return how many.
 
     ``head``/``tail`` are every worm's header and tail positions,
@@ -34,7 +34,10 @@ def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_
     *live* if it is not blocked, or waits for a channel (ejection channels)
     that its owner (one of their holders) is live or can free by
     compressing its flits into its buffers ahead; the rest, by
-    construction, wait only on each other.
+    construction, wait only on each other.  The owner of the VC at position
+    ``q`` frees it when its tail leaves ``q`` (``tail_sent`` 0: its flits
+    must fit in the buffers of ``q + 1 ..`` its header) or enters it
+    (``tail_sent`` 1: in those of ``q ..`` its header).
     """
     n_worms = len(dead)
     live = np.zeros(n_active, np.bool_)
@@ -67,15 +70,22 @@ def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_
                             hold_idx[count] = i
                             hold_soft[count] = (p - q) * depth >= flits
                         count += 1
-        order = np.argsort(hold_node, kind="mergesort")
-        hold_node = hold_node[order]
-        hold_idx = hold_idx[order]
-        hold_soft = hold_soft[order]
+    # the holders grouped by node in their order (a counting sort: numba's argsort costs a second to compile)
     node_ptr = np.zeros(num_nodes + 1, np.int64)
     for k in range(len(hold_node)):
         node_ptr[hold_node[k] + 1] += 1
     for v in range(num_nodes):
         node_ptr[v + 1] += node_ptr[v]
+    at = node_ptr.copy()
+    by_idx = np.empty(len(hold_node), np.int64)
+    by_soft = np.empty(len(hold_node), np.bool_)
+    for k in range(len(hold_node)):
+        r = at[hold_node[k]]
+        by_idx[r] = hold_idx[k]
+        by_soft[r] = hold_soft[k]
+        at[hold_node[k]] = r + 1
+    hold_idx = by_idx
+    hold_soft = by_soft
     hard = np.zeros(n_active, np.bool_)       # the owner of the channel waited for cannot free it alone
     for i in range(n_active):
         if wait_ch[i] < 0 and wait_ej[i] < 0:
@@ -84,7 +94,7 @@ def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_
             x = owner[wait_ch[i]]
             if x >= 0 and slot_of[x] >= 0:
                 q = _span_position(x, wait_ch[i], tail[x], head[x], path_ptr, path_arc, path_vc, vcs)
-                hard[i] = q >= 0 and (head[x] - q) * depth < flits
+                hard[i] = q >= 0 and (head[x] - q + tail_sent) * depth < flits
             if not hard[i]:
                 live[i] = True
         else:
@@ -121,9 +131,11 @@ def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_
 
 @nb.njit(cache=True)
 def _knot(t, active, n_active, worm_inject, worm_pos, worm_tail, flits, depth, ej_channels, inter_ej, path_ptr,
-          path_node, path_arc, path_vc, path_slot, vcs, owner, ej_free, num_nodes, dead):
+          path_node, path_arc, path_vc, path_slot, vcs, owner, ej_free, num_nodes, dead, tail_sent):
     """The waits of the worms in flight (their header and tail positions in ``worm_pos``, ``worm_tail``), then
-    :func:`_find_knot`."""
+    :func:`_find_knot`.  Only waits for an owned VC or for ejection channels count: with ``tail_sent`` release
+    a header may also wait behind another worm's flits in its buffer or for a slot of the next one, and such a
+    worm counts as live (sound: a knot through such waits is missed, never made up)."""
     wait_ch = np.full(n_active, -1, np.int64)
     wait_ej = np.full(n_active, -1, np.int64)
     for i in range(n_active):
@@ -145,7 +157,8 @@ def _knot(t, active, n_active, worm_inject, worm_pos, worm_tail, flits, depth, e
         if ej_channels > 0 and s >= 0 and (inter_ej or p + 1 == h) and ej_free[x] == 0:
             wait_ej[i] = x
     return _find_knot(active, n_active, worm_pos, worm_tail, wait_ch, wait_ej, flits, depth, ej_channels,
-                      inter_ej, path_ptr, path_node, path_arc, path_vc, path_slot, vcs, owner, num_nodes, dead)
+                      inter_ej, path_ptr, path_node, path_arc, path_vc, path_slot, vcs, owner, num_nodes, dead,
+                      tail_sent)
 
 
 def wait_for_cycle(traffic: WormTraffic, worm_pos, worm_tail, owner, dead, config: RouterConfig,
@@ -155,29 +168,26 @@ def wait_for_cycle(traffic: WormTraffic, worm_pos, worm_tail, owner, dead, confi
     Each entry is ``(u, v, vc)`` for the virtual channel ``vc`` of link
     ``u -> v`` a worm's header waits for, or ``(-1, x, -1)`` for the
     ejection channels of node ``x``.  ``worm_pos`` and ``worm_tail`` are the
-    header's and the tail's path positions.
+    header's and the tail's path positions.  With ``tail-sent`` VC release a
+    header may also wait for a VC nobody owns whose buffer holds flits of
+    another knotted worm, or behind such flits in its own buffer: the entry
+    is then that buffer's VC.
     """
     if path_vc is None:
         path_vc = np.zeros(len(traffic.path_node), np.int64)
+    dead_worms = np.flatnonzero(dead).tolist()
     holders: dict[int, list[int]] = {}
-    for w in np.flatnonzero(dead).tolist():
+    sharers: dict[int, list[int]] = {}      # tail-sent: channel -> knotted worms with flits in its buffer
+    for w in dead_worms:
         base = int(traffic.path_ptr[w])
         h = int(traffic.path_ptr[w + 1]) - base - 1
-        p = int(worm_pos[w])
-        for q in range(max(1, int(worm_tail[w])), min(p, h) + 1):
+        for q in range(max(1, int(worm_tail[w])), min(int(worm_pos[w]), h) + 1):
             if traffic.path_slot[base + q] >= 0 and (config.intermediate_ejection or q == h):
                 holders.setdefault(int(traffic.path_node[base + q]), []).append(w)
-    waits: dict[int, tuple[int, int, int, int]] = {}
-    for w in np.flatnonzero(dead).tolist():
-        base = int(traffic.path_ptr[w])
-        p = int(worm_pos[w])
-        vc = int(path_vc[base + p + 1])
-        ch = int(traffic.path_arc[base + p + 1]) * vcs + vc
-        u, v = int(traffic.path_node[base + p]), int(traffic.path_node[base + p + 1])
-        if owner[ch] >= 0:
-            waits[w] = (int(owner[ch]), u, v, vc)
-        elif holders.get(v):
-            waits[w] = (holders[v][0], -1, v, -1)
+            if config.tail_sent:
+                sharers.setdefault(int(traffic.path_arc[base + q]) * vcs + int(path_vc[base + q]), []).append(w)
+    waits = {w: wait for w in dead_worms
+             if (wait := _wait(w, traffic, worm_pos, owner, path_vc, vcs, holders, sharers)) is not None}
     for start in waits:
         seen: dict[int, int] = {}
         order = []
@@ -189,3 +199,22 @@ def wait_for_cycle(traffic: WormTraffic, worm_pos, worm_tail, owner, dead, confi
         if w in seen:
             return [waits[x][1:] for x in order[seen[w]:]]
     return []
+
+
+def _wait(w, traffic, worm_pos, owner, path_vc, vcs, holders, sharers):
+    """``(worm waited for, u, v, vc)`` of knotted worm ``w``'s header (:func:`wait_for_cycle`), or None."""
+    base = int(traffic.path_ptr[w])
+    h = int(traffic.path_ptr[w + 1]) - base - 1
+    p = int(worm_pos[w])
+    for q in (x for x in (p + 1, p) if 1 <= x <= h):     # the next buffer, then its own
+        vc = int(path_vc[base + q])
+        ch = int(traffic.path_arc[base + q]) * vcs + vc
+        u, v = int(traffic.path_node[base + q - 1]), int(traffic.path_node[base + q])
+        if q == p + 1 and owner[ch] >= 0:
+            return int(owner[ch]), u, v, vc
+        if q == p + 1 and holders.get(v):
+            return holders[v][0], -1, v, -1
+        others = [x for x in sharers.get(ch, ()) if x != w]
+        if others:
+            return others[0], u, v, vc
+    return None

@@ -58,6 +58,31 @@ def _mark(v, when, nodes, row, n):
     return n
 
 
+@nb.njit(cache=True)
+def _sift(a, i, n):
+    """Move ``a[i]`` down the max-heap ``a[:n]`` to its place."""
+    v = a[i]
+    while 2 * i + 1 < n:
+        c = 2 * i + 1
+        if c + 1 < n and a[c + 1] > a[c]:
+            c += 1
+        if a[c] <= v:
+            break
+        a[i] = a[c]
+        i = c
+    a[i] = v
+
+
+@nb.njit(cache=True)
+def _heap_sort(a, n):
+    """Sort ``a[:n]`` in place (heapsort: numba's own sort costs most of a second to compile)."""
+    for i in range(n // 2 - 1, -1, -1):
+        _sift(a, i, n)
+    for end in range(n - 1, 0, -1):
+        a[0], a[end] = a[end], a[0]
+        _sift(a, 0, end)
+
+
 @nb.njit(cache=True, inline="always")
 def _processors(t, busy, rp, n_timed, n_active, n_pend, startup, batch, jobs, nodes, worms, active, wheel):
     """Steps 1 and 2 of a cycle: jobs released by time, processors, injection (new worms appended to ``active``).
@@ -101,7 +126,7 @@ def _processors(t, busy, rp, n_timed, n_active, n_pend, startup, batch, jobs, no
                 k -= 1
             nodes[WORK, k] = v
     else:
-        nodes[WORK, :n].sort()
+        _heap_sort(nodes[WORK], n)
     for i in range(n):
         v = nodes[WORK, i]
         if nodes[N_WORK, v] == 0:
