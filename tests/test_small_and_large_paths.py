@@ -147,6 +147,13 @@ def test_algebraic_connectivity_equals_networkx():
         assert P.algebraic_connectivity(t) == pytest.approx(expected, abs=1e-9)
 
 
+@pytest.mark.parametrize("k", [31, 32, 40])
+def test_algebraic_connectivity_of_large_tori_is_the_closed_form(k):
+    """From 1,000 nodes only the two smallest eigenvalues are computed: a k x k torus has 2 - 2 cos(2 pi / k)."""
+    assert P.algebraic_connectivity(tc.build(f"torus:{k}x{k}")) == pytest.approx(2 - 2 * np.cos(2 * np.pi / k),
+                                                                                 abs=1e-9)
+
+
 # -- the classic builders -------------------------------------------------------------------------
 def arrays(t: Topology) -> tuple:
     return t.indptr.tolist(), t.indices.tolist(), t.arc_labels.tolist()

@@ -154,7 +154,12 @@ def algebraic_connectivity(topology: Topology) -> float:
         rows = np.repeat(np.arange(n), np.diff(indptr))
         lap[rows, indices] = -weights
         lap[np.arange(n), np.arange(n)] = np.bincount(rows, weights=weights, minlength=n)
-        return float(np.linalg.eigvalsh(lap)[1])
+        if n < 1000:
+            return float(np.linalg.eigvalsh(lap)[1])
+        from scipy.linalg import eigh
+
+        # the two smallest only (LAPACK's relatively robust driver): half the time of all n from n = 1000
+        return float(eigh(lap, subset_by_index=[0, 1], eigvals_only=True, driver="evr")[1])
     import scipy.sparse as sp
     from scipy.sparse.linalg import eigsh
 
