@@ -17,6 +17,7 @@ asked for.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 
@@ -45,8 +46,8 @@ def side_by_side(count: int, quick: bool) -> int:
 
     if not quick or count < 2 or DEFAULTS["scheduler"] is not None:
         return 1
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
+    if not sys.platform.startswith("linux") or "fork" not in multiprocessing.get_all_start_methods():
+        return 1                      # (macOS: forking after numpy's Accelerate or matplotlib is unsafe)
     return max(1, min(count, DEFAULTS["workers"] or os.cpu_count() or 1))
 
 

@@ -228,9 +228,12 @@ def _partition_nb(points, lo, hi):
     groups = 1
     for level in range(n):
         i = div if level == 0 else (level - 1 if level - 1 < div else level)
-        glo = np.full(groups, 1 << 62, dtype=np.int64)
-        ghi = np.full(groups, -(1 << 62), dtype=np.int64)
+        glo = np.empty(groups, dtype=np.int64)
+        ghi = np.empty(groups, dtype=np.int64)
         size = np.zeros(groups, dtype=np.int64)
+        for g in range(groups):
+            glo[g] = 1 << 62
+            ghi[g] = -(1 << 62)
         for r in range(k):
             g = code[r]
             size[g] += 1
@@ -244,10 +247,14 @@ def _partition_nb(points, lo, hi):
             bit = 1 if (size[g] > 1 and points[r, i] >= mid) else 0
             code[r] = 2 * g + bit
             present[code[r]] = 1
-        rank = np.cumsum(present) - 1
+        rank = np.empty(2 * groups, dtype=np.int64)   # (a loop: numba's cumsum and full compile slowly)
+        total = 0
+        for g in range(2 * groups):
+            total += present[g]
+            rank[g] = total - 1
         for r in range(k):
             code[r] = rank[code[r]]
-        groups = int(rank[-1]) + 1
+        groups = total
     return code, groups
 
 
