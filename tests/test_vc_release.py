@@ -25,34 +25,16 @@ from topocast.plans.wormhole import WormTraffic
 from topocast.sim.models import Model
 from topocast.sim.wormhole import RouterConfig, simulate
 from topocast.sim.wormhole.engine import lone_tail_time
+from worm_builders import worm_traffic
 
 
 def traffic(topology, paths, release, vcs=None, slots=None, job_of=None):
     """One worm per path (nodes), VC ``vcs[i][k]`` on hop ``k`` (VC 0 when None), a destination slot at each
     position of ``slots[i]`` (default: the last); worm i in job ``job_of[i]`` (default: its own job, released
     at ``release[job]``)."""
-    job_of = list(range(len(paths))) if job_of is None else job_of
-    node, arc, slot, vc, ptr, slot_node = [], [], [], [], [0], []
-    for i, path in enumerate(paths):
-        here = [len(path) - 1] if slots is None else slots[i]
-        for k, v in enumerate(path):
-            node.append(v)
-            arc.append(-1 if k == 0 else topology.arc_index(path[k - 1], v))
-            slot.append(len(slot_node) if k in here else -1)
-            if k in here:
-                slot_node.append(v)
-            vc.append(0 if vcs is None or k == 0 else vcs[i][k])
-        ptr.append(len(node))
-    jobs = len(release)
-
-    def a(x):
-        return np.asarray(x, dtype=np.int64)
-
-    return WormTraffic(job_node=a([paths[job_of.index(j)][0] for j in range(jobs)]), job_release=a(release),
-                       job_prep=np.zeros(jobs, np.int64),
-                       job_worm_ptr=a(np.searchsorted(job_of, np.arange(jobs + 1))), path_ptr=a(ptr),
-                       path_node=a(node), path_arc=a(arc), path_slot=a(slot), slot_node=a(slot_node),
-                       slot_job=np.full(len(slot_node), -1, np.int64), path_vc=None if vcs is None else a(vc))
+    worms = [(path, [len(path) - 1] if slots is None else slots[i]) for i, path in enumerate(paths)]
+    vcs = None if vcs is None else [[0, *v[1:]] for v in vcs]
+    return worm_traffic(topology, worms, release, vcs=vcs, job_of=job_of)
 
 
 def run(topology, worms: WormTraffic, config, cycles=20_000):

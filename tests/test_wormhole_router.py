@@ -19,37 +19,15 @@ from hypothesis import strategies as st
 import topocast as tc
 from topocast.execute import execute
 from topocast.measure.wormhole import zero_load_latency as plan_zero_load
-from topocast.plans.wormhole import WormPlan, WormTraffic
+from topocast.plans.wormhole import WormPlan
 from topocast.sim.models import Model
 from topocast.sim.wormhole import RouterConfig, simulate
 from topocast.sim.wormhole.engine import _find_knot
 from topocast.topology.core import Topology
+from worm_builders import worm_traffic
 
 TRACE_FIELDS = ("slot_time", "slot_count", "worm_inject", "worm_done", "job_start", "cycles", "flit_moves",
                 "advances", "max_active", "deadlock", "deadlock_cycle", "wait_cycle", "deadlocked_worms")
-
-
-def worm_traffic(topology, worms, release, prep=0, vcs=None):
-    """One job and one worm per entry of ``worms`` = [(path, slot positions)], released at ``release[i]``."""
-    node, arc, slot, vc, ptr, slot_node = [], [], [], [], [0], []
-    for i, (path, slots) in enumerate(worms):
-        for k, v in enumerate(path):
-            node.append(v)
-            arc.append(-1 if k == 0 else topology.arc_index(path[k - 1], v))
-            slot.append(len(slot_node) if k in slots else -1)
-            if k in slots:
-                slot_node.append(v)
-            vc.append(0 if vcs is None else vcs[i][k])
-        ptr.append(len(node))
-    m = len(worms)
-
-    def a(x):
-        return np.asarray(x, dtype=np.int64)
-
-    return WormTraffic(job_node=a([p[0] for p, _ in worms]), job_release=a(release), job_prep=np.full(m, prep),
-                       job_worm_ptr=np.arange(m + 1), path_ptr=a(ptr), path_node=a(node), path_arc=a(arc),
-                       path_slot=a(slot), slot_node=a(slot_node), slot_job=np.full(len(slot_node), -1),
-                       path_vc=None if vcs is None else a(vc))
 
 
 def worm_plan(traffic, release, cycles, flits):
