@@ -57,6 +57,8 @@ UNITS = np.array([(1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1)], dtype=np.
 DIRECTION_NAMES = ("+1", "+rho", "+rho2", "-1", "-rho", "-rho2")
 #: sector j (1..6): (major unit index, minor unit index)
 SECTORS = {j: (j % 6, (j - 1) % 6) for j in range(1, 7)}
+_MAJOR = np.array([0] + [SECTORS[j][0] for j in range(1, 7)], dtype=np.int64)
+_MINOR = np.array([0] + [SECTORS[j][1] for j in range(1, 7)], dtype=np.int64)
 #: all-to-all phases of section 4.2 (Algorithm 3): the two sectors each phase serves
 PHASE_SECTORS = {1: (6, 1), 2: (2, 3), 3: (4, 5)}
 SECTOR_PHASE = {s: p for p, ss in PHASE_SECTORS.items() for s in ss}
@@ -168,28 +170,17 @@ class EJRing:
         dist = _bfs_1d(self.neighbors)
         w = 0
         while level:
-            cands = []  # (sector, k, ell, parent node, direction)
-            for node in level:
-                if node == 0:
-                    cands += [(j, 1, 0, 0, SECTORS[j][0]) for j in range(1, 7)]
-                    continue
-                j, k, ell = int(sector[node]), int(kk[node]), int(ll[node])
-                major, minor = SECTORS[j]
-                cands.append((j, k, ell + 1, node, minor))
-                if ell == 0:
-                    cands.append((j, k + 1, 0, node, major))
-            cands.sort(key=lambda c: (c[0], c[1], c[2]))
-            nxt = []
-            for j, k, ell, par, direction in cands:
-                major, minor = SECTORS[j]
-                x, y = k * UNITS[major] + ell * UNITS[minor]
-                idx = int(self.reduce(x, y))
-                if depth[idx] >= 0:
-                    continue
-                depth[idx], parent[idx], parent_dir[idx] = w + 1, par, direction
-                rep[idx] = (x, y)
-                sector[idx], kk[idx], ll[idx] = j, k, ell
-                nxt.append(idx)
+            idx, cand = self._level_candidates(np.asarray(level, dtype=np.int64), sector, kk, ll)
+            # the first candidate of each new residue, in candidate order
+            first = np.zeros(len(idx), dtype=bool)
+            first[np.unique(idx, return_index=True)[1]] = True
+            take = np.flatnonzero(first & (depth[idx] < 0))
+            idx = idx[take]
+            j, k, ell, par, direction, x, y = cand[:, take]
+            depth[idx], parent[idx], parent_dir[idx] = w + 1, par, direction
+            rep[idx, 0], rep[idx, 1] = x, y
+            sector[idx], kk[idx], ll[idx] = j, k, ell
+            nxt = idx.tolist()
             for idx in np.flatnonzero((dist == w + 1) & (depth < 0)):
                 # no sector candidate: attach to the first neighbour one level up
                 for direction in range(6):
@@ -219,6 +210,29 @@ class EJRing:
         for arr in (self.rep, self.sector, self.depth, self.parent, self.child_ptr, self.child_node,
                     self.child_dir, self.phase, self.neighbors):
             arr.setflags(write=False)
+
+    def _level_candidates(self, level, sector, kk, ll):
+        """The sector-tree candidates of one level, sorted by (sector, k, l) in a stable order: per node
+        ``k + (l + 1)`` along its sector's minor unit and, on the sector's axis (``l = 0``), ``(k + 1) + 0``
+        along the major one (the root, alone in its level: ``1 + 0`` in each sector).  Returns their
+        residues and a 7-row array (sector, k, l, parent, direction, x, y)."""
+        if len(level) == 1 and level[0] == 0:
+            j = np.arange(1, 7)
+            cand = np.stack([j, np.ones(6, np.int64), np.zeros(6, np.int64), np.zeros(6, np.int64), _MAJOR[j]])
+        else:
+            j, k, ell = sector[level], kk[level], ll[level]
+            axis = ell == 0
+            # per node its minor candidate, then (on the axis) its major one, in the order of the level
+            cand = np.concatenate([np.stack([j, k, ell + 1, level, _MINOR[j]]),
+                                   np.stack([j[axis], k[axis] + 1, 0 * k[axis], level[axis], _MAJOR[j[axis]]])],
+                                  axis=1)
+            place = np.concatenate([np.arange(len(level)) * 2, np.flatnonzero(axis) * 2 + 1])
+            cand = cand[:, np.argsort(place, kind="stable")]
+        cand = cand[:, np.lexsort((cand[2], cand[1], cand[0]))]
+        j, k, ell = cand[0], cand[1], cand[2]
+        x = k * UNITS[_MAJOR[j], 0] + ell * UNITS[_MINOR[j], 0]
+        y = k * UNITS[_MAJOR[j], 1] + ell * UNITS[_MINOR[j], 1]
+        return self.reduce(x, y), np.concatenate([cand, x[None], y[None]])
 
     # -- figures -------------------------------------------------------------
     def depth_histogram(self) -> np.ndarray:

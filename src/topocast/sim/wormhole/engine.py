@@ -479,10 +479,11 @@ def _simulate_rigid(params, jobs, n_timed, nodes, worms, paths, out):
 
 
 @nb.njit(cache=True)
-def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo):
+def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, train):
     """Any network options, flit by flit (arguments as for :func:`_simulate_rigid`, ``net`` = (arcs, VCs per
     link, buffer depth, router delay, link latency, credit delay, span) and ``fifo`` None (``tail-left`` VC
-    release) or the state of the shared buffers of ``tail-sent``, see :func:`_room_at`).
+    release) or the state of the shared buffers of ``tail-sent``, see :func:`_room_at`; ``train`` 1 when worms
+    move as trains, below, else None).
 
     With several VCs per link the flits of different worms compete for
     links: every flit has its position and arrival cycle, and each cycle the
@@ -505,8 +506,10 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo):
     keeps the departures of the last ``depth`` (they leave in order of
     entry): the credit test of a flit sent in (:func:`_room_at`) and, for
     the header, the flit ahead of it in its buffer (:func:`_front_at`).
-    Every test of ``fifo is not None`` is settled when numba compiles the
-    kernel for ``fifo``'s type: the ``tail-left`` kernel has none of it.
+    Every test of ``fifo is not None`` and of ``train is None`` is settled
+    when numba compiles the kernel for the argument's type, so each of its
+    three forms (trains; every flit on its own; flits sharing buffers)
+    compiles only its own code (a first run compiles less).
     """
     cycles, flits, startup, ej_channels, batch, inter_ej, watchdog, stop_idle = params
     path_ptr, path_node, path_arc, path_vc, path_slot, slot_job = paths
@@ -531,7 +534,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo):
     n_pend = 0
     # the cycle each link last carried a flit: with one VC per link (and tail-left release) only the VC's holder
     # uses the link
-    shared = vcs > 1 or fifo is not None
+    shared = train is None
     link_used = np.full(num_arcs if shared else 0, -1, np.int64)
     # a pool of worm records, for the worms in flight.  A worm in flight holds the channel its
     # tail is in (an injection channel, or a VC it owns), so there are never more of them than channels (with
@@ -621,7 +624,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo):
             s_h[sl] = path_ptr[w + 1] - path_ptr[w] - 1
             s_moved[sl] = t
             s_sleep[sl] = 0
-            if shared:
+            if train is None:
                 ffirst[sl] = 0
                 pos[fb] = 0
                 arr[fb] = t
@@ -656,8 +659,8 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo):
             wake = NEVER              # the first cycle the clock alone may let a flit move
             moved = 0
             tail_from = -1            # the position the tail left in this cycle
-            hp = (pos[fb] if ffirst[us] == 0 else h + 1) if shared else s_hpos[us]
-            if s_sleep[us] > t and hp < h and (shared or s_last[us] < t):
+            hp = (pos[fb] if ffirst[us] == 0 else h + 1) if train is None else s_hpos[us]
+            if s_sleep[us] > t and hp < h and (train is None or s_last[us] < t):
                 # nothing of this worm moved last time (and no flit of a train has a departure ahead) and the
                 # clock frees nothing before s_sleep: only a channel freed under its blocked header can let it
                 # move now
@@ -673,7 +676,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo):
             go = False
             front = True              # no other worm's flit ahead of the header in its buffer
             if hp <= h:
-                ready = (arr[fb] if shared else s_harr[us]) + 1 + router_delay
+                ready = (arr[fb] if train is None else s_harr[us]) + 1 + router_delay
                 if fifo is not None and hp > 0:
                     # its router pipeline starts when it comes to the front of its buffer
                     ch = path_arc[base + hp] * vcs + path_vc[base + hp]
@@ -688,7 +691,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo):
                     wake = ready
                 elif hp == h:
                     go = True
-                elif shared and link_used[path_arc[base + hp + 1]] == t:
+                elif train is None and link_used[path_arc[base + hp + 1]] == t:
                     wake = t + 1
                 else:
                     x = hp + 1
@@ -716,7 +719,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo):
                             owner[ch] = w
                 if go:
                     moved += 1
-            if shared:
+            if train is None:
                 # then the other flits front to back; only the first flit of each buffer (of each run) can move: a
                 # flit behind it either stays behind it or, when it leaves, finds its buffer's port used this cycle;
                 # so visit run fronts only
@@ -1067,7 +1070,8 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Router
     args = (params, jobs, len(timed_order), nodes, worms, paths, (slot_time, slot_count, owner, dead, stats))
     if general:
         _simulate_flits(*args, (int(num_arcs), vcs, config.buffer_depth, config.router_delay, config.link_latency,
-                                config.credit_delay, span), _fifo(int(num_arcs) * vcs, nw, config))
+                                config.credit_delay, span), _fifo(int(num_arcs) * vcs, nw, config),
+                        None if vcs > 1 or config.vc_release == "tail-sent" else 1)
     else:
         _simulate_rigid(*args)
     if stats[S_STATUS] == BROKEN:
