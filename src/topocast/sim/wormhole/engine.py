@@ -1071,7 +1071,7 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Router
     if general:
         _simulate_flits(*args, (int(num_arcs), vcs, config.buffer_depth, config.router_delay, config.link_latency,
                                 config.credit_delay, span), _fifo(int(num_arcs) * vcs, nw, config),
-                        None if vcs > 1 or config.vc_release == "tail-sent" else 1)
+                        None if vcs > 1 or config.tail_sent else 1)
     else:
         _simulate_rigid(*args)
     if stats[S_STATUS] == BROKEN:
