@@ -86,3 +86,21 @@ def test_an_error_side_by_side_ends_the_run_at_once(defaults, test_experiments, 
     with pytest.raises(TopocastError, match="broken: on purpose"):
         reproduce(test_experiments, True, tmp_path, None)
     assert time.perf_counter() - start < 20
+
+
+def test_without_worker_processes_they_run_one_by_one(defaults, tmp_path, monkeypatch):
+    """Where no process pool can start (no /dev/shm, a process limit), the reproductions run here."""
+    import multiprocessing.context
+
+    refused = []
+
+    def refuse(self, *args, **kwargs):
+        refused.append(args)
+        raise OSError("no /dev/shm")
+
+    monkeypatch.setattr(multiprocessing.context.ForkContext, "Pool", refuse)
+    defaults(workers=2)
+    seen = []
+    reports = reproduce(["fattree", "classic"], True, tmp_path, None, done=seen.append)
+    assert [r.name for r in reports] == ["fattree", "classic"] == [r.name for r in seen]
+    assert refused == [(2,)]

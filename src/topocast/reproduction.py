@@ -51,12 +51,13 @@ def side_by_side(count: int, quick: bool) -> int:
     return max(1, min(count, DEFAULTS["workers"] or os.cpu_count() or 1))
 
 
-def reproduce(names: list[str], quick: bool, out: Path, progress, done=None) -> list:
+def reproduce(names: list[str], quick: bool, out: Path, progress, done=None, workers: int | None = None) -> list:
     """The Reports of the reproductions ``names``, in that order; ``done(report)`` is called on each as
-    soon as it and every reproduction before it are finished (when they run side by side, after all)."""
+    soon as it and every reproduction before it are finished (when they run side by side, after all).
+    ``workers``: the processes to use (default :func:`side_by_side`)."""
     from . import registry
 
-    workers = side_by_side(len(names), quick)
+    workers = side_by_side(len(names), quick) if workers is None else workers
     if workers == 1:
         reports = []
         for name in names:
@@ -66,6 +67,8 @@ def reproduce(names: list[str], quick: bool, out: Path, progress, done=None) -> 
         return reports
     weights = [registry.experiment(name).weight for name in names]
     reports = _forked(names, quick, out, workers, sorted(range(len(names)), key=lambda i: -weights[i]), progress)
+    if reports is None:               # no worker processes here (no /dev/shm, a process limit): one by one
+        return reproduce(names, quick, out, progress, done, workers=1)
     for report in reports:
         if done is not None:
             done(report)
@@ -73,13 +76,17 @@ def reproduce(names: list[str], quick: bool, out: Path, progress, done=None) -> 
 
 
 def _forked(names: list[str], quick: bool, out: Path, workers: int, first: list[int], progress) -> list:
-    """The Reports of ``names`` run on ``workers`` forked processes, submitted in the order ``first``.
-
-    Leaving early (an error in one, an interrupt) ends the other processes at once."""
+    """The Reports of ``names`` run on ``workers`` forked processes, submitted in the order ``first`` (None
+    when the processes cannot be started).  Leaving early (an error in one, an interrupt) ends the other
+    processes at once."""
     import multiprocessing
 
     context = multiprocessing.get_context("fork")
-    with context.Pool(workers) as pool:
+    try:
+        pool = context.Pool(workers)
+    except OSError:
+        return None
+    with pool:
         pending = {i: pool.apply_async(reproduce_one, ((names[i], quick, str(out)),)) for i in first}
         finished = _as_finished(pending)
         if progress is not None:
