@@ -210,16 +210,15 @@ def parse_settings(settings: list[str]) -> dict[str, str]:
     """``["key=value", ...]`` of ``--set`` as a dict; malformed or repeated keys are refused."""
     values: dict[str, str] = {}
     for item in settings:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
+        key, sep, value = (part.strip() for part in item.partition("="))
+        if not sep or not key:
             raise TopocastError(f"--set: expected key=value, got '{item}'")
-        if key.strip() in values:
-            raise TopocastError(f"--set: parameter '{key.strip()}' given twice")
-        if key.strip() in COMMAND_OPTIONS:
-            option = key.strip().replace("_", "-")
-            raise TopocastError(f"--set: '{key.strip()}' is an option of the command, not an algorithm parameter: "
-                                f"write --{option} {value.strip() or 'VALUE'}")
-        values[key.strip()] = value.strip()
+        if key in values:
+            raise TopocastError(f"--set: parameter '{key}' given twice")
+        if key in COMMAND_OPTIONS:
+            raise TopocastError(f"--set: '{key}' is an option of the command, not an algorithm parameter: "
+                                f"write --{key.replace('_', '-')} {value or 'VALUE'}")
+        values[key] = value
     return values
 
 
@@ -462,7 +461,7 @@ def reproduce(
         raise TopocastError("reproduction: give a name from 'topocast list' or 'all'")
     names = registry.names("experiment") if name == "all" else [name]
     for n in names:
-        registry.experiment(n)
+        registry.experiment(n)        # an unknown name is refused before any work
     from .sweep import check_workers, set_defaults
 
     set_defaults(scheduler=scheduler, workers=check_workers(workers))

@@ -30,12 +30,13 @@ def _run(name: str, quick: bool, out: Path, progress):
     return report
 
 
-def reproduce_one(args: tuple[str, bool, str]):
-    """:func:`_run` of ``(name, quick, out)`` in a worker process (no progress bar of its own)."""
+def reproduce_one(args: tuple[int, str, bool, str]):
+    """``(index, report)`` of :func:`_run` of ``(index, name, quick, out)`` in a worker process (no progress
+    bar of its own)."""
     from .progress import Progress
 
-    name, quick, out = args
-    return _run(name, quick, Path(out), Progress(enabled=False))
+    index, name, quick, out = args
+    return index, _run(name, quick, Path(out), Progress(enabled=False))
 
 
 def side_by_side(count: int, quick: bool) -> int:
@@ -87,22 +88,9 @@ def _forked(names: list[str], quick: bool, out: Path, workers: int, first: list[
     except OSError:
         return None
     with pool:
-        pending = {i: pool.apply_async(reproduce_one, ((names[i], quick, str(out)),)) for i in first}
-        finished = _as_finished(pending)
+        # one at a time, in the order ``first``; each result (or error) as soon as it is done
+        finished = pool.imap_unordered(reproduce_one, [(i, names[i], quick, str(out)) for i in first])
         if progress is not None:
             finished = progress.track(finished, "reproductions", total=len(names))
         reports = dict(finished)
     return [reports[i] for i in range(len(names))]
-
-
-def _as_finished(pending: dict):
-    """``(index, value)`` of each ``AsyncResult`` as it finishes; its error is raised at once."""
-    import time
-
-    pending = dict(pending)
-    while pending:
-        ready = [i for i, result in pending.items() if result.ready()]
-        for i in ready:
-            yield i, pending.pop(i).get()
-        if not ready:
-            time.sleep(0.02)
