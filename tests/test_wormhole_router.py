@@ -44,6 +44,24 @@ def random_regular(n=16, d=3, seed=7):
     return Topology.from_networkx(nx.random_regular_graph(d, n, seed=seed))
 
 
+def random_worms(seed, count, span):
+    """``count`` multidestination worms on shortest paths of a random 3-regular graph of 12 nodes (copies at
+    random positions of the path, always at its end), released in ``[0, span)``: the generator (for more
+    draws), the topology and the traffic."""
+    rng = np.random.default_rng(seed)
+    topology = random_regular(12, 3, seed=seed % 1000)
+    graph = topology.to_networkx()
+    worms, release = [], []
+    for _ in range(count):
+        u, v = rng.choice(topology.num_nodes, 2, replace=False)
+        path = nx.shortest_path(graph, int(u), int(v))
+        hops = len(path) - 1
+        slots = sorted(set(rng.integers(1, hops + 1, rng.integers(0, hops + 1)).tolist()) | {hops})
+        worms.append((path, slots))
+        release.append(int(rng.integers(0, span)))
+    return rng, topology, worm_traffic(topology, worms, release)
+
+
 def closed_form(prep, startup, flits, hops, depth=1, router_delay=0, link_latency=1, credit_delay=0):
     """Unicast zero-load latency: the header leaves the source router 1 + r cycles after its start-up ends
     and each later router l + r cycles after the previous one, (h + 1) routers in all; the L - 1 flits behind
@@ -163,18 +181,7 @@ def test_flit_level_path_reproduces_the_rigid_worm_on_the_defaults(algorithm, kw
 def test_flit_level_path_reproduces_the_rigid_worm_on_random_worms_of_any_graph(seed, flits, ejection, inter):
     """Random multidestination worms on shortest paths of a random regular graph, released close together
     (blocking, knots): both paths agree cycle for cycle."""
-    rng = np.random.default_rng(seed)
-    topology = random_regular(12, 3, seed=seed % 1000)
-    graph = topology.to_networkx()
-    worms, release = [], []
-    for _ in range(40):
-        u, v = rng.choice(topology.num_nodes, 2, replace=False)
-        path = nx.shortest_path(graph, int(u), int(v))
-        hops = len(path) - 1
-        slots = sorted(set(rng.integers(1, hops + 1, rng.integers(0, hops + 1)).tolist()) | {hops})
-        worms.append((path, slots))
-        release.append(int(rng.integers(0, 60)))
-    traffic = worm_traffic(topology, worms, release)
+    rng, topology, traffic = random_worms(seed, 40, 60)
     config = RouterConfig(startup=int(rng.integers(0, 5)), flits=flits, ejection_channels=ejection,
                           injection_channels=int(rng.integers(1, 4)), intermediate_ejection=inter, watchdog=40)
     compare_paths(topology, traffic, config, 5000)
@@ -326,19 +333,8 @@ def test_trains_move_like_flits_on_random_worms_of_any_graph(seed, options):
     """Random multidestination worms of a random regular graph released close together (blocking, compression,
     stretched trains on shallow buffers with long links and credit delays, knots): every flit's way and the
     header-driven trains agree cycle for cycle."""
-    rng = np.random.default_rng(seed)
-    topology = random_regular(12, 3, seed=seed % 1000)
-    graph = topology.to_networkx()
-    worms, release = [], []
-    for _ in range(30):
-        u, v = rng.choice(topology.num_nodes, 2, replace=False)
-        path = nx.shortest_path(graph, int(u), int(v))
-        hops = len(path) - 1
-        slots = sorted(set(rng.integers(1, hops + 1, rng.integers(0, hops + 1)).tolist()) | {hops})
-        worms.append((path, slots))
-        release.append(int(rng.integers(0, 80)))
-    config = RouterConfig(watchdog=60, **options)
-    compare_trains(topology, worm_traffic(topology, worms, release), config, 6000)
+    _, topology, traffic = random_worms(seed, 30, 80)
+    compare_trains(topology, traffic, RouterConfig(watchdog=60, **options), 6000)
 
 
 @pytest.mark.parametrize("spec,algorithm,kw,options", [

@@ -36,14 +36,21 @@ WORM_ROWS = 6
 
 
 @nb.njit(cache=True, inline="always")
+def _append(x, v, nodes, head, tail, links, link_row):
+    """Append ``x`` to a list of node ``v`` (first and last in ``nodes[head, v]``, ``nodes[tail, v]``, -1: empty;
+    linked through ``links[link_row]``) and count it in the node's work."""
+    if nodes[tail, v] < 0:
+        nodes[head, v] = x
+    else:
+        links[link_row, nodes[tail, v]] = x
+    nodes[tail, v] = x
+    nodes[N_WORK, v] += 1
+
+
+@nb.njit(cache=True, inline="always")
 def _enqueue(j, v, nodes, jobs):
     """Append job ``j`` to node ``v``'s FIFO; True if the node was idle until now."""
-    if nodes[Q_TAIL, v] < 0:
-        nodes[Q_HEAD, v] = j
-    else:
-        jobs[J_NEXT, nodes[Q_TAIL, v]] = j
-    nodes[Q_TAIL, v] = j
-    nodes[N_WORK, v] += 1
+    _append(j, v, nodes, Q_HEAD, Q_TAIL, jobs, J_NEXT)
     return nodes[N_WORK, v] == 1
 
 
@@ -139,12 +146,7 @@ def _processors(t, busy, rp, n_timed, n_active, n_pend, startup, batch, jobs, no
                 first = jobs[J_WORMS, j] + nodes[P_BATCH, v] * batch
                 last = min(first + batch, jobs[J_WORMS, j + 1])
                 for w in range(first, last):
-                    if nodes[I_TAIL, v] < 0:
-                        nodes[I_HEAD, v] = w
-                    else:
-                        worms[W_NEXT, nodes[I_TAIL, v]] = w
-                    nodes[I_TAIL, v] = w
-                    nodes[N_WORK, v] += 1
+                    _append(w, v, nodes, I_HEAD, I_TAIL, worms, W_NEXT)   # into the injection queue
                 nodes[P_BATCH, v] += 1
                 if jobs[J_WORMS, j] + nodes[P_BATCH, v] * batch < jobs[J_WORMS, j + 1]:
                     nodes[P_END, v] = t + startup
