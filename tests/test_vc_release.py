@@ -503,3 +503,19 @@ def test_every_wormhole_algorithm_passes_vc_release_to_its_router(name):
     assert algorithm.model(resolve_params(algorithm, {})).router.vc_release == "tail-left"
     model = algorithm.model(resolve_params(algorithm, {"vc_release": "tail-sent"}))
     assert model.router.vc_release == "tail-sent"
+
+
+def test_tail_sent_trains_beyond_their_horizon_run_again_flit_by_flit(monkeypatch):
+    """A train departure known further ahead than the kernel's horizon makes the run start again with every flit
+    on its own: forced here with a horizon of 4 cycles, the trace is still the flit-by-flit one (two VCs)."""
+    from topocast.sim.wormhole import engine
+
+    plan = tc.run("mesh:6x6", "unicast", routing="dor", load=0.3, cycles=1500, seed=3).trace.plan
+    topology = tc.build("mesh:6x6")
+    config = RouterConfig(buffer_depth=4, router_delay=1, startup=2, vc_release="tail-sent")
+    flits = simulate(36, topology.num_arcs, plan.traffic, dataclasses.replace(config, vcs=2), plan.cycles)
+    monkeypatch.setattr(engine, "_train_span", lambda config: 4)
+    again = simulate(36, topology.num_arcs, plan.traffic, config, plan.cycles)
+    assert again.worm_done.tolist() == flits.worm_done.tolist() and again.flit_moves == flits.flit_moves
+    with pytest.raises(RuntimeError, match="horizon"):     # tail-left trains: a horizon too short is a bug
+        simulate(36, topology.num_arcs, plan.traffic, dataclasses.replace(config, vc_release="tail-left"), 30)

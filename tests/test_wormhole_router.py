@@ -324,7 +324,7 @@ ROUTER_OPTIONS = st.fixed_dictionaries({
     "flits": st.integers(1, 40), "buffer_depth": st.integers(1, 8), "router_delay": st.integers(0, 3),
     "link_latency": st.integers(1, 3), "credit_delay": st.integers(0, 2), "startup": st.integers(0, 4),
     "injection_channels": st.integers(1, 3), "ejection_channels": st.integers(0, 3),
-    "intermediate_ejection": st.booleans()})
+    "intermediate_ejection": st.booleans(), "vc_release": st.sampled_from(["tail-left", "tail-sent"])})
 
 
 @given(st.integers(0, 2**31), ROUTER_OPTIONS)
@@ -344,6 +344,14 @@ def test_trains_move_like_flits_on_random_worms_of_any_graph(seed, options):
      dict(buffer_depth=2, link_latency=2, credit_delay=1, watchdog=300)),             # deadlocks
     ("mesh:6x6", "multicast-dp", dict(destinations=10, load=0.1), dict(buffer_depth=4)),
     ("mesh:6x6", "multicast-cp", dict(destinations=10, load=0.3), dict(buffer_depth=3, link_latency=3)),
+    # tail-sent: worms queue behind other worms' flits in a buffer
+    ("mesh:8x8", "unicast", dict(routing="dor", load=0.3),
+     dict(buffer_depth=5, router_delay=2, startup=2, vc_release="tail-sent")),
+    ("mesh:8x8", "unicast", dict(routing="dor", load=0.08),
+     dict(flits=4, buffer_depth=8, credit_delay=2, link_latency=2, vc_release="tail-sent")),
+    ("torus:6x6", "unicast", dict(routing="minimal", vc_scheme="single", load=0.4),
+     dict(buffer_depth=3, credit_delay=1, watchdog=300, vc_release="tail-sent")),
+    ("mesh:6x6", "multicast-cp", dict(destinations=10, load=0.3), dict(buffer_depth=3, vc_release="tail-sent")),
 ])
 def test_trains_move_like_flits_under_load(spec, algorithm, kw, options):
     run = tc.run(spec, algorithm, cycles=2500, seed=5, **kw).trace

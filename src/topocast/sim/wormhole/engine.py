@@ -54,7 +54,8 @@ with every option's units and default.
   cycle and computes the other flits' departures from the header's (they
   meet no other worm), with several it moves every flit; both give the same
   trace too (tested).  With ``tail-sent`` flits behind a header can meet
-  another worm's, so it always runs flit by flit.
+  another worm's in a buffer: the trains then also follow the departures
+  of the flits ahead of them in each buffer (same trace again, tested).
 * Path-based multidestination worms: at each destination on its path the
   router copies every flit into an ejection channel as it passes; that
   destination has the whole message when the tail passes.
@@ -286,6 +287,8 @@ class WormTrace:
 
 #: a cycle later than any run: "not by waiting" (blocked by a flit or a channel, not by the clock)
 NEVER = np.iinfo(np.int64).max
+#: long before any run (a train's departure no wait reaches back to)
+FAR = -(1 << 30)
 
 
 @nb.njit(cache=True)
@@ -500,12 +503,26 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
     ahead of the clock (:func:`_train_span`).
 
     With ``tail-sent`` VC release a buffer may hold flits of several worms
-    (a worm's header follows the previous owner's tail into the VC), so
-    flits of different worms meet whatever the VCs: every flit moves cycle
-    by cycle.  Per channel the kernel counts the flits sent in and out and
-    keeps the departures of the last ``depth`` (they leave in order of
-    entry): the credit test of a flit sent in (:func:`_room_at`) and, for
+    (a worm's header follows the previous owner's tail into the VC), first
+    in first out.  Per channel the kernel counts the flits sent in and keeps
+    the departures of the last ``depth`` out (in a ring of a power of two
+    slots): the credit test of a flit sent in (:func:`_room_at`) and, for
     the header, the flit ahead of it in its buffer (:func:`_front_at`).
+    With several VCs every flit moves cycle by cycle.  With one, trains
+    still work: a worm's flits enter a channel one after the other (a
+    header reserves the entries of all its flits), so only its rows
+    ``j < depth`` wait for other worms' flits, the ones ``depth`` entries
+    ahead of them in the channel ahead.  The kernel keeps the departures of
+    each worm's last ``depth`` flits as its train computes them (ahead of
+    the clock, so the count per channel is of departures *known*), and
+    feeds them to the recursion as virtual rows ``j - depth``.  When a
+    departure a row waits for is not known yet, the step computes only the
+    rows that do not depend on it (per group of ``depth`` rows, those with
+    ``j % depth`` at most the known prefix) and completes later (a
+    *partial* step; the header cannot leave the next position before).
+    With no credit delay a slot freed in cycle ``t`` by a younger worm
+    (which moves after this one) counts from ``t + 1``: each kept
+    departure carries its worm's age.
     Every test of ``fifo is not None`` and of ``train is None`` is settled
     when numba compiles the kernel for the argument's type, so each of its
     three forms (trains; every flit on its own; flits sharing buffers)
@@ -572,8 +589,8 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
     grp = np.empty(L, np.int64)
     for j in range(L):
         grp[j] = j // depth
-    cur = np.empty(n_train * L, np.int32)
-    prev = np.empty(n_train * L, np.int32)
+    cur = np.empty(n_train * (L + depth), np.int32)
+    prev = np.empty(n_train * (L + depth), np.int32)
     sched = np.empty(n_train * span, np.int32)
     tail_at = np.empty(n_train * span, np.int32)
     s_hpos = np.empty(n_train, np.int64)
@@ -589,10 +606,21 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
         free_list[k] = cap - 1 - k
     n_free = cap
     release = np.int64(0 if fifo is None else 1)     # for the knot search: when an owner frees its VC
+    ring = 1                  # tail-sent: per channel a ring of departures, a power of two >= depth
+    while ring < depth:
+        ring *= 2
     if fifo is not None:
-        ch_in, ch_out, ch_dep, h_in = fifo
+        ch_in, ch_out, ch_dep, p_in, ch_age = fifo
     else:
-        ch_in = ch_out = ch_dep = h_in = np.empty(0, np.int64)
+        ch_in = ch_out = ch_dep = p_in = ch_age = np.empty(0, np.int64)
+    # tail-sent trains: per record its worm's age (visiting order), the rows done of a partial step (-1: none) and
+    # its header's entry into its channel until the departure of the flit ahead is known (0: known); the first row
+    # whose departures later worms read (a worm's last ``depth`` flits are the only ones a follower's flits wait for)
+    s_age = np.empty(n_train if fifo is not None else 0, np.int64)
+    s_part = np.empty(n_train if fifo is not None else 0, np.int64)
+    s_ahead = np.empty(n_train if fifo is not None else 0, np.int64)
+    next_age = np.int64(0)
+    kept_from = L - depth
     n_active = np.int64(0)
     busy_nodes = 0
     rp = 0
@@ -618,7 +646,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
             n_free -= 1
             sl = free_list[n_free]
             active[idx] = sl
-            fb = sl * L
+            fb = sl * L if train is None else sl * (L + depth) + depth
             s_worm[sl] = w
             s_base[sl] = path_ptr[w]
             s_h[sl] = path_ptr[w + 1] - path_ptr[w] - 1
@@ -635,6 +663,8 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                 s_hpos[sl] = 0
                 s_harr[sl] = t
                 cur[fb] = t                      # the header entered the injection channel
+                for k in range(fb - depth, fb):
+                    cur[k] = FAR                 # no credit waits on rows j < depth (tail-left)
                 s_col[sl] = -2
                 s_goal[sl] = -1                  # column -1 of the other rows: computed at the next visit
                 s_tk[sl] = 0
@@ -643,6 +673,11 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                 s_last[sl] = t
                 for k in range(sl * span, sl * span + span):
                     sched[k] = 0
+                if fifo is not None:
+                    s_age[sl] = next_age
+                    next_age += 1
+                    s_part[sl] = -1
+                    s_ahead[sl] = 0
         if n_active > max_active:
             max_active = n_active
         # 3. worms in flight, oldest first (those injected in this cycle, at the end, wait); each worm's flits
@@ -655,7 +690,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
             w = s_worm[us]
             base = s_base[us]
             h = s_h[us]
-            fb = sl * L
+            fb = sl * L if train is None else sl * (L + depth) + depth
             wake = NEVER              # the first cycle the clock alone may let a flit move
             moved = 0
             tail_from = -1            # the position the tail left in this cycle
@@ -677,16 +712,27 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
             front = True              # no other worm's flit ahead of the header in its buffer
             if hp <= h:
                 ready = (arr[fb] if train is None else s_harr[us]) + 1 + router_delay
-                if fifo is not None and hp > 0:
+                if fifo is not None and hp > 0 and train is None:
                     # its router pipeline starts when it comes to the front of its buffer
                     ch = path_arc[base + hp] * vcs + path_vc[base + hp]
-                    e = h_in[w]
-                    ahead = _front_at(e, ch_out[ch], ch_dep[ch * depth + (e - 1) % depth])
+                    e = p_in[base + hp]
+                    ahead = _front_at(e, ch_out[ch], ch_dep[ch * ring + ((e - 1) & (ring - 1))])
                     if ahead == NEVER:
                         front = False
                         ready = NEVER
                     else:
                         ready = max(ready, ahead + 1 + router_delay)
+                elif fifo is not None and train is not None and s_ahead[us] > 0:
+                    # (a train: once the departure of the flit ahead is known, it counts as the header's arrival)
+                    ch = path_arc[base + hp]
+                    e = s_ahead[us]
+                    if ch_out[ch] < e:
+                        front = False
+                        ready = NEVER
+                    else:
+                        s_harr[us] = max(s_harr[us], ch_dep[ch * ring + ((e - 1) & (ring - 1))])
+                        s_ahead[us] = 0
+                        ready = s_harr[us] + 1 + router_delay
                 if ready > t:
                     wake = ready
                 elif hp == h:
@@ -704,7 +750,10 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                         go = True
                         if fifo is not None:      # the buffer may still hold earlier worms' flits
                             k = ch_in[ch] - depth
-                            at = _room_at(k, ch_out[ch], ch_dep[ch * depth + k % depth], credit_delay)
+                            at = _room_at(k, ch_out[ch], ch_dep[ch * ring + (k & (ring - 1))], credit_delay)
+                            if train is not None and at == t and credit_delay == 0 and \
+                                    ch_age[ch * ring + (k & (ring - 1))] > s_age[us]:
+                                at = t + 1        # (a train's departure known ahead: a younger worm's, not yet made)
                             if at > t:
                                 go = False
                                 wake = at
@@ -745,11 +794,11 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                             # counted out of its buffer (the departure kept) and into the next one
                             if hp > 0:
                                 ch = path_arc[base + hp] * vcs + path_vc[base + hp]
-                                ch_dep[ch * depth + ch_out[ch] % depth] = t
+                                ch_dep[ch * ring + (ch_out[ch] & (ring - 1))] = t
                                 ch_out[ch] += 1
                             if x <= h:
                                 ch = path_arc[base + x] * vcs + path_vc[base + x]
-                                h_in[w] = ch_in[ch]
+                                p_in[base + x] = ch_in[ch]
                                 ch_in[ch] += 1
                         if n > 1:
                             run[fb + 1] = n - 1
@@ -793,7 +842,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                         elif fifo is not None:
                             ch = path_arc[base + x] * vcs + path_vc[base + x]
                             k = ch_in[ch] - depth
-                            at = _room_at(k, ch_out[ch], ch_dep[ch * depth + k % depth], credit_delay)
+                            at = _room_at(k, ch_out[ch], ch_dep[ch * ring + (k & (ring - 1))], credit_delay)
                             if at > t:
                                 go = False
                                 wake = min(wake, at)
@@ -826,7 +875,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                     if fifo is not None:
                         if y > 0:
                             ch = path_arc[base + y] * vcs + path_vc[base + y]
-                            ch_dep[ch * depth + ch_out[ch] % depth] = t
+                            ch_dep[ch * ring + (ch_out[ch] & (ring - 1))] = t
                             ch_out[ch] += 1
                         if x <= h:
                             ch_in[path_arc[base + x] * vcs + path_vc[base + x]] += 1
@@ -848,49 +897,119 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                     if L == 1:
                         tail_at[sl * span + (hp & (span - 1))] = t
                         s_tlast[us] = hp
+                    if fifo is not None:
+                        # the header's departure is kept if followers read it; its entry index into the next
+                        # channel, and all its flits' entries reserved there (nobody else enters before its tail)
+                        if hp > 0 and kept_from <= 0:
+                            ch = path_arc[base + hp]
+                            e = p_in[base + hp]
+                            ch_dep[ch * ring + (e & (ring - 1))] = t
+                            ch_age[ch * ring + (e & (ring - 1))] = s_age[us]
+                            ch_out[ch] = e + 1
+                        if hp < h:
+                            ch = path_arc[base + hp + 1]
+                            p_in[base + hp + 1] = ch_in[ch]
+                            s_ahead[us] = ch_in[ch]
+                            ch_in[ch] += L
                 # the other flits: the columns of the recursion the header's departures now determine; a step
                 # computes row j's column col - grp[j], for the rows j_lo .. j_hi - 1 that have that column
                 hd = s_hpos[us] - 1           # the header's last departure (-1: its entry into the injection channel)
                 rec = sl * span
-                while s_col[us] < s_goal[us]:
+                while True:
                     col = s_col[us] + 1
-                    s_col[us] = col
+                    if col > s_goal[us]:
+                        break
+                    m = s_part[us] if fifo is not None else -1    # rows i <= m of each group of step col done
                     j_lo = max(1, (col - h) * depth)
                     j_hi = min(L, (col + 2) * depth)
-                    if j_lo >= j_hi:
-                        continue
-                    # row j - 1's last two values and the column of the last (row j_lo - 1 is the header, or done)
-                    up_new = cur[fb + j_lo - 1]
-                    up_old = prev[fb + j_lo - 1]
-                    up_col = hd if j_lo == 1 else h
+                    i_to = depth - 1          # this time rows j with i = j % depth in m + 1 .. i_to
+                    if fifo is not None and col < h and j_lo < depth:
+                        # they wait for slots the flits ahead of them (earlier worms') free in it: departures
+                        # computed by those worms' trains, in their order of entry.  Rows whose wait is not known
+                        # yet wait, and with them the rows of their group i of later groups (credits); the rest of
+                        # the step is computed now (a *partial* step; the header cannot leave position col + 1
+                        # before the rest is known)
+                        nx = path_arc[base + col + 1]
+                        e0 = p_in[base + col + 1] - depth
+                        known = ch_out[nx] - 1 - e0
+                        if known < min(depth, j_hi) - 1:
+                            front = False     # (no sleeping: the wait ends by other worms' moves)
+                            if known <= m:
+                                break
+                            i_to = known
+                        # virtual rows j - depth: the flits depth entries ahead of rows j < depth, as their
+                        # departures minus the credit delay (a younger worm's departure in this cycle counts from
+                        # the next with no credit delay: it moves after this worm)
+                        for jj in range(m + 1, min(i_to + 1, j_hi)):
+                            x = e0 + jj
+                            a = nx * ring + (x & (ring - 1))
+                            cur[fb + jj - depth] = FAR if x < 0 else ch_dep[a] + (
+                                1 if credit_delay == 0 and ch_age[a] > s_age[us] else 0)
+                    if i_to == depth - 1:
+                        s_col[us] = col
+                        if fifo is not None:
+                            s_part[us] = -1
+                    else:
+                        s_part[us] = i_to
+                    i_from = m + 1
+                    j = j_lo
+                    i = j % depth
+                    if i > i_to:
+                        j += depth - i + i_from
+                    elif i < i_from:
+                        j += i_from - i
+                    # row j - 1's last two values and the column of the last (row j_lo - 1 is the header, or done;
+                    # in a partial step the row ahead of a group's first is at that row's column)
+                    up_col = hd if j == 1 else (h if j == j_lo else col - grp[np.uint64(min(j, L - 1))])
                     v = 0
                     k = 0
+                    jl = -1
                     latest = t
-                    for j in range(j_lo, j_hi):
-                        k = col - grp[np.uint64(j)]
-                        u = np.uint64(fb + j)
-                        v = (up_new if k == up_col else up_old) + 1     # after the flit ahead
-                        old = cur[u]
-                        if k >= 0:            # after it arrived (k = 0: entered the injection channel)
-                            v = max(v, old + (1 if k == 0 else link_latency))
-                        if j >= depth and k < h:  # after a credit from position k + 1
-                            v = max(v, cur[np.uint64(fb + j - depth)] + credit_delay)
-                        prev[u] = old
-                        cur[u] = v
-                        up_new = v
-                        up_old = old
-                        up_col = k
-                        sched[np.uint64(rec + (v & (span - 1)))] += 1
-                        latest = max(latest, v)
+                    while j < j_hi:
+                        up_new = cur[fb + j - 1]
+                        up_old = prev[fb + j - 1]
+                        end = j_hi if i_from == 0 and i_to == depth - 1 else min(j_hi, j + i_to - j % depth + 1)
+                        for jj in range(j, end):
+                            k = col - grp[np.uint64(jj)]
+                            u = np.uint64(fb + jj)
+                            v = (up_new if k == up_col else up_old) + 1     # after the flit ahead
+                            old = cur[u]
+                            if k >= 0:            # after it arrived (k = 0: entered the injection channel)
+                                v = max(v, old + (1 if k == 0 else link_latency))
+                            if k < h:             # after a credit from position k + 1 (virtual rows j < 0: above)
+                                v = max(v, cur[np.uint64(fb + jj - depth)] + credit_delay)
+                            prev[u] = old
+                            cur[u] = v
+                            up_new = v
+                            up_old = old
+                            up_col = k
+                            sched[np.uint64(rec + (v & (span - 1)))] += 1
+                            latest = max(latest, v)
+                        if fifo is not None:
+                            for jj in range(max(j, kept_from), end):     # kept for followers
+                                k = col - grp[np.uint64(jj)]
+                                if k > 0:
+                                    ch = path_arc[base + k]
+                                    e = p_in[base + k] + jj
+                                    ch_dep[ch * ring + (e & (ring - 1))] = cur[fb + jj]
+                                    ch_age[ch * ring + (e & (ring - 1))] = s_age[us]
+                                    ch_out[ch] = e + 1
+                            k = col - grp[np.uint64(end - 1)]
+                        jl = end - 1
+                        j = end - 1 - i_to + depth + i_from      # the next group's row i_from
+                        if j < j_hi:
+                            up_col = col - grp[np.uint64(j)]
                     if latest - t >= span:
                         status = BROKEN       # (a departure beyond the horizon: cannot happen)
                     s_last[us] = max(s_last[us], latest)
-                    if j_hi == L:             # the tail's: into the injection channel, or out of position k
+                    if jl == L - 1:           # the tail's: into the injection channel, or out of position k
                         if k == -1:
                             s_tin[us] = v
                         else:
                             tail_at[np.uint64(rec + (k & (span - 1)))] = v
                             s_tlast[us] = k
+                    if i_to < depth - 1:
+                        break
                 b = np.uint64(rec + (t & (span - 1)))
                 moved += sched[b]
                 sched[b] = 0
@@ -986,14 +1105,16 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
     stats[S_WORMS_DONE] = done_worms
 
 
-def _fifo(n_ch: int, n_worms: int, config: RouterConfig):
+def _fifo(n_ch: int, path_len: int, config: RouterConfig):
     """The flit-level kernel's state of the shared buffers of ``tail-sent`` VC release, None for ``tail-left``:
-    per channel the flits sent in, the flits out and a ring of the last ``buffer_depth`` departures, per worm its
-    header's index in its channel's order of entry."""
+    per channel the flits sent in, the flits out (trains: whose departures are known) and a ring of the last
+    ``buffer_depth`` departures and of their worms' ages, per path position the header's index in its channel's
+    order of entry."""
     if not config.tail_sent:
         return None
-    return (np.zeros(n_ch, np.int64), np.zeros(n_ch, np.int64), np.zeros(n_ch * config.buffer_depth, np.int64),
-            np.zeros(n_worms, np.int64))
+    ring = n_ch * (1 << (config.buffer_depth - 1).bit_length())
+    return (np.zeros(n_ch, np.int64), np.zeros(n_ch, np.int64), np.zeros(ring, np.int64), np.zeros(path_len, np.int64),
+            np.zeros(ring, np.int64))
 
 
 def _train_span(config: RouterConfig) -> int:
@@ -1006,9 +1127,15 @@ def _train_span(config: RouterConfig) -> int:
     ``(flits - 1) (1 + link_latency + credit_delay) + link_latency`` cycles
     (flits - 1 steps down the rows of one cycle each, and per credit step
     of ``buffer_depth`` rows at most ``link_latency + credit_delay``
-    cycles more than the header gains on it).
+    cycles more than the header gains on it).  Under ``tail-sent`` the rows
+    behind a header also wait for earlier worms' flits, whose departures
+    were computed ahead in turn: the horizon is twice as long, and a
+    departure beyond it (a chain of worms queued in one another's buffers)
+    makes :func:`simulate` run again with every flit on its own.
     """
     reach = (config.flits - 1) * (1 + config.link_latency + config.credit_delay) + config.link_latency
+    if config.tail_sent:
+        reach *= 2
     return 1 << int(reach + config.router_delay + 3).bit_length()
 
 
@@ -1043,39 +1170,29 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Router
         raise TopocastError(f"wormhole: parameter 'cycles' must be < "
                             f"{2**31 - config.link_latency - config.credit_delay - span} on the flit-level path "
                             f"with these options (its flit times are 32-bit), got {cycles}")
-    nj, nw, ns = traffic.num_jobs, traffic.num_worms, traffic.num_slots
-    timed = np.flatnonzero(traffic.job_release >= 0)
-    timed_order = timed[np.argsort(traffic.job_release[timed], kind="stable")].astype(np.int64)
-    slot_time = np.full(ns, -1, np.int64)
-    slot_count = np.zeros(ns, np.int64)
-    jobs = np.full((JOB_ROWS, nj + 1), -1, np.int64)
-    jobs[J_NODE, :nj] = traffic.job_node
-    jobs[J_RELEASE, :nj] = traffic.job_release
-    jobs[J_PREP, :nj] = traffic.job_prep
-    jobs[J_WORMS] = traffic.job_worm_ptr
-    jobs[J_ORDER, :len(timed_order)] = timed_order
-    nodes = np.full((NODE_ROWS, int(num_nodes)), -1, np.int64)
-    nodes[[P_BATCH, P_END, N_WORK]] = 0
-    nodes[INJ_FREE] = config.injection_channels
-    nodes[EJ_FREE] = config.ejection_channels
-    worms = np.full((WORM_ROWS, nw), -1, np.int64)
-    worms[W_MOVED] = 0
-    owner = np.full(int(num_arcs) * vcs, -1, np.int64)
-    dead = np.zeros(nw, np.bool_)
-    stats = np.zeros(NUM_STATS, np.int64)
     params = (int(cycles), config.flits, config.startup, config.ejection_channels, config.batch,
               bool(config.intermediate_ejection), config.watchdog, bool(stop_when_idle))
     paths = tuple(np.asarray(a, np.int64) for a in (traffic.path_ptr, traffic.path_node, traffic.path_arc, path_vc,
                                                     traffic.path_slot, traffic.slot_job))
-    args = (params, jobs, len(timed_order), nodes, worms, paths, (slot_time, slot_count, owner, dead, stats))
-    if general:
-        _simulate_flits(*args, (int(num_arcs), vcs, config.buffer_depth, config.router_delay, config.link_latency,
-                                config.credit_delay, span), _fifo(int(num_arcs) * vcs, nw, config),
-                        None if vcs > 1 or config.tail_sent else 1)
-    else:
-        _simulate_rigid(*args)
-    if stats[S_STATUS] == BROKEN:
-        raise RuntimeError("wormhole: internal error: a flit departure outside the kernel's horizon")
+    net = (int(num_arcs), vcs, config.buffer_depth, config.router_delay, config.link_latency, config.credit_delay, span)
+    trains = vcs == 1
+    while True:
+        state = _kernel_state(traffic, config, int(num_nodes), int(num_arcs) * vcs)
+        slot_time, slot_count, jobs, n_timed, nodes, worms, owner, dead, stats = state
+        args = (params, jobs, n_timed, nodes, worms, paths, (slot_time, slot_count, owner, dead, stats))
+        if general:
+            _simulate_flits(*args, net, _fifo(int(num_arcs) * vcs, len(traffic.path_arc), config),
+                            1 if trains else None)
+        else:
+            _simulate_rigid(*args)
+        if stats[S_STATUS] != BROKEN:
+            break
+        if not (general and trains and config.tail_sent):
+            raise RuntimeError("wormhole: internal error: a flit departure outside the kernel's horizon")
+        # tail-sent trains: a departure known further ahead than the horizon (chains of worms queued in one
+        # another's buffers); run again with every flit on its own, the same trace
+        trains = False
+    nj = traffic.num_jobs
     trace = WormTrace(slot_time, slot_count, worms[W_INJECT].copy(), worms[W_DONE].copy(), jobs[J_START, :nj].copy(),
                       int(stats[S_CYCLES]), int(stats[S_FLIT_MOVES]), int(stats[S_ADVANCES]),
                       int(stats[S_MAX_ACTIVE]))
@@ -1092,6 +1209,28 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Router
                           f"(the longest-stuck since cycle {trace.deadlock_cycle}; watchdog {config.watchdog} "
                           f"cycles); channels in the wait-for cycle: {arcs_text}")
     return trace
+
+
+def _kernel_state(traffic: WormTraffic, config: RouterConfig, num_nodes: int, num_channels: int):
+    """The kernels' fresh state: delivery slots, jobs (and how many are timed), nodes, worms, VC owners, the
+    deadlocked worms and the counters."""
+    nj, nw, ns = traffic.num_jobs, traffic.num_worms, traffic.num_slots
+    timed = np.flatnonzero(traffic.job_release >= 0)
+    timed_order = timed[np.argsort(traffic.job_release[timed], kind="stable")].astype(np.int64)
+    jobs = np.full((JOB_ROWS, nj + 1), -1, np.int64)
+    jobs[J_NODE, :nj] = traffic.job_node
+    jobs[J_RELEASE, :nj] = traffic.job_release
+    jobs[J_PREP, :nj] = traffic.job_prep
+    jobs[J_WORMS] = traffic.job_worm_ptr
+    jobs[J_ORDER, :len(timed_order)] = timed_order
+    nodes = np.full((NODE_ROWS, num_nodes), -1, np.int64)
+    nodes[[P_BATCH, P_END, N_WORK]] = 0
+    nodes[INJ_FREE] = config.injection_channels
+    nodes[EJ_FREE] = config.ejection_channels
+    worms = np.full((WORM_ROWS, nw), -1, np.int64)
+    worms[W_MOVED] = 0
+    return (np.full(ns, -1, np.int64), np.zeros(ns, np.int64), jobs, len(timed_order), nodes, worms,
+            np.full(num_channels, -1, np.int64), np.zeros(nw, np.bool_), np.zeros(NUM_STATS, np.int64))
 
 
 def vc_array(traffic: WormTraffic, config: RouterConfig) -> tuple[np.ndarray, int]:
