@@ -578,8 +578,8 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
     run = np.empty(per_flit, np.int32)
     hist = np.empty(per_flit * hist_len if credit_delay > 0 else 0, np.int32)
     ffirst = np.empty(cap if shared else 0, np.int64)
-    # trains (one VC per link): per flit (row j of the recursion) its last two departures computed, D(j, k) and
-    # D(j, k - 1) (column -1: the cycle it entered the injection channel); flit j leaves position k only after
+    # trains (one VC per link): per flit (row j of the recursion) its last departure computed, D(j, k) (column -1:
+    # the cycle it entered the injection channel; the header's one before too); flit j leaves position k only after
     # flit j - depth left position k + 1, so a column of row j follows the column grp[j] = j // depth further of
     # the header's row.  Per record: the moves due in each of the next span cycles and the tail's departures by
     # position (both mod span), the header's position and arrival, the last column computed and the last the
@@ -590,7 +590,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
     for j in range(L):
         grp[j] = j // depth
     cur = np.empty(n_train * (L + depth), np.int32)
-    prev = np.empty(n_train * (L + depth), np.int32)
+    s_hprev = np.empty(n_train, np.int64)
     sched = np.empty(n_train * span, np.int32)
     tail_at = np.empty(n_train * span, np.int32)
     s_hpos = np.empty(n_train, np.int64)
@@ -600,6 +600,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
     s_tk = np.empty(n_train, np.int64)
     s_tlast = np.empty(n_train, np.int64)
     s_tin = np.empty(n_train, np.int64)
+    s_tnext = np.empty(n_train, np.int64)     # the cycle the tail leaves position s_tk (NEVER: not known yet)
     s_last = np.empty(n_train, np.int64)
     free_list = np.empty(cap, np.int64)
     for k in range(cap):
@@ -669,6 +670,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                 s_goal[sl] = -1                  # column -1 of the other rows: computed at the next visit
                 s_tk[sl] = 0
                 s_tlast[sl] = -1
+                s_tnext[sl] = NEVER
                 s_tin[sl] = t if L == 1 else NEVER
                 s_last[sl] = t
                 for k in range(sl * span, sl * span + span):
@@ -889,7 +891,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                     j += n
             else:
                 if go:
-                    prev[fb] = cur[fb]
+                    s_hprev[us] = cur[fb]
                     cur[fb] = t
                     s_hpos[us] = hp + 1
                     s_harr[us] = t + link_latency - 1
@@ -897,6 +899,8 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                     if L == 1:
                         tail_at[sl * span + (hp & (span - 1))] = t
                         s_tlast[us] = hp
+                        if hp == s_tk[us]:
+                            s_tnext[us] = t
                     if fifo is not None:
                         # the header's departure is kept if followers read it; its entry index into the next
                         # channel, and all its flits' entries reserved there (nobody else enters before its tail)
@@ -967,7 +971,9 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                     latest = t
                     while j < j_hi:
                         up_new = cur[fb + j - 1]
-                        up_old = prev[fb + j - 1]
+                        # (the row ahead's column before: read only for the header's, whose last departure may
+                        # be a column further than a row needs)
+                        up_old = s_hprev[us] if j == 1 else up_new
                         end = j_hi if i_from == 0 and i_to == depth - 1 else min(j_hi, j + i_to - j % depth + 1)
                         for jj in range(j, end):
                             k = col - grp[np.uint64(jj)]
@@ -978,7 +984,6 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                                 v = max(v, old + (1 if k == 0 else link_latency))
                             if k < h:             # after a credit from position k + 1 (virtual rows j < 0: above)
                                 v = max(v, cur[np.uint64(fb + jj - depth)] + credit_delay)
-                            prev[u] = old
                             cur[u] = v
                             up_new = v
                             up_old = old
@@ -1008,15 +1013,18 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                         else:
                             tail_at[np.uint64(rec + (k & (span - 1)))] = v
                             s_tlast[us] = k
+                            if k == s_tk[us]:
+                                s_tnext[us] = v
                     if i_to < depth - 1:
                         break
                 b = np.uint64(rec + (t & (span - 1)))
                 moved += sched[b]
                 sched[b] = 0
-                k = s_tk[us]
-                if k <= s_tlast[us] and tail_at[np.uint64(rec + (k & (span - 1)))] == t:
+                if s_tnext[us] == t:
+                    k = s_tk[us]
                     tail_from = k
                     s_tk[us] = k + 1
+                    s_tnext[us] = tail_at[np.uint64(rec + ((k + 1) & (span - 1)))] if k < s_tlast[us] else NEVER
             if tail_from >= 0:
                 # the tail leaves position y: free its channel (tail-sent: the channel it entered), deliver its slot
                 y = tail_from
