@@ -160,58 +160,15 @@ def dor_hops(lat: Lattice, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
 
 
 @nb.njit(cache=True)
-def _dor_leg(x, t, dims, strides, wrap, table, pos, node, arc, vc, dateline, base_vc, coins, ring_class):
-    """Write the dimension-ordered hops from ``x`` to ``t`` at ``pos`` on; return the next position.
-
-    ``coins``: bit ``d - 1 - i`` says whether a tie in dimension ``i`` goes ``+`` (-1: always);
-    ``ring_class``: the VC of a ring is fixed on entry (``ring``), else the dateline or VC 0."""
-    d = len(dims)
-    for i in range(d - 1, -1, -1):
-        k = dims[i]
-        s = strides[i]
-        cx = (x // s) % k
-        ct = (t // s) % k
-        if cx == ct:
-            continue
-        if wrap:
-            delta = (ct - cx) % k
-            up = 2 * delta < k or (2 * delta == k and (coins < 0 or (coins >> (d - 1 - i)) & 1 == 1))
-            steps = delta if up else k - delta
-        else:
-            up = ct > cx
-            steps = ct - cx if up else cx - ct
-        crossed = 0
-        for _ in range(steps):
-            c = (x // s) % k
-            if up:
-                a = table[x, 2 * i]
-                if c == k - 1:
-                    x -= (k - 1) * s
-                    crossed = 1
-                else:
-                    x += s
-            else:
-                a = table[x, 2 * i + 1]
-                if c == 0:
-                    x += (k - 1) * s
-                    crossed = 1
-                else:
-                    x -= s
-            node[pos] = x
-            arc[pos] = a
-            if ring_class:
-                vc[pos] = base_vc + (1 if ct < cx else 0)
-            else:
-                vc[pos] = base_vc + (crossed if dateline else 0)
-            pos += 1
-    return pos
-
-
-@nb.njit(cache=True)
 def _dor_fill(src, mid, dst, dims, strides, wrap, table, dateline, phase_vcs, ptr, node, arc, vc, coins,
               ring_class):
     """Fill every worm's route: ``src -> mid -> dst`` (``mid < 0``: straight), phase ``p`` on VCs from
-    ``p * phase_vcs``."""
+    ``p * phase_vcs``, each leg dimension by dimension from the highest.
+
+    ``coins``: bit ``d - 1 - i`` says whether a tie in dimension ``i`` goes ``+`` (-1: always);
+    ``ring_class``: the VC of a ring is fixed on entry (``ring``), else the dateline or VC 0.  (One loop over
+    the legs, no function call per worm: a call passing the arrays costs more than the hops it writes.)"""
+    d = len(dims)
     for w in range(len(src)):
         pos = ptr[w]
         x = src[w]
@@ -219,13 +176,58 @@ def _dor_fill(src, mid, dst, dims, strides, wrap, table, dateline, phase_vcs, pt
         arc[pos] = -1
         vc[pos] = 0
         pos += 1
-        if mid[w] >= 0:
-            pos = _dor_leg(x, mid[w], dims, strides, wrap, table, pos, node, arc, vc, dateline, 0, coins[w],
-                           ring_class)
-            pos = _dor_leg(mid[w], dst[w], dims, strides, wrap, table, pos, node, arc, vc, dateline, phase_vcs,
-                           coins[w], ring_class)
-        else:
-            _dor_leg(x, dst[w], dims, strides, wrap, table, pos, node, arc, vc, dateline, 0, coins[w], ring_class)
+        cw = coins[w]
+        for leg in range(2):
+            if leg == 0:
+                t = mid[w] if mid[w] >= 0 else dst[w]
+                base_vc = 0
+            elif mid[w] >= 0:
+                t = dst[w]
+                base_vc = phase_vcs
+            else:
+                break
+            for i in range(d - 1, -1, -1):
+                k = dims[i]
+                s = strides[i]
+                cx = (x // s) % k
+                ct = (t // s) % k
+                if cx == ct:
+                    continue
+                if wrap:
+                    delta = (ct - cx) % k
+                    up = 2 * delta < k or (2 * delta == k and (cw < 0 or (cw >> (d - 1 - i)) & 1 == 1))
+                    steps = delta if up else k - delta
+                else:
+                    up = ct > cx
+                    steps = ct - cx if up else cx - ct
+                crossed = 0
+                c = cx                # the coordinate, kept as it moves
+                for _ in range(steps):
+                    if up:
+                        a = table[x, 2 * i]
+                        if c == k - 1:
+                            x -= (k - 1) * s
+                            c = 0
+                            crossed = 1
+                        else:
+                            x += s
+                            c += 1
+                    else:
+                        a = table[x, 2 * i + 1]
+                        if c == 0:
+                            x += (k - 1) * s
+                            c = k - 1
+                            crossed = 1
+                        else:
+                            x -= s
+                            c -= 1
+                    node[pos] = x
+                    arc[pos] = a
+                    if ring_class:
+                        vc[pos] = base_vc + (1 if ct < cx else 0)
+                    else:
+                        vc[pos] = base_vc + (crossed if dateline else 0)
+                    pos += 1
 
 
 def dor_routes(topology: Topology, src: np.ndarray, dst: np.ndarray, mid: np.ndarray | None = None,

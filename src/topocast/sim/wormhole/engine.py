@@ -166,6 +166,16 @@ from .processors import (
 OK, DEADLOCK, BROKEN = 0, 1, 2
 #: when a VC can be allocated again: once the owning worm's tail has left its buffer, or once it was sent into it
 VC_RELEASES = ("tail-left", "tail-sent")
+# the fields of a worm record of the flit-level kernel (a row of ``rs``): its worm, path start and hops, the cycle
+# it last moved and, if nothing of it moved in the cycle before, the first cycle the clock alone may let it move;
+# trains: the header's departure before its last, its position and arrival, the last column computed and the last
+# the header's departures allow, the next position the tail leaves, the last one computed, the cycle the tail
+# entered the injection channel, the cycle it leaves position R_TK (NEVER: not known yet), the latest departure
+# computed; tail-sent trains: the worm's age (visiting order), the rows done of a partial step (-1: none), the
+# header's entry into its channel until the departure of the flit ahead is known (0: known)
+(R_WORM, R_BASE, R_H, R_MOVED, R_SLEEP, R_HPREV, R_HPOS, R_HARR, R_COL, R_GOAL, R_TK, R_TLAST, R_TIN, R_TNEXT, R_LAST,
+ R_AGE, R_PART, R_AHEAD) = range(18)
+NUM_R = 18
 # stats slots
 S_CYCLES, S_FLIT_MOVES, S_ADVANCES, S_STATUS, S_MAX_ACTIVE, S_WORMS_DONE, S_STALL_CYCLE = range(7)
 NUM_STATS = 7
@@ -329,12 +339,12 @@ def _front_at(e, out, dep):
 
 
 @nb.njit(cache=True)
-def _ends(t, sl, L, shared, pos, s_hpos, s_tk, s_tin):
+def _ends(t, sl, L, shared, pos, rs):
     """Header and tail positions at the end of cycle ``t`` of the worm of record ``sl`` of the flit-level kernel
     (the tail: -1 still at the processor)."""
     if shared:
         return np.int64(pos[sl * L]), np.int64(pos[sl * L + L - 1])
-    return s_hpos[sl], (-1 if s_tin[sl] > t else s_tk[sl])
+    return rs[sl, R_HPOS], (-1 if rs[sl, R_TIN] > t else rs[sl, R_TK])
 
 
 @nb.njit(cache=True)
@@ -559,14 +569,8 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
     # uninitialised (untouched pages cost no memory) and a record is initialised when a worm takes it: a fixed
     # pool keeps the hot loop free of reference counting
     cap = max(min(n_worms, inj_free.sum() + len(owner) * (1 if fifo is None else depth)), 1)
-    # per record: its worm, the worm's path (start, hops), the cycle of its last move and, if nothing of it moved
-    # in the cycle before, the first cycle the clock alone may let it move
-    s_worm = np.empty(cap, np.int64)
-    s_base = np.empty(cap, np.int64)
-    s_h = np.empty(cap, np.int64)
-    s_moved = np.empty(cap, np.int64)
-    s_sleep = np.empty(cap, np.int64)
     in_flight = np.empty(cap, np.int64)
+    rs = np.empty((cap, NUM_R), np.int64)  # per record its fields R_* (one row: a record's fields share cache lines)
     # flit by flit (several VCs per link): per flit its position (-1: still at the processor), the cycle it arrives
     # (arrived) in that position's buffer and, for the first flit of a position (a *run* of the worm's flits in
     # one buffer), how many of the worm's flits that buffer holds: only the first flit of a buffer can leave it
@@ -579,29 +583,18 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
     hist = np.empty(per_flit * hist_len if credit_delay > 0 else 0, np.int32)
     ffirst = np.empty(cap if shared else 0, np.int64)
     # trains (one VC per link): per flit (row j of the recursion) its last departure computed, D(j, k) (column -1:
-    # the cycle it entered the injection channel; the header's one before too); flit j leaves position k only after
-    # flit j - depth left position k + 1, so a column of row j follows the column grp[j] = j // depth further of
-    # the header's row.  Per record: the moves due in each of the next span cycles and the tail's departures by
-    # position (both mod span), the header's position and arrival, the last column computed and the last the
-    # header's departures allow, the next position the tail leaves and the last one computed, the cycle the tail
-    # entered the injection channel, the latest departure computed
+    # the cycle it entered the injection channel), after depth virtual rows (tail-sent: the flits ahead of rows
+    # j < depth); flit j leaves position k only after flit j - depth left position k + 1, so a column of row j
+    # follows the column grp[j] = j // depth further of the header's row.  Per record: the moves due in each of the
+    # next span cycles and the tail's departures by position (both mod span); its other fields are in rs
     n_train = 0 if shared else cap
     grp = np.empty(L, np.int64)
     for j in range(L):
         grp[j] = j // depth
     cur = np.empty(n_train * (L + depth), np.int32)
-    s_hprev = np.empty(n_train, np.int64)
-    sched = np.empty(n_train * span, np.int32)
+    # (a record's moves are all counted by the time its worm is done: zero once, here, where a record is first used)
+    sched = np.zeros(n_train * span, np.int32)
     tail_at = np.empty(n_train * span, np.int32)
-    s_hpos = np.empty(n_train, np.int64)
-    s_harr = np.empty(n_train, np.int64)
-    s_col = np.empty(n_train, np.int64)
-    s_goal = np.empty(n_train, np.int64)
-    s_tk = np.empty(n_train, np.int64)
-    s_tlast = np.empty(n_train, np.int64)
-    s_tin = np.empty(n_train, np.int64)
-    s_tnext = np.empty(n_train, np.int64)     # the cycle the tail leaves position s_tk (NEVER: not known yet)
-    s_last = np.empty(n_train, np.int64)
     free_list = np.empty(cap, np.int64)
     for k in range(cap):
         free_list[k] = cap - 1 - k
@@ -614,12 +607,8 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
         ch_in, ch_out, ch_dep, p_in, ch_age = fifo
     else:
         ch_in = ch_out = ch_dep = p_in = ch_age = np.empty(0, np.int64)
-    # tail-sent trains: per record its worm's age (visiting order), the rows done of a partial step (-1: none) and
-    # its header's entry into its channel until the departure of the flit ahead is known (0: known); the first row
-    # whose departures later worms read (a worm's last ``depth`` flits are the only ones a follower's flits wait for)
-    s_age = np.empty(n_train if fifo is not None else 0, np.int64)
-    s_part = np.empty(n_train if fifo is not None else 0, np.int64)
-    s_ahead = np.empty(n_train if fifo is not None else 0, np.int64)
+    # tail-sent trains: the first row whose departures later worms read (a worm's last ``depth`` flits are the only
+    # ones a follower's flits wait for)
     next_age = np.int64(0)
     kept_from = L - depth
     n_active = np.int64(0)
@@ -648,11 +637,11 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
             sl = free_list[n_free]
             active[idx] = sl
             fb = sl * L if train is None else sl * (L + depth) + depth
-            s_worm[sl] = w
-            s_base[sl] = path_ptr[w]
-            s_h[sl] = path_ptr[w + 1] - path_ptr[w] - 1
-            s_moved[sl] = t
-            s_sleep[sl] = 0
+            rs[sl, R_WORM] = w
+            rs[sl, R_BASE] = path_ptr[w]
+            rs[sl, R_H] = path_ptr[w + 1] - path_ptr[w] - 1
+            rs[sl, R_MOVED] = t
+            rs[sl, R_SLEEP] = 0
             if train is None:
                 ffirst[sl] = 0
                 pos[fb] = 0
@@ -661,25 +650,23 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                 for k in range(1, L):
                     pos[fb + k] = -1
             else:
-                s_hpos[sl] = 0
-                s_harr[sl] = t
+                rs[sl, R_HPOS] = 0
+                rs[sl, R_HARR] = t
                 cur[fb] = t                      # the header entered the injection channel
                 for k in range(fb - depth, fb):
                     cur[k] = FAR                 # no credit waits on rows j < depth (tail-left)
-                s_col[sl] = -2
-                s_goal[sl] = -1                  # column -1 of the other rows: computed at the next visit
-                s_tk[sl] = 0
-                s_tlast[sl] = -1
-                s_tnext[sl] = NEVER
-                s_tin[sl] = t if L == 1 else NEVER
-                s_last[sl] = t
-                for k in range(sl * span, sl * span + span):
-                    sched[k] = 0
+                rs[sl, R_COL] = -2
+                rs[sl, R_GOAL] = -1                  # column -1 of the other rows: computed at the next visit
+                rs[sl, R_TK] = 0
+                rs[sl, R_TLAST] = -1
+                rs[sl, R_TNEXT] = NEVER
+                rs[sl, R_TIN] = t if L == 1 else NEVER
+                rs[sl, R_LAST] = t
                 if fifo is not None:
-                    s_age[sl] = next_age
+                    rs[sl, R_AGE] = next_age
                     next_age += 1
-                    s_part[sl] = -1
-                    s_ahead[sl] = 0
+                    rs[sl, R_PART] = -1
+                    rs[sl, R_AHEAD] = 0
         if n_active > max_active:
             max_active = n_active
         # 3. worms in flight, oldest first (those injected in this cycle, at the end, wait); each worm's flits
@@ -689,15 +676,15 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
         for idx in range(before):
             sl = active[np.uint64(idx)]
             us = np.uint64(sl)        # (unsigned indices: no test for negative ones)
-            w = s_worm[us]
-            base = s_base[us]
-            h = s_h[us]
+            w = rs[us, R_WORM]
+            base = rs[us, R_BASE]
+            h = rs[us, R_H]
             fb = sl * L if train is None else sl * (L + depth) + depth
             wake = NEVER              # the first cycle the clock alone may let a flit move
             moved = 0
             tail_from = -1            # the position the tail left in this cycle
-            hp = (pos[fb] if ffirst[us] == 0 else h + 1) if train is None else s_hpos[us]
-            if s_sleep[us] > t and hp < h and (train is None or s_last[us] < t):
+            hp = (pos[fb] if ffirst[us] == 0 else h + 1) if train is None else rs[us, R_HPOS]
+            if rs[us, R_SLEEP] > t and hp < h and (train is None or rs[us, R_LAST] < t):
                 # nothing of this worm moved last time (and no flit of a train has a departure ahead) and the
                 # clock frees nothing before s_sleep: only a channel freed under its blocked header can let it
                 # move now
@@ -713,7 +700,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
             go = False
             front = True              # no other worm's flit ahead of the header in its buffer
             if hp <= h:
-                ready = (arr[fb] if train is None else s_harr[us]) + 1 + router_delay
+                ready = (arr[fb] if train is None else rs[us, R_HARR]) + 1 + router_delay
                 if fifo is not None and hp > 0 and train is None:
                     # its router pipeline starts when it comes to the front of its buffer
                     ch = path_arc[base + hp] * vcs + path_vc[base + hp]
@@ -724,17 +711,17 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                         ready = NEVER
                     else:
                         ready = max(ready, ahead + 1 + router_delay)
-                elif fifo is not None and train is not None and s_ahead[us] > 0:
+                elif fifo is not None and train is not None and rs[us, R_AHEAD] > 0:
                     # (a train: once the departure of the flit ahead is known, it counts as the header's arrival)
                     ch = path_arc[base + hp]
-                    e = s_ahead[us]
+                    e = rs[us, R_AHEAD]
                     if ch_out[ch] < e:
                         front = False
                         ready = NEVER
                     else:
-                        s_harr[us] = max(s_harr[us], ch_dep[ch * ring + ((e - 1) & (ring - 1))])
-                        s_ahead[us] = 0
-                        ready = s_harr[us] + 1 + router_delay
+                        rs[us, R_HARR] = max(rs[us, R_HARR], ch_dep[ch * ring + ((e - 1) & (ring - 1))])
+                        rs[us, R_AHEAD] = 0
+                        ready = rs[us, R_HARR] + 1 + router_delay
                 if ready > t:
                     wake = ready
                 elif hp == h:
@@ -754,7 +741,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                             k = ch_in[ch] - depth
                             at = _room_at(k, ch_out[ch], ch_dep[ch * ring + (k & (ring - 1))], credit_delay)
                             if train is not None and at == t and credit_delay == 0 and \
-                                    ch_age[ch * ring + (k & (ring - 1))] > s_age[us]:
+                                    ch_age[ch * ring + (k & (ring - 1))] > rs[us, R_AGE]:
                                 at = t + 1        # (a train's departure known ahead: a younger worm's, not yet made)
                             if at > t:
                                 go = False
@@ -891,16 +878,16 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                     j += n
             else:
                 if go:
-                    s_hprev[us] = cur[fb]
+                    rs[us, R_HPREV] = cur[fb]
                     cur[fb] = t
-                    s_hpos[us] = hp + 1
-                    s_harr[us] = t + link_latency - 1
-                    s_goal[us] = hp if hp < h else h + grp[L - 1]
+                    rs[us, R_HPOS] = hp + 1
+                    rs[us, R_HARR] = t + link_latency - 1
+                    rs[us, R_GOAL] = hp if hp < h else h + grp[L - 1]
                     if L == 1:
                         tail_at[sl * span + (hp & (span - 1))] = t
-                        s_tlast[us] = hp
-                        if hp == s_tk[us]:
-                            s_tnext[us] = t
+                        rs[us, R_TLAST] = hp
+                        if hp == rs[us, R_TK]:
+                            rs[us, R_TNEXT] = t
                     if fifo is not None:
                         # the header's departure is kept if followers read it; its entry index into the next
                         # channel, and all its flits' entries reserved there (nobody else enters before its tail)
@@ -908,22 +895,22 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                             ch = path_arc[base + hp]
                             e = p_in[base + hp]
                             ch_dep[ch * ring + (e & (ring - 1))] = t
-                            ch_age[ch * ring + (e & (ring - 1))] = s_age[us]
+                            ch_age[ch * ring + (e & (ring - 1))] = rs[us, R_AGE]
                             ch_out[ch] = e + 1
                         if hp < h:
                             ch = path_arc[base + hp + 1]
                             p_in[base + hp + 1] = ch_in[ch]
-                            s_ahead[us] = ch_in[ch]
+                            rs[us, R_AHEAD] = ch_in[ch]
                             ch_in[ch] += L
                 # the other flits: the columns of the recursion the header's departures now determine; a step
                 # computes row j's column col - grp[j], for the rows j_lo .. j_hi - 1 that have that column
-                hd = s_hpos[us] - 1           # the header's last departure (-1: its entry into the injection channel)
+                hd = rs[us, R_HPOS] - 1   # the header's last departure (-1: its entry into the injection channel)
                 rec = sl * span
                 while True:
-                    col = s_col[us] + 1
-                    if col > s_goal[us]:
+                    col = rs[us, R_COL] + 1
+                    if col > rs[us, R_GOAL]:
                         break
-                    m = s_part[us] if fifo is not None else -1    # rows i <= m of each group of step col done
+                    m = rs[us, R_PART] if fifo is not None else -1    # rows i <= m of each group of step col done
                     j_lo = max(1, (col - h) * depth)
                     j_hi = min(L, (col + 2) * depth)
                     i_to = depth - 1          # this time rows j with i = j % depth in m + 1 .. i_to
@@ -948,13 +935,13 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                             x = e0 + jj
                             a = nx * ring + (x & (ring - 1))
                             cur[fb + jj - depth] = FAR if x < 0 else ch_dep[a] + (
-                                1 if credit_delay == 0 and ch_age[a] > s_age[us] else 0)
+                                1 if credit_delay == 0 and ch_age[a] > rs[us, R_AGE] else 0)
                     if i_to == depth - 1:
-                        s_col[us] = col
+                        rs[us, R_COL] = col
                         if fifo is not None:
-                            s_part[us] = -1
+                            rs[us, R_PART] = -1
                     else:
-                        s_part[us] = i_to
+                        rs[us, R_PART] = i_to
                     i_from = m + 1
                     j = j_lo
                     i = j % depth
@@ -973,7 +960,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                         up_new = cur[fb + j - 1]
                         # (the row ahead's column before: read only for the header's, whose last departure may
                         # be a column further than a row needs)
-                        up_old = s_hprev[us] if j == 1 else up_new
+                        up_old = rs[us, R_HPREV] if j == 1 else up_new
                         end = j_hi if i_from == 0 and i_to == depth - 1 else min(j_hi, j + i_to - j % depth + 1)
                         for jj in range(j, end):
                             k = col - grp[np.uint64(jj)]
@@ -997,7 +984,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                                     ch = path_arc[base + k]
                                     e = p_in[base + k] + jj
                                     ch_dep[ch * ring + (e & (ring - 1))] = cur[fb + jj]
-                                    ch_age[ch * ring + (e & (ring - 1))] = s_age[us]
+                                    ch_age[ch * ring + (e & (ring - 1))] = rs[us, R_AGE]
                                     ch_out[ch] = e + 1
                             k = col - grp[np.uint64(end - 1)]
                         jl = end - 1
@@ -1006,25 +993,25 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                             up_col = col - grp[np.uint64(j)]
                     if latest - t >= span:
                         status = BROKEN       # (a departure beyond the horizon: cannot happen)
-                    s_last[us] = max(s_last[us], latest)
+                    rs[us, R_LAST] = max(rs[us, R_LAST], latest)
                     if jl == L - 1:           # the tail's: into the injection channel, or out of position k
                         if k == -1:
-                            s_tin[us] = v
+                            rs[us, R_TIN] = v
                         else:
                             tail_at[np.uint64(rec + (k & (span - 1)))] = v
-                            s_tlast[us] = k
-                            if k == s_tk[us]:
-                                s_tnext[us] = v
+                            rs[us, R_TLAST] = k
+                            if k == rs[us, R_TK]:
+                                rs[us, R_TNEXT] = v
                     if i_to < depth - 1:
                         break
                 b = np.uint64(rec + (t & (span - 1)))
                 moved += sched[b]
                 sched[b] = 0
-                if s_tnext[us] == t:
-                    k = s_tk[us]
+                if rs[us, R_TNEXT] == t:
+                    k = rs[us, R_TK]
                     tail_from = k
-                    s_tk[us] = k + 1
-                    s_tnext[us] = tail_at[np.uint64(rec + ((k + 1) & (span - 1)))] if k < s_tlast[us] else NEVER
+                    rs[us, R_TK] = k + 1
+                    rs[us, R_TNEXT] = tail_at[np.uint64(rec + ((k + 1) & (span - 1)))] if k < rs[us, R_TLAST] else NEVER
             if tail_from >= 0:
                 # the tail leaves position y: free its channel (tail-sent: the channel it entered), deliver its slot
                 y = tail_from
@@ -1054,13 +1041,13 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                             n_pend = _mark(job_node[jn], t + 1, nodes, PEND, n_pend)
             if moved == 0:
                 # behind another worm's flits the wait ends by their moves, not by the clock: no sleeping
-                s_sleep[us] = wake if front else 0
+                rs[us, R_SLEEP] = wake if front else 0
                 active[keep] = sl
                 keep += 1
                 continue
-            s_sleep[us] = 0
+            rs[us, R_SLEEP] = 0
             flit_moves += moved
-            s_moved[us] = t
+            rs[us, R_MOVED] = t
             moved_any = True
             advances += 1
             if tail_from == h:
@@ -1079,15 +1066,15 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
         if status == BROKEN:
             break
         due, last_move, last_check = _watch_due(t, moved_any, n_active, last_move, last_check, watchdog)
-        if due == 2 and not _stuck(t, watchdog, n_active, active, s_moved):
+        if due == 2 and not _stuck(t, watchdog, n_active, active, rs[:, R_MOVED]):
             due = 0
         if due > 0:
             for idx in range(n_active):                 # the worms of the records: positions, last moves
                 sl = active[idx]
-                w = s_worm[sl]
+                w = rs[sl, R_WORM]
                 in_flight[idx] = w
-                moved_at[w] = s_moved[sl]
-                worm_pos[w], worm_tail[w] = _ends(t, sl, L, shared, pos, s_hpos, s_tk, s_tin)
+                moved_at[w] = rs[sl, R_MOVED]
+                worm_pos[w], worm_tail[w] = _ends(t, sl, L, shared, pos, rs)
             found = _knot(t, in_flight, n_active, worm_inject, worm_pos, worm_tail, flits, depth, ej_channels,
                           inter_ej, path_ptr, path_node, path_arc, path_vc, path_slot, vcs, owner, ej_free,
                           num_nodes, dead, release)
@@ -1104,7 +1091,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
         t += 1
     for idx in range(n_active):
         sl = active[idx]
-        worm_pos[s_worm[sl]], worm_tail[s_worm[sl]] = _ends(t - 1, sl, L, shared, pos, s_hpos, s_tk, s_tin)
+        worm_pos[rs[sl, R_WORM]], worm_tail[rs[sl, R_WORM]] = _ends(t - 1, sl, L, shared, pos, rs)
     stats[S_CYCLES] = t
     stats[S_FLIT_MOVES] = flit_moves
     stats[S_ADVANCES] = advances
