@@ -172,10 +172,11 @@ VC_RELEASES = ("tail-left", "tail-sent")
 # the header's departures allow, the next position the tail leaves, the last one computed, the cycle the tail
 # entered the injection channel, the cycle it leaves position R_TK (NEVER: not known yet), the latest departure
 # computed; tail-sent trains: the worm's age (visiting order), the rows done of a partial step (-1: none), the
-# header's entry into its channel until the departure of the flit ahead is known (0: known)
+# header's entry into its channel until the departure of the flit ahead is known (0: known), whether its virtual
+# rows hold departures (1) or FAR (0)
 (R_WORM, R_BASE, R_H, R_MOVED, R_SLEEP, R_HPREV, R_HPOS, R_HARR, R_COL, R_GOAL, R_TK, R_TLAST, R_TIN, R_TNEXT, R_LAST,
- R_AGE, R_PART, R_AHEAD) = range(18)
-NUM_R = 18
+ R_AGE, R_PART, R_AHEAD, R_VSET) = range(19)
+NUM_R = 19
 # stats slots
 S_CYCLES, S_FLIT_MOVES, S_ADVANCES, S_STATUS, S_MAX_ACTIVE, S_WORMS_DONE, S_STALL_CYCLE = range(7)
 NUM_STATS = 7
@@ -666,6 +667,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                     rs[sl, R_AGE] = next_age
                     next_age += 1
                     rs[sl, R_PART] = -1
+                    rs[sl, R_VSET] = 0
                     rs[sl, R_AHEAD] = 0
         if n_active > max_active:
             max_active = n_active
@@ -923,19 +925,31 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                         nx = path_arc[base + col + 1]
                         e0 = p_in[base + col + 1] - depth
                         known = ch_out[nx] - 1 - e0
-                        if known < min(depth, j_hi) - 1:
-                            front = False     # (no sleeping: the wait ends by other worms' moves)
-                            if known <= m:
-                                break
-                            i_to = known
-                        # virtual rows j - depth: the flits depth entries ahead of rows j < depth, as their
-                        # departures minus the credit delay (a younger worm's departure in this cycle counts from
-                        # the next with no credit delay: it moves after this worm)
-                        for jj in range(m + 1, min(i_to + 1, j_hi)):
-                            x = e0 + jj
-                            a = nx * ring + (x & (ring - 1))
-                            cur[fb + jj - depth] = FAR if x < 0 else ch_dep[a] + (
-                                1 if credit_delay == 0 and ch_age[a] > rs[us, R_AGE] else 0)
+                        # the usual case: the flits ahead left before this worm's row 1 could (the last of them,
+                        # the previous worm's tail, at most a cycle after the header left position col, less the
+                        # credit delay): none of their waits binds, the virtual rows stay FAR
+                        e = e0 + depth - 1
+                        if e < 0 or (known >= depth - 1 and ch_dep[nx * ring + (e & (ring - 1))] + credit_delay
+                                     <= (cur[fb] if hd == col else rs[us, R_HPREV])):
+                            if rs[us, R_VSET] != 0:
+                                for jj in range(fb - depth, fb):
+                                    cur[jj] = FAR
+                                rs[us, R_VSET] = 0
+                        else:
+                            if known < min(depth, j_hi) - 1:
+                                front = False     # (no sleeping: the wait ends by other worms' moves)
+                                if known <= m:
+                                    break
+                                i_to = known
+                            # virtual rows j - depth: the flits depth entries ahead of rows j < depth, as their
+                            # departures minus the credit delay (a younger worm's departure in this cycle counts
+                            # from the next with no credit delay: it moves after this worm)
+                            for jj in range(m + 1, min(i_to + 1, j_hi)):
+                                x = e0 + jj
+                                a = nx * ring + (x & (ring - 1))
+                                cur[fb + jj - depth] = FAR if x < 0 else ch_dep[a] + (
+                                    1 if credit_delay == 0 and ch_age[a] > rs[us, R_AGE] else 0)
+                            rs[us, R_VSET] = 1
                     if i_to == depth - 1:
                         rs[us, R_COL] = col
                         if fifo is not None:
