@@ -514,8 +514,28 @@ def test_tail_sent_trains_beyond_their_horizon_run_again_flit_by_flit(monkeypatc
     topology = tc.build("mesh:6x6")
     config = RouterConfig(buffer_depth=4, router_delay=1, startup=2, vc_release="tail-sent")
     flits = simulate(36, topology.num_arcs, plan.traffic, dataclasses.replace(config, vcs=2), plan.cycles)
+    trains = simulate(36, topology.num_arcs, plan.traffic, config, plan.cycles)
+    assert (flits.kernel, trains.kernel) == ("flits", "trains")
     monkeypatch.setattr(engine, "_train_span", lambda config: 4)
     again = simulate(36, topology.num_arcs, plan.traffic, config, plan.cycles)
-    assert again.worm_done.tolist() == flits.worm_done.tolist() and again.flit_moves == flits.flit_moves
+    assert again.kernel == "flits"
+    for trace in (trains, again):
+        assert trace.worm_done.tolist() == flits.worm_done.tolist() and trace.flit_moves == flits.flit_moves
     with pytest.raises(RuntimeError, match="horizon"):     # tail-left trains: a horizon too short is a bug
         simulate(36, topology.num_arcs, plan.traffic, dataclasses.replace(config, vc_release="tail-left"), 30)
+
+
+def test_the_booksim_config_under_tail_sent_runs_as_trains():
+    """The issue's 16x16 mesh config under BookSim's VC release stays within the trains' horizon (no rerun flit by
+    flit) and keeps the trains' trace: its flit moves and deliveries equal every flit moved on its own."""
+    plan = tc.run("mesh:16x16", "unicast", routing="dor", load=0.055, cycles=4000, seed=1).trace.plan
+    topology = tc.build("mesh:16x16")
+    config = RouterConfig(buffer_depth=5, router_delay=2, startup=2, injection_channels=1, ejection_channels=1,
+                          vc_release="tail-sent")
+    trains = simulate(256, topology.num_arcs, plan.traffic, config, plan.cycles, plan.stop_when_idle)
+    flits = simulate(256, topology.num_arcs, plan.traffic, dataclasses.replace(config, vcs=2), plan.cycles,
+                     plan.stop_when_idle)
+    assert (trains.kernel, flits.kernel) == ("trains", "flits")
+    assert trains.slot_time.tolist() == flits.slot_time.tolist() and trains.flit_moves == flits.flit_moves
+    default = simulate(256, topology.num_arcs, plan.traffic, RouterConfig(), plan.cycles, plan.stop_when_idle)
+    assert default.kernel == "rigid"

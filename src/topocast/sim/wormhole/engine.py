@@ -294,6 +294,7 @@ class WormTrace:
     wait_cycle: list = field(default_factory=list)
     deadlocked_worms: int = 0
     wait_vcs: list = field(default_factory=list)   # the VC of each link of wait_cycle (-1: ejection channels)
+    kernel: str = ""           # the way it ran: "rigid", "trains" or "flits" (every flit on its own)
 
 
 #: a cycle later than any run: "not by waiting" (blocked by a flit or a channel, not by the clock)
@@ -533,11 +534,14 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
     *partial* step; the header cannot leave the next position before).
     With no credit delay a slot freed in cycle ``t`` by a younger worm
     (which moves after this one) counts from ``t + 1``: each kept
-    departure carries its worm's age.
+    departure carries its worm's age.  A step whose previous worm's tail
+    left the next buffer before this worm's row 1 could leave (the usual
+    case) skips the virtual rows: none of their waits can bind.
+
     Every test of ``fifo is not None`` and of ``train is None`` is settled
     when numba compiles the kernel for the argument's type, so each of its
-    three forms (trains; every flit on its own; flits sharing buffers)
-    compiles only its own code (a first run compiles less).
+    four forms (trains or every flit on its own, with or without shared
+    buffers) compiles only its own code (a first run compiles less).
     """
     cycles, flits, startup, ej_channels, batch, inter_ej, watchdog, stop_idle = params
     path_ptr, path_node, path_arc, path_vc, path_slot, slot_job = paths
@@ -1204,7 +1208,7 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Router
     nj = traffic.num_jobs
     trace = WormTrace(slot_time, slot_count, worms[W_INJECT].copy(), worms[W_DONE].copy(), jobs[J_START, :nj].copy(),
                       int(stats[S_CYCLES]), int(stats[S_FLIT_MOVES]), int(stats[S_ADVANCES]),
-                      int(stats[S_MAX_ACTIVE]))
+                      int(stats[S_MAX_ACTIVE]), kernel="flits" if not trains else "trains" if general else "rigid")
     if stats[S_STATUS] == DEADLOCK:
         trace.deadlock_cycle = int(stats[S_STALL_CYCLE])
         cycle = wait_for_cycle(traffic, worms[W_POS], worms[W_TAIL], owner, dead, config, path_vc, vcs)
