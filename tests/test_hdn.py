@@ -413,3 +413,13 @@ def test_builder_properties_over_many_parameters(case):
         sym = symmetry_and_diameter(t)
         assert sym["diameter"] <= layout.theorem1_diameter
         assert sym["diameter"] == eccentricity(t).max()
+
+
+def test_the_hdn_page_examples_print_what_the_page_shows():
+    """docs/hdn.md's examples (dimensions, symmetry and diameter, Theorem 2's route lengths) run as doctests."""
+    import doctest
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "hdn.md"
+    result = doctest.testfile(str(page), module_relative=False)
+    assert result.failed == 0 and result.attempted >= 8
