@@ -55,7 +55,7 @@ BENCHMARKS = (
     # the whole validation (16 readings, each under both VC-release rules, 3-6 min) runs by hand:
     # python benchmarks/booksim_validation.py
     Benchmark("booksim_validation", ("--quick",), ("--quick",)),
-    Benchmark("booksim_speed", (), ("--runs", "1", "--no-process")),
+    Benchmark("booksim_speed", (), ("--runs", "3", "--no-process")),
     Benchmark("galaxyfly", ()),
     Benchmark("synthesis", (), ("classic",)),
     Benchmark("hdn", ()),
