@@ -340,6 +340,14 @@ def _front_at(e, out, dep):
     return dep
 
 
+@nb.njit(cache=True, inline="always")
+def _freed_at(dep, age, me, credit_delay):
+    """``tail-sent`` trains: the departure ``dep`` of a flit of a worm of age ``age``, as the worm of age ``me``
+    sees it (before the credit delay).  Worms move oldest first, so with no credit delay a slot a younger worm
+    frees in cycle ``t`` (a train's departure, known ahead) is free for this one from ``t + 1``."""
+    return dep + 1 if credit_delay == 0 and age > me else dep
+
+
 @nb.njit(cache=True)
 def _ends(t, sl, L, shared, pos, rs):
     """Header and tail positions at the end of cycle ``t`` of the worm of record ``sl`` of the flit-level kernel
@@ -721,11 +729,12 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                     # (a train: once the departure of the flit ahead is known, it counts as the header's arrival)
                     ch = path_arc[base + hp]
                     e = rs[us, R_AHEAD]
-                    if ch_out[ch] < e:
+                    ahead = _front_at(e, ch_out[ch], ch_dep[ch * ring + ((e - 1) & (ring - 1))])
+                    if ahead == NEVER:
                         front = False
                         ready = NEVER
                     else:
-                        rs[us, R_HARR] = max(rs[us, R_HARR], ch_dep[ch * ring + ((e - 1) & (ring - 1))])
+                        rs[us, R_HARR] = max(rs[us, R_HARR], ahead)
                         rs[us, R_AHEAD] = 0
                         ready = rs[us, R_HARR] + 1 + router_delay
                 if ready > t:
@@ -745,10 +754,10 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                         go = True
                         if fifo is not None:      # the buffer may still hold earlier worms' flits
                             k = ch_in[ch] - depth
-                            at = _room_at(k, ch_out[ch], ch_dep[ch * ring + (k & (ring - 1))], credit_delay)
-                            if train is not None and at == t and credit_delay == 0 and \
-                                    ch_age[ch * ring + (k & (ring - 1))] > rs[us, R_AGE]:
-                                at = t + 1        # (a train's departure known ahead: a younger worm's, not yet made)
+                            a = ch * ring + (k & (ring - 1))
+                            dep = ch_dep[a] if train is None else _freed_at(ch_dep[a], ch_age[a], rs[us, R_AGE],
+                                                                            credit_delay)
+                            at = _room_at(k, ch_out[ch], dep, credit_delay)
                             if at > t:
                                 go = False
                                 wake = at
@@ -951,8 +960,8 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                             for jj in range(m + 1, min(i_to + 1, j_hi)):
                                 x = e0 + jj
                                 a = nx * ring + (x & (ring - 1))
-                                cur[fb + jj - depth] = FAR if x < 0 else ch_dep[a] + (
-                                    1 if credit_delay == 0 and ch_age[a] > rs[us, R_AGE] else 0)
+                                cur[fb + jj - depth] = FAR if x < 0 else _freed_at(ch_dep[a], ch_age[a], rs[us, R_AGE],
+                                                                                   credit_delay)
                             rs[us, R_VSET] = 1
                     if i_to == depth - 1:
                         rs[us, R_COL] = col
