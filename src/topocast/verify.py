@@ -197,14 +197,11 @@ def wormhole_deliveries(plan, trace) -> Verification:
     """
     t = plan.traffic
     count = np.asarray(trace.slot_count, dtype=np.int64)
-    on_path = np.flatnonzero(t.path_slot >= 0)
-    planned = np.bincount(t.path_slot[on_path], minlength=len(count))
-    slot_worm = np.full(len(count), -1, dtype=np.int64)
-    slot_worm[t.path_slot[on_path]] = np.searchsorted(t.path_ptr, on_path, side="right") - 1
+    slot_worm, _, planned = t.slot_paths
     waiting = (count == 0) & (planned > 0)
     lost = waiting & (trace.worm_done[np.maximum(slot_worm, 0)] >= 0)
     late = waiting & ~lost
-    released = plan.generated[np.searchsorted(plan.slot_ptr, np.arange(len(count)), side="right") - 1]
+    released = np.repeat(plan.generated, np.diff(plan.slot_ptr))
     promised = released < plan.drain_start
     stuck = late & (promised | (trace.deadlock is not None))
     missing = (planned == 0) | lost | stuck

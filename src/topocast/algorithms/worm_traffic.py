@@ -313,10 +313,11 @@ def poisson_arrivals(num_nodes: int, rate: float, cycles: int, rng: np.random.Ge
     while np.any(times[:, -1] < cycles):  # rare: extend the rows that ran short
         more = np.cumsum(rng.exponential(1.0 / rate, size=(num_nodes, width)), axis=1) + times[:, -1:]
         times = np.concatenate([times, more], axis=1)
-    node, _ = np.nonzero(times < cycles)
-    cycle = np.ceil(times[times < cycles]).astype(np.int64)
-    order = np.lexsort((node, cycle))
-    return cycle[order], node[order].astype(np.int64)
+    inside = times < cycles
+    node = np.repeat(np.arange(num_nodes, dtype=np.int64), inside.sum(axis=1))
+    cycle = np.ceil(times[inside]).astype(np.int64)
+    order = np.argsort(cycle * num_nodes + node, kind="stable")  # by cycle, then node, then time
+    return cycle[order], node[order]
 
 
 def draw_destinations(num_nodes: int, sources: np.ndarray, counts: np.ndarray, rng: np.random.Generator

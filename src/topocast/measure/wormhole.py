@@ -157,12 +157,7 @@ def _chain_arrays(plan: WormPlan):
     t = plan.traffic
     worm_job = np.repeat(np.arange(t.num_jobs, dtype=np.int64), np.diff(t.job_worm_ptr))
     rank = np.arange(t.num_worms, dtype=np.int64) - t.job_worm_ptr[worm_job]
-    pos = np.flatnonzero(t.path_slot >= 0)
-    pos_worm = np.searchsorted(t.path_ptr, pos, side="right") - 1
-    slot_worm = np.full(t.num_slots, -1, dtype=np.int64)
-    slot_hops = np.zeros(t.num_slots, dtype=np.int64)
-    slot_worm[t.path_slot[pos]] = pos_worm
-    slot_hops[t.path_slot[pos]] = pos - t.path_ptr[pos_worm]
+    slot_worm, slot_hops, _ = t.slot_paths
     trigger = np.full(t.num_jobs, -1, dtype=np.int64)
     relay_slots = np.flatnonzero(t.slot_job >= 0)
     trigger[t.slot_job[relay_slots]] = relay_slots
@@ -170,7 +165,8 @@ def _chain_arrays(plan: WormPlan):
 
 
 def _slot_tail_time(plan: WormPlan, router: RouterConfig | None, slot_worm, slot_hops) -> np.ndarray:
-    """Per slot: cycles from the end of its worm's start-up to its tail passing the slot, the worm alone."""
+    """Per slot given by ``slot_worm`` and ``slot_hops``: cycles from the end of its worm's start-up to its tail
+    passing the slot, the worm alone."""
     if router is None:
         return np.zeros(len(slot_hops), dtype=np.int64)
     total = np.diff(plan.traffic.path_ptr) - 1
@@ -191,7 +187,9 @@ def job_levels(plan: WormPlan, batch: int, router: RouterConfig | None = None, c
     t = plan.traffic
     worm_job, rank, slot_worm, slot_hops, trigger = _chain_arrays(plan) if chain is None else chain
     startup = router.startup if router is not None else 0
-    tail = _slot_tail_time(plan, router, slot_worm, slot_hops)
+    relay = trigger[trigger >= 0]          # only relay slots' tail times are needed here
+    tail = np.zeros(t.num_slots, dtype=np.int64)
+    tail[relay] = _slot_tail_time(plan, router, slot_worm[relay], slot_hops[relay])
     depth = np.full(t.num_jobs, -1, dtype=np.int64)
     step = np.full(t.num_jobs, -1, dtype=np.int64)
     ready = np.full(t.num_jobs, -1, dtype=np.int64)

@@ -25,6 +25,7 @@ Paths name the topology's arcs, so a plan runs on any topology
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -72,6 +73,18 @@ class WormTraffic:
     @property
     def num_slots(self) -> int:
         return len(self.slot_node)
+
+    @cached_property
+    def slot_paths(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per slot: the worm whose path holds it (-1: none), its position on that path, and how many paths
+        hold it (1 in a sound plan; with two, the later worm is named).  Computed once per plan."""
+        on_path = np.flatnonzero(self.path_slot >= 0)
+        slots = self.path_slot[on_path]
+        worm = np.full(self.num_slots, -1, dtype=np.int64)
+        hops = np.zeros(self.num_slots, dtype=np.int64)
+        worm[slots] = np.searchsorted(self.path_ptr, on_path, side="right") - 1
+        hops[slots] = on_path - self.path_ptr[worm[slots]]
+        return worm, hops, np.bincount(slots, minlength=self.num_slots)
 
 
 @dataclass

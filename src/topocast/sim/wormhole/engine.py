@@ -1237,8 +1237,11 @@ def _kernel_state(traffic: WormTraffic, config: RouterConfig, num_nodes: int, nu
     """The kernels' fresh state: delivery slots, jobs (and how many are timed), nodes, worms, VC owners, the
     deadlocked worms and the counters."""
     nj, nw, ns = traffic.num_jobs, traffic.num_worms, traffic.num_slots
-    timed = np.flatnonzero(traffic.job_release >= 0)
-    timed_order = timed[np.argsort(traffic.job_release[timed], kind="stable")].astype(np.int64)
+    timed = np.flatnonzero(traffic.job_release >= 0).astype(np.int64)
+    release = traffic.job_release[timed]
+    if np.any(release[1:] < release[:-1]):   # (plans usually list their jobs in order of release)
+        timed = timed[np.argsort(release, kind="stable")]
+    timed_order = timed
     jobs = np.full((JOB_ROWS, nj + 1), -1, np.int64)
     jobs[J_NODE, :nj] = traffic.job_node
     jobs[J_RELEASE, :nj] = traffic.job_release
