@@ -414,9 +414,9 @@ def test_knot_owners_free_a_vc_when_their_tail_enters_it_under_tail_sent(rule, d
         owner[arc[(p[0], p[1])]] = owner[arc[(p[1], p[2])]] = w
     dead = np.zeros(2, np.bool_)
     found = _find_knot(np.arange(2), 2, np.array([2, 2]), np.array([0, 0]), np.array([arc[(2, 3)], arc[(0, 1)]]),
-                       np.full(2, -1), 4, depth, 4, True, np.array([0, 4, 8]), np.array(paths[0] + paths[1]),
-                       path_arc, np.zeros(8, np.int64), np.array([-1, -1, -1, 0, -1, -1, -1, 1]), 1, owner, 4, dead,
-                       int(rule == "tail-sent"))
+                       np.full(2, -1), 4, depth, 4, True, np.array([0, 4]), np.array([4, 8]),
+                       np.array(paths[0] + paths[1]), path_arc, np.zeros(8, np.int64),
+                       np.array([-1, -1, -1, 0, -1, -1, -1, 1]), 1, owner, 4, dead, int(rule == "tail-sent"))
     assert found == knotted == dead.sum()
 
 

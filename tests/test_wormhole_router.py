@@ -247,8 +247,8 @@ def test_knot_needs_owners_that_cannot_compress():
     wait_ch = np.array([arc[(2, 3)], arc[(0, 1)]])
     for depth, knotted in ((1, 2), (3, 2), (4, 0)):
         dead = np.zeros(2, np.bool_)
-        found = _find_knot(np.arange(2), 2, head, tail, wait_ch, np.full(2, -1), 4, depth, 4, True, path_ptr,
-                           path_node, path_arc, np.zeros(8, np.int64), path_slot, 1, owner, 4, dead, 0)
+        found = _find_knot(np.arange(2), 2, head, tail, wait_ch, np.full(2, -1), 4, depth, 4, True, path_ptr[:-1],
+                           path_ptr[1:], path_node, path_arc, np.zeros(8, np.int64), path_slot, 1, owner, 4, dead, 0)
         assert found == knotted == dead.sum()
 
 

@@ -1952,7 +1952,14 @@ ALGORITHMS = [{'name': 'all-to-all-personalized-cls',
               'required': False,
               'default': 'minimal',
               'doc': 'minimal (shortest paths, lowest arc first), dor (dimension order: mesh, torus, ring, path, '
-                     'hypercube) or valiant (random intermediate)'},
+                     'hypercube), valiant (random intermediate) or ugal (Dragonfly/Galaxyfly: the source router '
+                     'picks minimal or Valiant per message from its queues, UGAL-L)'},
+             {'name': 'ugal_threshold',
+              'kind': 'int',
+              'required': False,
+              'default': 0,
+              'doc': 'routing=ugal: the Valiant route is taken when H_min*q_min > H_val*q_val + ugal_threshold '
+                     "(hops times flits queued on the route's first link; negative favours Valiant)"},
              {'name': 'vc_scheme',
               'kind': 'str',
               'required': False,

@@ -29,11 +29,16 @@ over the drawn messages of the engine's closed form for a worm alone
 ``throughput_bound``, the channel-load bound of :mod:`topocast.algorithms.unicast_bounds`
 in flits per node per cycle (None where it is not cheap);
 ``vc_scheme_used`` and ``vcs_needed``; ``idle_nodes`` for the permutations
-(their fixed points send nothing).
+(their fixed points send nothing).  With ``routing=ugal`` ``mean_hops`` and
+``zero_load_latency`` are the minimal routes' (what UGAL takes on an empty
+network), ``throughput_bound`` is None, and the run's metric
+``alternate_routes`` is the fraction of the measured messages that took
+their Valiant route.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -53,6 +58,7 @@ from .unicast_routing import (
     TIES,
     VC_SCHEMES,
     WRAP_FAMILIES,
+    check_ugal,
     lattice,
     route,
     unicast_worm_plan,
@@ -76,7 +82,10 @@ UNICAST_PARAMS: tuple[Param, ...] = (
           "nearest-neighbour, hot-spot or group-shift (Dragonfly/Galaxyfly adversarial: group i to group i+1; "
           "docs/unicast.md)", choices=PATTERNS),
     Param("routing", "str", "minimal", "minimal (shortest paths, lowest arc first), dor (dimension order: mesh, "
-          "torus, ring, path, hypercube) or valiant (random intermediate)", choices=ROUTINGS),
+          "torus, ring, path, hypercube), valiant (random intermediate) or ugal (Dragonfly/Galaxyfly: the source "
+          "router picks minimal or Valiant per message from its queues, UGAL-L)", choices=ROUTINGS),
+    Param("ugal_threshold", "int", 0, "routing=ugal: the Valiant route is taken when H_min*q_min > H_val*q_val "
+          "+ ugal_threshold (hops times flits queued on the route's first link; negative favours Valiant)"),
     Param("vc_scheme", "str", "auto", "virtual channels: auto (the routing's deadlock-free scheme), hop (VC i on "
           "hop i), single (VC 0 everywhere: deadlock possible) or ring (dor on a torus: one VC per ring, 1 when "
           "the destination's coordinate is below the source's, as BookSim2)", choices=VC_SCHEMES),
@@ -128,6 +137,8 @@ def check_workload(topology: Topology, params: dict) -> None:
     routing = params["routing"]
     if routing == "dor":
         lattice(topology)
+    if routing == "ugal":
+        check_ugal(topology)
 
 
 def expected_hops(topology: Topology, routing: str) -> float:
@@ -140,7 +151,8 @@ def expected_hops(topology: Topology, routing: str) -> float:
     dist = np.full(topology.num_nodes, -1, dtype=np.int64)
     bfs_from_set(topology.indptr, topology.indices, np.zeros(1, np.int64), dist, np.empty(topology.num_nodes, np.int64))
     ecc = int(dist.max())
-    return (2 * ecc if routing == "valiant" else ecc) + 1
+    # ugal stores both routes of a message
+    return {"valiant": 2 * ecc, "ugal": 3 * ecc}.get(routing, ecc) + 1
 
 
 def guard_memory(topology: Topology, params: dict, max_memory: float | None) -> None:
@@ -198,16 +210,21 @@ def unicast_plan(topology: Topology, seed: int = 0, max_memory: float | None = N
     if copies > 1:
         pick = rng.integers(0, copies, size=len(src), dtype=np.int64) * routes.need
         vc = np.repeat(pick, np.diff(routes.ptr)) + (0 if vc is None else vc)
+        if routes.alt is not None:
+            alt = routes.alt
+            routes.alt = replace(alt, vc=np.repeat(pick, np.diff(alt.ptr)) + (0 if alt.vc is None else alt.vc))
         notes.append(f"{vcs} virtual channels hold {copies} copies of the {routes.scheme} scheme's "
                      f"{routes.need}; each worm keeps to one copy drawn at random")
-    if routing == "valiant" and topology.family in SUPERNODE_FAMILIES and n // int(
+    if routing in ("valiant", "ugal") and topology.family in SUPERNODE_FAMILIES and n // int(
             topology.meta["routers_per_supernode"]) < 3:
-        notes.append("valiant: fewer than three supernodes, so no intermediate supernode: routes are minimal")
+        notes.append(f"{routing}: fewer than three supernodes, so no intermediate supernode: routes are minimal")
     hops = routes.hops
     config = router_config(params, vcs)
     zero = params["startup"] + lone_tail_time(hops, hops, config) if len(hops) else np.zeros(0)
-    loads = channel_loads(topology, routing, traffic, permutation=perm, hot_fraction=params["hot_fraction"],
-                          hot=hot, ties=params["ties"])
+    # (an adaptive routing's channel loads depend on the run: no cheap bound)
+    loads = None if routing == "ugal" else channel_loads(topology, routing, traffic, permutation=perm,
+                                                         hot_fraction=params["hot_fraction"], hot=hot,
+                                                         ties=params["ties"])
     info.update({
         "mean_hops": float(hops.mean()) if len(hops) else 0.0,
         "zero_load_latency": float(zero.mean()) if len(hops) else None,
@@ -220,7 +237,7 @@ def unicast_plan(topology: Topology, seed: int = 0, max_memory: float | None = N
         notes.append("vc_scheme=single: every worm on one VC set, the routing is not deadlock-free on it")
     return unicast_worm_plan(gen, src, dst, routes.ptr, routes.node, routes.arc, vc, cycles=cycles, warmup=warmup,
                              drain=drain, batches=params["batches"], flits=flits, load=float(load), info=info,
-                             notes=tuple(notes))
+                             notes=tuple(notes), alt=routes.alt, alt_threshold=params["ugal_threshold"])
 
 
 #: the startup is the router's (in cycles), but the plan needs it too for the zero-load latency: no

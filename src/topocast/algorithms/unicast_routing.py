@@ -30,9 +30,20 @@ follows it as given), built for a whole workload at once in numba.
     any other topology an intermediate node drawn uniformly among all nodes,
     both phases ``minimal``.
 
-UGAL (adaptive choice between the minimal and a Valiant route by the queue
-lengths at the source) is not offered: the engine runs source routes fixed in
-the plan before the simulation starts, so no route can depend on congestion.
+``ugal``
+    Universal globally-adaptive load-balanced routing, local variant
+    (UGAL-L; Singh 2005, ch. 3; Kim, Dally, Scott and Abts 2008, section
+    4.2), on ``dragonfly`` and ``galaxyfly``: every message gets its
+    ``minimal`` route and the ``valiant`` route through a random supernode
+    (the same draw as ``routing=valiant``); its source router picks one in
+    the cycle the header enters it, from the queues it sees then: the
+    Valiant route when ``H_min * q_min > H_val * q_val + ugal_threshold``,
+    ``H`` the route's hops and ``q`` the flits in the buffers at the far end
+    of its first link (the source's used credits on that port).  The
+    choice is the engine's (``WormTraffic.path_alt``); the plan holds both
+    routes.  ``ugal_threshold`` 0 (default) favours the minimal route only
+    on ties; a large value gives ``minimal``, a very negative one
+    ``valiant``, flit for flit.
 
 Virtual channels (``path_vc``: the VC of the arc entering each path position):
 
@@ -62,8 +73,9 @@ Virtual channels (``path_vc``: the VC of the arc entering each path position):
     Hop-class: the ``i``-th hop of a worm (``i = 0, 1, ...``) uses VC ``i``;
     VC numbers rise along every route, so no cycle of channel dependencies
     exists on any topology, with as many VCs as the longest route has hops.
-    The default for ``minimal`` and for ``valiant`` outside the ``dor``
-    families.
+    The default for ``minimal``, ``ugal``, and ``valiant`` outside the
+    ``dor`` families (with ``ugal`` as many VCs as the longer of a message's
+    two routes has hops).
 """
 
 from __future__ import annotations
@@ -78,7 +90,7 @@ from ..sim.heap import grow
 from ..topology.core import Topology
 from ..topology.kernels import bfs_from_set
 
-ROUTINGS = ("minimal", "dor", "valiant")
+ROUTINGS = ("minimal", "dor", "valiant", "ugal")
 DOR_FAMILIES = ("mesh", "torus", "ring", "path", "hypercube")
 WRAP_FAMILIES = ("torus", "ring")
 SUPERNODE_FAMILIES = ("dragonfly", "galaxyfly")
@@ -92,7 +104,8 @@ MAX_SEARCH_WORK = 4e9
 @dataclass
 class Routes:
     """Explicit paths of many worms: worm ``w`` is ``node[ptr[w]:ptr[w+1]]``, entered by ``arc`` (-1 at the
-    start) on VC ``vc`` (``None``: VC 0 everywhere).  ``need`` VCs the scheme uses; ``scheme`` its name."""
+    start) on VC ``vc`` (``None``: VC 0 everywhere).  ``need`` VCs the scheme uses; ``scheme`` its name;
+    ``alt`` (``ugal``) every worm's alternate route, the source's choice."""
 
     ptr: np.ndarray
     node: np.ndarray
@@ -100,6 +113,7 @@ class Routes:
     vc: np.ndarray | None
     need: int
     scheme: str
+    alt: Routes | None = None
 
     @property
     def hops(self) -> np.ndarray:
@@ -467,6 +481,8 @@ def route(topology: Topology, routing: str, src: np.ndarray, dst: np.ndarray, rn
     if vc_scheme == "ring" and not (wrap and routing in ("dor", "valiant")):
         raise TopocastError(f"unicast: parameter 'vc_scheme' ring needs dor or valiant routing on a torus or "
                             f"ring, got routing {routing} on {topology.family}")
+    if routing == "ugal":
+        return _ugal_routes(topology, src, dst, rng, vc_scheme)
     if routing == "dor" or (routing == "valiant" and on_lattice):
         mid = valiant_intermediates(topology, src, dst, rng)[0] if routing == "valiant" else None
         coins = tie_coins(len(src), len(lattice(topology).dims), rng) if ties == "random" and wrap else None
@@ -492,24 +508,55 @@ def route(topology: Topology, routing: str, src: np.ndarray, dst: np.ndarray, rn
     return Routes(ptr, node, arc, hop_class(ptr), max(hops, 1), "hop")
 
 
+def check_ugal(topology: Topology) -> None:
+    """``ugal`` runs on the supernode families only (a TopocastError naming ``routing`` otherwise)."""
+    if topology.family not in SUPERNODE_FAMILIES:
+        raise TopocastError(f"unicast: parameter 'routing' ugal runs on {', '.join(SUPERNODE_FAMILIES)}, not on "
+                            f"family '{topology.family}'; use routing=minimal or valiant")
+
+
+def _ugal_routes(topology: Topology, src: np.ndarray, dst: np.ndarray, rng: np.random.Generator,
+                 vc_scheme: str) -> Routes:
+    """``ugal``: the minimal routes with the Valiant routes as their alternates, on one VC scheme."""
+    check_ugal(topology)
+    ptr, node, arc = minimal_routes(topology, src, dst)
+    mid, group = valiant_intermediates(topology, src, dst, rng)
+    vptr, vnode, varc = minimal_routes(topology, src, dst, mid, group, routing="valiant")
+    if vc_scheme == "single":
+        return Routes(ptr, node, arc, None, 1, "single", Routes(vptr, vnode, varc, None, 1, "single"))
+    need = max(int(np.diff(vptr).max(initial=1)) - 1, int(np.diff(ptr).max(initial=1)) - 1, 1)
+    return Routes(ptr, node, arc, hop_class(ptr), need, "hop", Routes(vptr, vnode, varc, hop_class(vptr), need, "hop"))
+
+
 # -- the wormhole plan ---------------------------------------------------------------------------------
 
 def unicast_worm_plan(generated: np.ndarray, sources: np.ndarray, destinations: np.ndarray, ptr: np.ndarray,
                       node: np.ndarray, arc: np.ndarray, vc: np.ndarray | None, *, prep: int = 0, cycles: int,
                       warmup: int, drain: int, batches: int, flits: int, load: float | None,
-                      info: dict | None = None, notes: tuple[str, ...] = ()):
-    """One worm per message, one job per worm at its source, one destination slot at the route's end."""
+                      info: dict | None = None, notes: tuple[str, ...] = (), alt: Routes | None = None,
+                      alt_threshold: int = 0):
+    """One worm per message, one job per worm at its source, one destination slot at the route's end (and with
+    ``alt`` every worm's alternate route after the planned ones, chosen by its source with ``alt_threshold``)."""
     from ..plans.wormhole import WormPlan, WormTraffic
 
     m = len(generated)
     seq = np.arange(m + 1, dtype=np.int64)
     slot = np.full(int(ptr[-1]), -1, dtype=np.int64)
     slot[ptr[1:] - 1] = seq[:-1]
+    path_alt = None
+    if alt is not None:
+        total = int(ptr[-1])
+        path_alt = np.stack([alt.ptr[:-1] + total, alt.ptr[1:] + total])
+        alt_slot = np.full(int(alt.ptr[-1]), -1, dtype=np.int64)
+        alt_slot[alt.ptr[1:] - 1] = seq[:-1]
+        node, arc, slot = (np.concatenate(pair) for pair in ((node, alt.node), (arc, alt.arc), (slot, alt_slot)))
+        if vc is not None:
+            vc = np.concatenate([vc, alt.vc])
     traffic = WormTraffic(
         job_node=np.asarray(sources, dtype=np.int64), job_release=np.asarray(generated, dtype=np.int64),
         job_prep=np.full(m, int(prep), dtype=np.int64), job_worm_ptr=seq, path_ptr=ptr, path_node=node,
         path_arc=arc, path_slot=slot, slot_node=np.asarray(destinations, dtype=np.int64),
-        slot_job=np.full(m, -1, dtype=np.int64), path_vc=vc)
+        slot_job=np.full(m, -1, dtype=np.int64), path_vc=vc, path_alt=path_alt, alt_threshold=int(alt_threshold))
     return WormPlan(traffic, traffic.job_release.copy(), traffic.job_node.copy(), seq.copy(), seq.copy(),
                     cycles=int(cycles),
                     warmup=int(warmup), drain=int(drain), batches=int(batches), flits=int(flits), load=load,

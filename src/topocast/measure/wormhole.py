@@ -44,7 +44,8 @@ PLAN = WormPlan
 
 UNITS = {"mean_latency": "cycles", "ci95_latency": "cycles", "lower_bound": "cycles", "cycles": "cycles",
          "offered_load": "flits/node/cycle", "accepted_load": "flits/node/cycle",
-         "zero_load_latency": "cycles", "bisection_bound": "flits/node/cycle"}
+         "zero_load_latency": "cycles", "bisection_bound": "flits/node/cycle",
+         "alternate_routes": "fraction of measured messages"}
 
 
 @dataclass
@@ -93,6 +94,8 @@ def measure(topology, plan: WormPlan, model: Model, max_bytes: float) -> Outcome
         "max_worms_in_flight": int(trace.max_active),
         "deadlocked_worms": int(trace.deadlocked_worms),
     }
+    if trace.worm_route is not None:
+        metrics["alternate_routes"] = alternate_routes(plan, trace)
     units = {k: v for k, v in UNITS.items() if k in metrics or k in plan.info or k == "lower_bound"}
     return Outcome(verification, metrics, units, stats["measured_mean"], stats["bound"],
                    notes=[f"promise: {verification.promise}"], trace=WormRun(plan, trace, lat))
@@ -142,6 +145,15 @@ def latency_statistics(plan: WormPlan, lat: np.ndarray, trace: WormTrace, bound:
     low = batch_mean(bound[done].astype(np.float64), plan.batches)[0] if len(done) else None
     return {"mean": mean, "ci": ci, "saturated": saturated, "measured": int(len(measured)),
             "unfinished": unfinished, "measured_mean": mean if len(done) else None, "bound": low}
+
+
+def alternate_routes(plan: WormPlan, trace: WormTrace) -> float:
+    """The fraction of the worms of measured messages, among those injected, whose source took their alternate
+    route (``routing=ugal``: the Valiant one)."""
+    worm_mc = np.repeat(plan.job_multicast(), np.diff(plan.traffic.job_worm_ptr))
+    gen = plan.generated[worm_mc]
+    measured = (gen >= plan.warmup) & (gen < plan.drain_start) & (trace.worm_inject >= 0)
+    return float(trace.worm_route[measured].mean()) if measured.any() else 0.0
 
 
 def accepted_load(plan: WormPlan, lat: np.ndarray, num_nodes: int) -> float:

@@ -48,6 +48,13 @@ class WormTraffic:
     virtual channel the worm uses on arc ``path_arc[k]`` entering position
     ``k`` (ignored at a start position); ``None`` means VC 0 everywhere.  The
     engine refuses a plan whose VCs do not fit the router's ``vcs``.
+    ``path_alt`` (optional, shape ``(2, worms)``): worm ``w``'s *alternate*
+    route is the path positions ``path_alt[0, w] .. path_alt[1, w] - 1``
+    (-1: none), stored in the same ``path_*`` arrays after ``path_ptr[-1]``,
+    with the same source, destination and slot; the worm's source takes it
+    instead of the planned (minimal) route when the queues say so
+    (``routing=ugal``: :func:`topocast.sim.wormhole.engine._choose_route`
+    with ``alt_threshold``).  Slots are counted on the planned routes.
     """
 
     job_node: np.ndarray
@@ -61,6 +68,8 @@ class WormTraffic:
     slot_node: np.ndarray
     slot_job: np.ndarray
     path_vc: np.ndarray | None = None
+    path_alt: np.ndarray | None = None
+    alt_threshold: int = 0
 
     @property
     def num_jobs(self) -> int:
@@ -78,7 +87,7 @@ class WormTraffic:
     def slot_paths(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per slot: the worm whose path holds it (-1: none), its position on that path, and how many paths
         hold it (1 in a sound plan; with two, the later worm is named).  Computed once per plan."""
-        on_path = np.flatnonzero(self.path_slot >= 0)
+        on_path = np.flatnonzero(self.path_slot[:self.path_ptr[-1]] >= 0)   # (alternates after the planned)
         slots = self.path_slot[on_path]
         worm = np.full(self.num_slots, -1, dtype=np.int64)
         hops = np.zeros(self.num_slots, dtype=np.int64)

@@ -149,9 +149,11 @@ from .processors import (
     P_END,
     PEND,
     W_DONE,
+    W_END,
     W_INJECT,
     W_MOVED,
     W_POS,
+    W_START,
     W_TAIL,
     WHEEL,
     WORM_ROWS,
@@ -295,6 +297,7 @@ class WormTrace:
     deadlocked_worms: int = 0
     wait_vcs: list = field(default_factory=list)   # the VC of each link of wait_cycle (-1: ejection channels)
     kernel: str = ""           # the way it ran: "rigid", "trains" or "flits" (every flit on its own)
+    worm_route: np.ndarray | None = None   # plans with alternate routes: 1 where the worm took its alternate
 
 
 #: a cycle later than any run: "not by waiting" (blocked by a flit or a channel, not by the clock)
@@ -346,6 +349,35 @@ def _freed_at(dep, age, me, credit_delay):
     sees it (before the credit delay).  Worms move oldest first, so with no credit delay a slot a younger worm
     frees in cycle ``t`` (a train's departure, known ahead) is free for this one from ``t + 1``."""
     return dep + 1 if credit_delay == 0 and age > me else dep
+
+
+@nb.njit(cache=True, inline="always")
+def _choose_route(w, worms, alt, occ, threshold, path_arc):
+    """UGAL-L at worm ``w``'s source, in the cycle its header enters the source router (Singh 2005, ch. 3; Kim,
+    Dally, Scott and Abts 2008, section 4.2): its planned (minimal) route of ``h_m`` hops, or its alternate
+    (Valiant) route ``alt[0, w] .. alt[1, w] - 1`` of ``h_a`` hops when ``h_m * q_m > h_a * q_a + threshold``,
+    ``q`` the flits in the buffers at the far end of the route's first link (``occ``: sent into them and not
+    left yet), what the source router knows from its credits.  The choice is kept in ``worms[W_START:W_END+1]``."""
+    a0 = alt[0, w]
+    if a0 < 0:
+        return
+    b = worms[W_START, w]
+    h_m = worms[W_END, w] - b - 1
+    h_a = alt[1, w] - a0 - 1
+    if h_m > 0 and h_a > 0 and h_m * occ[path_arc[b + 1]] > h_a * occ[path_arc[a0 + 1]] + threshold:
+        worms[W_START, w] = a0
+        worms[W_END, w] = alt[1, w]
+
+
+@nb.njit(cache=True, inline="always")
+def _occupy(occ, path_arc, base, y, h):
+    """A flit moves from position ``y`` of its route (at ``base``, ``h`` hops) to ``y + 1``: the buffer it
+    leaves holds one flit less, the one it enters one more (``occ``: per link, the flits in the buffers at
+    its far end, all VCs)."""
+    if y > 0:
+        occ[path_arc[base + y]] -= 1
+    if y < h:
+        occ[path_arc[base + y + 1]] += 1
 
 
 @nb.njit(cache=True)
@@ -481,8 +513,8 @@ def _simulate_rigid(params, jobs, n_timed, nodes, worms, paths, out):
             one = np.int64(1)  # variables, not literals: one compiled _knot for both kernels
             zero = np.int64(0)
             found = _knot(t, active, n_active, worm_inject, worm_pos, worm_tail, flits, one, ej_channels, inter_ej,
-                          path_ptr, path_node, path_arc, path_vc, path_slot, one, owner, ej_free, num_nodes, dead,
-                          zero)
+                          worms[W_START], worms[W_END], path_node, path_arc, path_vc, path_slot, one, owner, ej_free,
+                          num_nodes, dead, zero)
             if due == 1 or found > 0:
                 status = DEADLOCK
                 stats[S_STALL_CYCLE] = _stall_cycle(due, t, last_move, n_active, active, moved_at, dead)
@@ -502,11 +534,12 @@ def _simulate_rigid(params, jobs, n_timed, nodes, worms, paths, out):
 
 
 @nb.njit(cache=True)
-def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, train):
+def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, train, ugal):
     """Any network options, flit by flit (arguments as for :func:`_simulate_rigid`, ``net`` = (arcs, VCs per
     link, buffer depth, router delay, link latency, credit delay, span) and ``fifo`` None (``tail-left`` VC
     release) or the state of the shared buffers of ``tail-sent``, see :func:`_room_at`; ``train`` 1 when worms
-    move as trains, below, else None).
+    move as trains, below, else None; ``ugal`` None, or ``(alt, occ, threshold)`` when a worm's source
+    chooses its route, see :func:`_choose_route`: then every flit moves on its own).
 
     With several VCs per link the flits of different worms compete for
     links: every flit has its position and arrival cycle, and each cycle the
@@ -651,8 +684,10 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
             active[idx] = sl
             fb = sl * L if train is None else sl * (L + depth) + depth
             rs[sl, R_WORM] = w
-            rs[sl, R_BASE] = path_ptr[w]
-            rs[sl, R_H] = path_ptr[w + 1] - path_ptr[w] - 1
+            if ugal is not None:
+                _choose_route(w, worms, ugal[0], ugal[1], ugal[2], path_arc)
+            rs[sl, R_BASE] = worms[W_START, w]
+            rs[sl, R_H] = worms[W_END, w] - worms[W_START, w] - 1
             rs[sl, R_MOVED] = t
             rs[sl, R_SLEEP] = 0
             if train is None:
@@ -784,6 +819,8 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                     if go:
                         x = hp + 1
                         pos[fb] = x
+                        if ugal is not None:
+                            _occupy(ugal[1], path_arc, base, hp, h)
                         if x <= h:
                             arr[fb] = t + link_latency - 1
                             link_used[path_arc[base + x]] = t
@@ -862,6 +899,8 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                         continue
                     x = y + 1
                     pos[u] = x
+                    if ugal is not None:
+                        _occupy(ugal[1], path_arc, base, y, h)
                     if x <= h:
                         arr[u] = t + link_latency - 1
                         link_used[path_arc[base + x]] = t
@@ -1103,8 +1142,8 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                 moved_at[w] = rs[sl, R_MOVED]
                 worm_pos[w], worm_tail[w] = _ends(t, sl, L, shared, pos, rs)
             found = _knot(t, in_flight, n_active, worm_inject, worm_pos, worm_tail, flits, depth, ej_channels,
-                          inter_ej, path_ptr, path_node, path_arc, path_vc, path_slot, vcs, owner, ej_free,
-                          num_nodes, dead, release)
+                          inter_ej, worms[W_START], worms[W_END], path_node, path_arc, path_vc, path_slot, vcs, owner,
+                          ej_free, num_nodes, dead, release)
             if due == 1 or found > 0:
                 status = DEADLOCK
                 if due == 1 and fifo is not None:
@@ -1168,7 +1207,9 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Router
     ``num_arcs`` is the topology's arc count (the plan's ``path_arc`` index
     it).  ``flit_level`` forces the flit-level path (True) or the rigid one
     (False, only for the default network options and one VC in use);
-    ``None`` picks the rigid path when it applies.
+    ``None`` picks the rigid path when it applies.  A plan with alternate
+    routes (``traffic.path_alt``) runs flit by flit, each worm's source
+    choosing its route (:func:`_choose_route`).
     """
     if cycles < 1:
         raise TopocastError(f"wormhole: parameter 'cycles' must be >= 1, got {cycles}")
@@ -1178,12 +1219,13 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Router
     top_arc = int(traffic.path_arc.max()) if len(traffic.path_arc) else -1
     if top_arc >= num_arcs:
         raise TopocastError(f"wormhole: the plan names arc {top_arc}, the topology has {num_arcs} arcs")
-    rigid = config.rigid and top_vc == 0
+    alt = _alternates(traffic)
+    rigid = config.rigid and top_vc == 0 and alt is None
     if flit_level is None:
         general = not rigid
     elif not flit_level and not rigid:
-        raise TopocastError("wormhole: the rigid path needs the default network options (vc_release tail-left) "
-                            "and one virtual channel")
+        raise TopocastError("wormhole: the rigid path needs the default network options (vc_release tail-left), "
+                            "one virtual channel and no alternate routes")
     else:
         general = bool(flit_level)
     vcs = config.vcs if general else 1
@@ -1197,14 +1239,15 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Router
     paths = tuple(np.asarray(a, np.int64) for a in (traffic.path_ptr, traffic.path_node, traffic.path_arc, path_vc,
                                                     traffic.path_slot, traffic.slot_job))
     net = (int(num_arcs), vcs, config.buffer_depth, config.router_delay, config.link_latency, config.credit_delay, span)
-    trains = vcs == 1
+    trains = vcs == 1 and alt is None
     while True:
         state = _kernel_state(traffic, config, int(num_nodes), int(num_arcs) * vcs)
         slot_time, slot_count, jobs, n_timed, nodes, worms, owner, dead, stats = state
         args = (params, jobs, n_timed, nodes, worms, paths, (slot_time, slot_count, owner, dead, stats))
         if general:
+            ugal = None if alt is None else (alt, np.zeros(int(num_arcs), np.int64), int(traffic.alt_threshold))
             _simulate_flits(*args, net, _fifo(int(num_arcs) * vcs, len(traffic.path_arc), config),
-                            1 if trains else None)
+                            1 if trains else None, ugal)
         else:
             _simulate_rigid(*args)
         if stats[S_STATUS] != BROKEN:
@@ -1217,10 +1260,12 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Router
     nj = traffic.num_jobs
     trace = WormTrace(slot_time, slot_count, worms[W_INJECT].copy(), worms[W_DONE].copy(), jobs[J_START, :nj].copy(),
                       int(stats[S_CYCLES]), int(stats[S_FLIT_MOVES]), int(stats[S_ADVANCES]),
-                      int(stats[S_MAX_ACTIVE]), kernel="flits" if not trains else "trains" if general else "rigid")
+                      int(stats[S_MAX_ACTIVE]), kernel="flits" if not trains else "trains" if general else "rigid",
+                      worm_route=None if alt is None else (worms[W_START] != traffic.path_ptr[:-1]).astype(np.int8))
     if stats[S_STATUS] == DEADLOCK:
         trace.deadlock_cycle = int(stats[S_STALL_CYCLE])
-        cycle = wait_for_cycle(traffic, worms[W_POS], worms[W_TAIL], owner, dead, config, path_vc, vcs)
+        cycle = wait_for_cycle(traffic, worms[W_POS], worms[W_TAIL], owner, dead, config, path_vc, vcs,
+                               worms[W_START], worms[W_END])
         trace.wait_cycle = [(u, v) for u, v, _ in cycle]
         trace.wait_vcs = [vc for _, _, vc in cycle]
         trace.deadlocked_worms = int(dead.sum())
@@ -1254,8 +1299,33 @@ def _kernel_state(traffic: WormTraffic, config: RouterConfig, num_nodes: int, nu
     nodes[EJ_FREE] = config.ejection_channels
     worms = np.full((WORM_ROWS, nw), -1, np.int64)
     worms[W_MOVED] = 0
+    worms[W_START] = traffic.path_ptr[:-1]
+    worms[W_END] = traffic.path_ptr[1:]
     return (np.full(ns, -1, np.int64), np.zeros(ns, np.int64), jobs, len(timed_order), nodes, worms,
             np.full(num_channels, -1, np.int64), np.zeros(nw, np.bool_), np.zeros(NUM_STATS, np.int64))
+
+
+def _alternates(traffic: WormTraffic) -> np.ndarray | None:
+    """The plan's alternate routes as a ``(2, worms)`` int64 array (first and last-plus-one path position, -1:
+    none), checked; None when it has none."""
+    if traffic.path_alt is None:
+        return None
+    alt = np.ascontiguousarray(traffic.path_alt, dtype=np.int64)
+    nw, n = traffic.num_worms, len(traffic.path_node)
+    if alt.shape != (2, nw):
+        raise TopocastError(f"wormhole: path_alt must have shape (2, {nw}) (first and end position per worm), "
+                            f"got {alt.shape}")
+    some = np.flatnonzero(alt[0] >= 0)
+    a, b = alt[0, some], alt[1, some]
+    if np.any((b <= a + 1) | (b > n)):
+        raise TopocastError(f"wormhole: every alternate route in path_alt must be 2 to {n} path positions long "
+                            "within the plan's paths")
+    node, slot, ptr = traffic.path_node, traffic.path_slot, traffic.path_ptr
+    if np.any((node[a] != node[ptr[some]]) | (node[b - 1] != node[ptr[some + 1] - 1])
+              | (slot[b - 1] != slot[ptr[some + 1] - 1])):
+        raise TopocastError("wormhole: an alternate route in path_alt must join the same source and destination "
+                            "(and slot) as its worm's planned route")
+    return alt
 
 
 def vc_array(traffic: WormTraffic, config: RouterConfig) -> tuple[np.ndarray, int]:

@@ -14,9 +14,10 @@ if TYPE_CHECKING:
 
 
 @nb.njit(cache=True)
-def _span_position(w, ch, lo, hi, path_ptr, path_arc, path_vc, vcs):
-    """The position in ``lo..hi`` of worm ``w``'s path where it holds channel ``ch`` (-1: none)."""
-    base = path_ptr[w]
+def _span_position(w, ch, lo, hi, starts, path_arc, path_vc, vcs):
+    """The position in ``lo..hi`` of worm ``w``'s path (from ``starts[w]``) where it holds channel ``ch`` (-1:
+    none)."""
+    base = starts[w]
     for q in range(max(lo, 1), hi + 1):
         if path_arc[base + q] * vcs + path_vc[base + q] == ch:
             return q
@@ -25,9 +26,10 @@ def _span_position(w, ch, lo, hi, path_ptr, path_arc, path_vc, vcs):
 
 @nb.njit(cache=True)
 def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_channels, inter_ej,
-               path_ptr, path_node, path_arc, path_vc, path_slot, vcs, owner, num_nodes, dead, tail_sent):
+               starts, ends, path_node, path_arc, path_vc, path_slot, vcs, owner, num_nodes, dead, tail_sent):
     """Mark in ``dead`` the worms of a knot (blocked for good); return how many.
 
+    Worm ``w`` runs the path positions ``starts[w] .. ends[w] - 1`` (its route).
     ``head``/``tail`` are every worm's header and tail positions,
     ``wait_ch``/``wait_ej`` (per active index) the channel or the node whose
     ejection channels its header waits for (-1: not blocked).  A worm is
@@ -58,8 +60,8 @@ def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_
                 count = 0
             for i in range(n_active):
                 w = active[i]
-                base = path_ptr[w]
-                h = path_ptr[w + 1] - base - 1
+                base = starts[w]
+                h = ends[w] - base - 1
                 p = head[w]
                 lo = tail[w] if tail[w] > 1 else 1
                 hi = p if p < h else h
@@ -93,7 +95,7 @@ def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_
         elif wait_ch[i] >= 0:
             x = owner[wait_ch[i]]
             if x >= 0 and slot_of[x] >= 0:
-                q = _span_position(x, wait_ch[i], tail[x], head[x], path_ptr, path_arc, path_vc, vcs)
+                q = _span_position(x, wait_ch[i], tail[x], head[x], starts, path_arc, path_vc, vcs)
                 hard[i] = q >= 0 and (head[x] - q + tail_sent) * depth < flits
             if not hard[i]:
                 live[i] = True
@@ -130,7 +132,7 @@ def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_
 
 
 @nb.njit(cache=True)
-def _knot(t, active, n_active, worm_inject, worm_pos, worm_tail, flits, depth, ej_channels, inter_ej, path_ptr,
+def _knot(t, active, n_active, worm_inject, worm_pos, worm_tail, flits, depth, ej_channels, inter_ej, starts, ends,
           path_node, path_arc, path_vc, path_slot, vcs, owner, ej_free, num_nodes, dead, tail_sent):
     """The waits of the worms in flight (their header and tail positions in ``worm_pos``, ``worm_tail``), then
     :func:`_find_knot`.  Only waits for an owned VC or for ejection channels count: with ``tail_sent`` release
@@ -143,8 +145,8 @@ def _knot(t, active, n_active, worm_inject, worm_pos, worm_tail, flits, depth, e
         if worm_inject[w] == t:
             continue
         # a header still crossing a link or in the router pipeline will then wait like a ready one
-        base = path_ptr[w]
-        h = path_ptr[w + 1] - base - 1
+        base = starts[w]
+        h = ends[w] - base - 1
         p = worm_pos[w]
         if p >= h:
             continue
@@ -157,12 +159,12 @@ def _knot(t, active, n_active, worm_inject, worm_pos, worm_tail, flits, depth, e
         if ej_channels > 0 and s >= 0 and (inter_ej or p + 1 == h) and ej_free[x] == 0:
             wait_ej[i] = x
     return _find_knot(active, n_active, worm_pos, worm_tail, wait_ch, wait_ej, flits, depth, ej_channels,
-                      inter_ej, path_ptr, path_node, path_arc, path_vc, path_slot, vcs, owner, num_nodes, dead,
+                      inter_ej, starts, ends, path_node, path_arc, path_vc, path_slot, vcs, owner, num_nodes, dead,
                       tail_sent)
 
 
 def wait_for_cycle(traffic: WormTraffic, worm_pos, worm_tail, owner, dead, config: RouterConfig,
-                   path_vc=None, vcs: int = 1) -> list[tuple[int, int, int]]:
+                   path_vc=None, vcs: int = 1, starts=None, ends=None) -> list[tuple[int, int, int]]:
     """One cycle of the wait-for graph among the knotted worms ``dead``.
 
     Each entry is ``(u, v, vc)`` for the virtual channel ``vc`` of link
@@ -171,23 +173,27 @@ def wait_for_cycle(traffic: WormTraffic, worm_pos, worm_tail, owner, dead, confi
     header's and the tail's path positions.  With ``tail-sent`` VC release a
     header may also wait for a VC nobody owns whose buffer holds flits of
     another knotted worm, or behind such flits in its own buffer: the entry
-    is then that buffer's VC.
+    is then that buffer's VC.  ``starts``/``ends``: per worm the path positions of the route it ran (default:
+    the plan's ``path_ptr``).
     """
+    if starts is None:
+        starts, ends = traffic.path_ptr[:-1], traffic.path_ptr[1:]
     if path_vc is None:
         path_vc = np.zeros(len(traffic.path_node), np.int64)
     dead_worms = np.flatnonzero(dead).tolist()
     holders: dict[int, list[int]] = {}
     sharers: dict[int, list[int]] = {}      # tail-sent: channel -> knotted worms with flits in its buffer
     for w in dead_worms:
-        base = int(traffic.path_ptr[w])
-        h = int(traffic.path_ptr[w + 1]) - base - 1
+        base = int(starts[w])
+        h = int(ends[w]) - base - 1
         for q in range(max(1, int(worm_tail[w])), min(int(worm_pos[w]), h) + 1):
             if traffic.path_slot[base + q] >= 0 and (config.intermediate_ejection or q == h):
                 holders.setdefault(int(traffic.path_node[base + q]), []).append(w)
             if config.tail_sent:
                 sharers.setdefault(int(traffic.path_arc[base + q]) * vcs + int(path_vc[base + q]), []).append(w)
     waits = {w: wait for w in dead_worms
-             if (wait := _wait(w, traffic, worm_pos, owner, path_vc, vcs, holders, sharers)) is not None}
+             if (wait := _wait(w, int(starts[w]), int(ends[w]), traffic, worm_pos, owner, path_vc, vcs, holders,
+                               sharers)) is not None}
     for start in waits:
         seen: dict[int, int] = {}
         order = []
@@ -201,10 +207,10 @@ def wait_for_cycle(traffic: WormTraffic, worm_pos, worm_tail, owner, dead, confi
     return []
 
 
-def _wait(w, traffic, worm_pos, owner, path_vc, vcs, holders, sharers):
-    """``(worm waited for, u, v, vc)`` of knotted worm ``w``'s header (:func:`wait_for_cycle`), or None."""
-    base = int(traffic.path_ptr[w])
-    h = int(traffic.path_ptr[w + 1]) - base - 1
+def _wait(w, base, end, traffic, worm_pos, owner, path_vc, vcs, holders, sharers):
+    """``(worm waited for, u, v, vc)`` of knotted worm ``w``'s header (:func:`wait_for_cycle`), its route at
+    path positions ``base .. end - 1``, or None."""
+    h = end - base - 1
     p = int(worm_pos[w])
     for q in (x for x in (p + 1, p) if 1 <= x <= h):     # the next buffer, then its own
         vc = int(path_vc[base + q])

@@ -30,9 +30,11 @@ JOB_ROWS = 7
 #: ``c`` waits in bucket ``c % WHEEL`` (a node has at most one start-up in progress)
 WHEEL = 1024
 #: rows of ``worms``: next worm in its node's injection queue, header and tail positions, injection and
-#: completion cycles, cycle of its last move (or injection)
-W_NEXT, W_POS, W_TAIL, W_INJECT, W_DONE, W_MOVED = range(6)
-WORM_ROWS = 6
+#: completion cycles, cycle of its last move (or injection), and the first and last-plus-one path positions of
+#: the route it runs (the plan's ``path_ptr[w]``, ``path_ptr[w + 1]``, or its alternate route's when the source
+#: chose that, ``routing=ugal``)
+W_NEXT, W_POS, W_TAIL, W_INJECT, W_DONE, W_MOVED, W_START, W_END = range(8)
+WORM_ROWS = 8
 
 
 @nb.njit(cache=True, inline="always")
