@@ -1,15 +1,16 @@
 """``topocast reproduce galaxyfly-vs-dragonfly``: Galaxyfly against Dragonfly of equal router count, unicast traffic.
 
 Latency-throughput curves of a Galaxyfly and of Dragonflies with the same
-number of routers, under minimal and Valiant routing, uniform and
+number of routers, under minimal, Valiant and UGAL-L routing, uniform and
 adversarial (``group-shift``) traffic, on the flit-level wormhole engine.
 Zhuang et al. (2023) motivate Galaxyfly as a low-diameter network built from
 lower-radix routers, compare it at equal router count with a Dragonfly
 (Table 5, Dragonfly(n, q*a)) and put the gap they see on the diameter (3
 against 5); Kim, Dally, Scott and Abts (2008) show that group-to-group
 traffic defeats minimal routing on a Dragonfly and that Valiant routing
-recovers it.  Which Dragonfly is "of equal router count" is open, so both
-readings run:
+recovers it, and that UGAL, choosing between the two per message at the
+source from its queues, follows the better of them.  Which Dragonfly is "of
+equal router count" is open, so both readings run:
 
 * ``least radix`` (default): the Dragonfly with the Galaxyfly's router count
   whose routers have the fewest network ports, ties broken towards Kim et
@@ -22,7 +23,9 @@ means with a Student-t 95% interval across seeds
 (:func:`topocast.experiments.multicast.across_seeds`).  Offered loads are
 fractions of each curve's channel-load bound, computed exactly from every
 route the routing can take (:func:`law_routes`), so every curve is sampled
-alike up to and past its saturation.  The saturation throughput is the
+alike up to and past its saturation; an adaptive routing has no such law, so
+UGAL's loads are fractions of the larger of the minimal and Valiant bounds
+and its zero-load latency is minimal's (an empty network keeps it minimal).  The saturation throughput is the
 accepted load at the knee (:func:`knee`, :func:`past_knee`).
 """
 
@@ -52,7 +55,9 @@ PAPER = ("Zhuang, Chang, Li, Song, Lin: All-to-All Broadcast Algorithm in Galaxy
 GALAXYFLY = {True: (3, 5, 4), False: (4, 7, 4)}
 #: the Galaxyflies of the paper's section 5, for the radix claim (router count and radix only, no runs)
 PAPER_GALAXYFLIES = ((3, 5, 4), (4, 5, 4), (4, 5, 5), (4, 7, 4), (3, 5, 8), (4, 7, 5))
-ROUTINGS = ("minimal", "valiant")
+#: routings with a route law fixed before the run (bound and zero-load latency exact), then the adaptive one
+FIXED = ("minimal", "valiant")
+ROUTINGS = FIXED + ("ugal",)
 TRAFFICS = ("uniform", "group-shift")
 #: the router of every run: 8-flit messages, an 8-flit buffer per VC (a whole message fits in one VC
 #: buffer, so a blocked message stops in one router, as in virtual cut-through), no processor start-up,
@@ -68,6 +73,8 @@ FULL_BATCHES, QUICK_BATCHES = 8, 4
 LATENCY_FACTOR = 3.0
 #: "far below": minimal's saturation throughput at most this fraction of Valiant's
 FAR_BELOW = 0.5
+#: "follows the better": UGAL's saturation throughput at least this fraction of the better fixed routing's
+FOLLOWS = 0.9
 #: readings of "a Dragonfly of equal router count": name -> the network key
 PAIRINGS = {"least radix": "DF", "Table 5": "DF5"}
 DEFAULT_PAIRING = "least radix"
@@ -262,13 +269,16 @@ def measure(quick: bool, progress: Progress, seed: int = 0) -> dict:
     for net in nets:
         topology = build(net.spec)
         info[net.key] = structure(topology)
-        for routing in ROUTINGS:
-            for traffic in TRAFFICS:
+        for traffic in TRAFFICS:
+            for routing in FIXED:
                 law = law_routes(topology, routing, traffic)
                 laws[net.key, routing, traffic] = {
                     "bound": law["bound"], "mean_hops": law["mean_hops"],
                     "zero_load": zero_load_latency(law["hops"], law["weight"], ROUTER),
                     "loads": offered_loads(law["bound"], fractions)}
+            m, v = laws[net.key, "minimal", traffic], laws[net.key, "valiant", traffic]
+            laws[net.key, "ugal", traffic] = dict(m, bound=None,
+                                                  loads=offered_loads(max(m["bound"], v["bound"]), fractions))
     jobs, keys = [], []
     for i, net in enumerate(nets):
         for j, routing in enumerate(ROUTINGS):
@@ -345,14 +355,15 @@ def saturation_table(ev: dict) -> Table:
         low = c["low"]
         tidy.append([label[net], spec[net], routing, traffic, c["vcs"], c["mean_hops"], c["zero_load"], c["low_load"],
                      low["mean_latency"], low["ci95"], c["throughput"], c["ci"], c["knee"], c["reached"],
-                     c["first_saturated"], c["bound"], c["throughput"] / c["bound"]])
+                     c["first_saturated"], c["bound"], _over(c)])
         thr = _pm(c["throughput"], c["ci"]) if c["knee"] is not None else "0 (first load saturated)"
         if not c["reached"] and c["knee"] is not None:
             thr = ">= " + thr
         table.rows.append([label[net], routing, traffic, c["vcs"], round(c["mean_hops"], 4), round(c["zero_load"], 3),
                            "sat" if low["saturated"] else _pm(low["mean_latency"], low["ci95"], 2),
                            thr, "none up to 1" if c["first_saturated"] is None else c["first_saturated"],
-                           round(c["bound"], 4), round(c["throughput"] / c["bound"], 3)])
+                           "—" if c["bound"] is None else round(c["bound"], 4),
+                           "—" if c["bound"] is None else round(_over(c), 3)])
     table.tidy = (["network", "spec", "routing", "traffic", "vcs", "mean_hops", "zero_load_latency_cycles",
                    "low_load_flits_per_router_cycle", "low_load_latency_cycles", "ci95_low_load_latency_cycles",
                    "saturation_throughput_flits_per_router_cycle", "ci95_saturation_throughput", "knee_load",
@@ -367,8 +378,14 @@ def saturation_table(ev: dict) -> Table:
                        "every route the routing can give the pattern (with its probability); mean hops likewise. "
                        "channel-load bound: 1 / max over arcs of the expected messages crossing the arc per "
                        "message injected per router, from the same exact route law (Valiant: every intermediate "
-                       "group with its probability)")
+                       "group with its probability). UGAL: no route law before the run, so no bound ('—'); its "
+                       "zero-load latency and mean hops are minimal's, what it takes on an empty network")
     return table
+
+
+def _over(c: dict) -> float | None:
+    """A curve's saturation throughput over its channel-load bound (None without a bound)."""
+    return None if c["bound"] is None else c["throughput"] / c["bound"]
 
 
 def curves_table(ev: dict) -> Table:
@@ -469,7 +486,7 @@ def verdicts(ev: dict) -> list[tuple[str, dict[str, tuple[bool, str]], str]]:
                 "'flexible-radix', 'reducing high-radix routers')", radix, CASES))
     out.append(("At equal router count the Dragonfly has a lower latency than the Galaxyfly (the paper puts "
                 "Table 5's gap on the diameters, 3 against 5)",
-                {f"{p}, {r}": _lower_latency(ev, p, r) for p in PAIRINGS for r in ROUTINGS}, READINGS))
+                {f"{p}, {r}": _lower_latency(ev, p, r) for p in PAIRINGS for r in FIXED}, READINGS))
     out.append(("Under uniform traffic and minimal routing the Galaxyfly's saturation throughput is at least the "
                 "Dragonfly's of equal router count (high bandwidth from the lower-radix network)",
                 {f"{p}, {per}": _throughput_at_least(ev, p, per) for p in PAIRINGS
@@ -486,7 +503,7 @@ def verdicts(ev: dict) -> list[tuple[str, dict[str, tuple[bool, str]], str]]:
                  for net in ev["networks"]}, CASES))
     bound_ok = {}
     for net in ev["networks"]:
-        rows = [(r, t, _curve(ev, net.key, r, t)) for r in ROUTINGS for t in TRAFFICS]
+        rows = [(r, t, _curve(ev, net.key, r, t)) for r in FIXED for t in TRAFFICS]
         bound_ok[label[net.key]] = (all(c["knee"] is None or c["throughput"] <= c["bound"] + _slack(c)
                                         for _, _, c in rows),
                                     "; ".join(f"{r}/{t} {c['throughput']:.3f} <= {c['bound']:.3f}"
@@ -494,7 +511,20 @@ def verdicts(ev: dict) -> list[tuple[str, dict[str, tuple[bool, str]], str]]:
     out.append(("(model check) Every measured saturation throughput is at or below its channel-load bound (within "
                 "its across-seed interval)",
                 bound_ok, CASES))
+    out.append((f"UGAL-L follows the better fixed routing: its saturation throughput is at least {FOLLOWS:g} x the "
+                "larger of minimal's and Valiant's, under uniform and under group-shift traffic (Kim et al. 2008, "
+                "section 4.2)",
+                {f"{label[net.key]}, {t}": _ugal_follows(ev, net.key, t) for net in ev["networks"] for t in TRAFFICS},
+                CASES))
     return out
+
+
+def _ugal_follows(ev, net: str, traffic: str) -> tuple[bool, str]:
+    u, m, v = (_curve(ev, net, r, traffic) for r in ("ugal", "minimal", "valiant"))
+    best = max(m["throughput"], v["throughput"])
+    ok = u["knee"] is not None and u["throughput"] >= FOLLOWS * best - _slack(u)
+    return ok, (f"ugal {_thr(u)} against minimal {_thr(m)}, valiant {_thr(v)}"
+                + (f" ({u['throughput'] / best:.2f} x the better)" if best > 0 else ""))
 
 
 def _slack(c: dict) -> float:
@@ -559,7 +589,10 @@ def notes(ev: dict) -> list[str]:
         "traffic is per router: the topologies' nodes are routers, each one terminal (p = 1, metadata); "
         "group-shift sends every router of group (supernode) i to a uniformly drawn router of group i + 1 (mod "
         "the groups); Valiant draws an intermediate group uniformly among those other than the source's and "
-        "the destination's (Kim et al. 2008)",
+        "the destination's (Kim et al. 2008); UGAL-L (threshold 0) gives every message both of those routes and "
+        "its source router takes the Valiant one when hops x flits queued on its first link are smaller than "
+        "minimal's, in the cycle the header enters the router; its VCs cover the longer route's hops, and its "
+        "offered loads are fractions of the larger of minimal's and Valiant's bounds",
         delivery,
     ]
 
@@ -588,7 +621,7 @@ def plot(ev: dict, out: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(TRAFFICS), len(ROUTINGS), figsize=(11, 8))
+    fig, axes = plt.subplots(len(TRAFFICS), len(ROUTINGS), figsize=(15, 8))
     markers = {"GF": "o", "DF": "s", "DF5": "^"}
     for row, traffic in enumerate(TRAFFICS):
         for col, routing in enumerate(ROUTINGS):
@@ -610,7 +643,8 @@ def plot(ev: dict, out: Path) -> Path:
                                 capsize=2, linewidth=1,
                                 label=f"{net.label}, radix {ev['info'][net.key]['radix']}" if face == color else None)
                 top = max([top] + [p["mean_latency"] for _, p in pts])
-                ax.axvline(min(c["bound"], 1.0), color=color, linestyle=":", linewidth=1)
+                if c["bound"] is not None:
+                    ax.axvline(min(c["bound"], 1.0), color=color, linestyle=":", linewidth=1)
                 if below:
                     ax.plot([c["throughput"]], [below[-1]["mean_latency"]], "x", color=color, markersize=9)
             ax.set_ylim(0, top * 1.1 if top else 1.0)
