@@ -94,3 +94,19 @@ def test_ugal_is_refused_off_the_supernode_families_and_bad_alternates_are_refus
     shifted[0, 0] += 1           # an alternate that starts one position late: another source
     with pytest.raises(tc.TopocastError, match="same source and destination"):
         simulate(topo.num_nodes, topo.num_arcs, replace(t, path_alt=shifted), config, 100)
+
+
+def test_a_deadlock_on_alternate_routes_is_found_and_named_on_the_routes_taken():
+    """One VC and every message on its Valiant route: the knot search and the wait-for cycle follow the routes
+    the worms took (their alternates), not the planned minimal ones."""
+    r = tc.run("dragonfly:g=5,a=2", "unicast", routing="ugal", vc_scheme="single", load=0.9, cycles=6000, seed=1,
+               ugal_threshold=-10**9)
+    trace, traffic = r.trace.trace, r.trace.plan.traffic
+    assert r.metrics["deadlocked_worms"] > 0 and trace.wait_cycle
+    taken = np.flatnonzero(trace.worm_inject >= 0)
+    assert np.all(trace.worm_route[taken] == 1)
+    links = set()
+    for w in taken[trace.worm_done[taken] < 0]:
+        nodes = traffic.path_node[traffic.path_alt[0, w]:traffic.path_alt[1, w]].tolist()
+        links.update(zip(nodes, nodes[1:], strict=False))
+    assert set(trace.wait_cycle) <= links
