@@ -201,7 +201,7 @@ def wormhole_deliveries(plan, trace) -> Verification:
     waiting = (count == 0) & (planned > 0)
     lost = waiting & (trace.worm_done[np.maximum(slot_worm, 0)] >= 0)
     late = waiting & ~lost
-    released = np.repeat(plan.generated, np.diff(plan.slot_ptr))
+    released = plan.generated[plan.slot_multicast()]
     promised = released < plan.drain_start
     stuck = late & (promised | (trace.deadlock is not None))
     missing = (planned == 0) | lost | stuck

@@ -58,6 +58,7 @@ from .unicast_routing import (
     TIES,
     VC_SCHEMES,
     WRAP_FAMILIES,
+    Routes,
     check_ugal,
     lattice,
     route,
@@ -209,10 +210,13 @@ def unicast_plan(topology: Topology, seed: int = 0, max_memory: float | None = N
     copies = vcs // routes.need
     if copies > 1:
         pick = rng.integers(0, copies, size=len(src), dtype=np.int64) * routes.need
-        vc = np.repeat(pick, np.diff(routes.ptr)) + (0 if vc is None else vc)
+
+        def in_copy(r: Routes) -> np.ndarray:      # every worm's VCs moved to its copy (its alternate's too)
+            return np.repeat(pick, np.diff(r.ptr)) + (0 if r.vc is None else r.vc)
+
+        vc = in_copy(routes)
         if routes.alt is not None:
-            alt = routes.alt
-            routes.alt = replace(alt, vc=np.repeat(pick, np.diff(alt.ptr)) + (0 if alt.vc is None else alt.vc))
+            routes.alt = replace(routes.alt, vc=in_copy(routes.alt))
         notes.append(f"{vcs} virtual channels hold {copies} copies of the {routes.scheme} scheme's "
                      f"{routes.need}; each worm keeps to one copy drawn at random")
     if routing in ("valiant", "ugal") and topology.family in SUPERNODE_FAMILIES and n // int(

@@ -80,7 +80,7 @@ Virtual channels (``path_vc``: the VC of the arc entering each path position):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numba as nb
 import numpy as np
@@ -517,15 +517,13 @@ def check_ugal(topology: Topology) -> None:
 
 def _ugal_routes(topology: Topology, src: np.ndarray, dst: np.ndarray, rng: np.random.Generator,
                  vc_scheme: str) -> Routes:
-    """``ugal``: the minimal routes with the Valiant routes as their alternates, on one VC scheme."""
+    """``ugal``: the ``minimal`` routes with the ``valiant`` routes (the same draw) as their alternates, both on
+    the VC scheme's VCs for the longer of the two."""
     check_ugal(topology)
-    ptr, node, arc = minimal_routes(topology, src, dst)
-    mid, group = valiant_intermediates(topology, src, dst, rng)
-    vptr, vnode, varc = minimal_routes(topology, src, dst, mid, group, routing="valiant")
-    if vc_scheme == "single":
-        return Routes(ptr, node, arc, None, 1, "single", Routes(vptr, vnode, varc, None, 1, "single"))
-    need = max(int(np.diff(vptr).max(initial=1)) - 1, int(np.diff(ptr).max(initial=1)) - 1, 1)
-    return Routes(ptr, node, arc, hop_class(ptr), need, "hop", Routes(vptr, vnode, varc, hop_class(vptr), need, "hop"))
+    minimal = route(topology, "minimal", src, dst, rng, vc_scheme)
+    valiant = route(topology, "valiant", src, dst, rng, vc_scheme)
+    need = max(minimal.need, valiant.need)
+    return replace(minimal, need=need, alt=replace(valiant, need=need))
 
 
 # -- the wormhole plan ---------------------------------------------------------------------------------

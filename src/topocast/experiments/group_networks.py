@@ -25,8 +25,9 @@ fractions of each curve's channel-load bound, computed exactly from every
 route the routing can take (:func:`law_routes`), so every curve is sampled
 alike up to and past its saturation; an adaptive routing has no such law, so
 UGAL's loads are fractions of the larger of the minimal and Valiant bounds
-and its zero-load latency is minimal's (an empty network keeps it minimal).  The saturation throughput is the
-accepted load at the knee (:func:`knee`, :func:`past_knee`).
+and its zero-load latency is minimal's (an empty network keeps it minimal).
+The saturation throughput is the accepted load at the knee (:func:`knee`,
+:func:`past_knee`).
 """
 
 from __future__ import annotations
