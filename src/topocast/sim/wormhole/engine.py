@@ -168,17 +168,18 @@ from .processors import (
 OK, DEADLOCK, BROKEN = 0, 1, 2
 #: when a VC can be allocated again: once the owning worm's tail has left its buffer, or once it was sent into it
 VC_RELEASES = ("tail-left", "tail-sent")
-# the fields of a worm record of the flit-level kernel (a row of ``rs``): its worm, path start and hops, the cycle
-# it last moved and, if nothing of it moved in the cycle before, the first cycle the clock alone may let it move;
-# trains: the header's departure before its last, its position and arrival, the last column computed and the last
-# the header's departures allow, the next position the tail leaves, the last one computed, the cycle the tail
-# entered the injection channel, the cycle it leaves position R_TK (NEVER: not known yet), the latest departure
-# computed; tail-sent trains: the worm's age (visiting order), the rows done of a partial step (-1: none), the
-# header's entry into its channel until the departure of the flit ahead is known (0: known), whether its virtual
-# rows hold departures (1) or FAR (0)
-(R_WORM, R_BASE, R_H, R_MOVED, R_SLEEP, R_HPREV, R_HPOS, R_HARR, R_COL, R_GOAL, R_TK, R_TLAST, R_TIN, R_TNEXT, R_LAST,
- R_AGE, R_PART, R_AHEAD, R_VSET) = range(19)
-NUM_R = 19
+# the fields of a worm record of the flit-level kernel (a row of ``rs``): trains: the first cycle its header needs
+# a visit (NEVER: when the VC or ejection channel it waits for is freed, or never again); all: its worm, path start
+# and hops, the cycle it last moved and, if nothing of it moved in the cycle before, the first cycle the clock
+# alone may let it move; trains: the header's departure before its last, its position and arrival, the last column
+# computed and the last the header's departures allow, the next position the tail leaves, the last one computed,
+# the cycle the tail entered the injection channel, the cycle it leaves position R_TK (NEVER: not known yet), the
+# latest departure computed, the worm's age (visiting order); tail-sent trains: the rows done of a partial step
+# (-1: none), the header's entry into its channel until the departure of the flit ahead is known (0: known),
+# whether its virtual rows hold departures (1) or FAR (0); trains: the next record waiting for the same channel
+(R_NEXT, R_WORM, R_BASE, R_H, R_MOVED, R_SLEEP, R_HPREV, R_HPOS, R_HARR, R_COL, R_GOAL, R_TK, R_TLAST, R_TIN,
+ R_TNEXT, R_LAST, R_AGE, R_PART, R_AHEAD, R_VSET, R_WAITS) = range(21)
+NUM_R = 21
 # stats slots
 S_CYCLES, S_FLIT_MOVES, S_ADVANCES, S_STATUS, S_MAX_ACTIVE, S_WORMS_DONE, S_STALL_CYCLE = range(7)
 NUM_STATS = 7
@@ -579,6 +580,16 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
     left the next buffer before this worm's row 1 could leave (the usual
     case) skips the virtual rows: none of their waits can bind.
 
+    A train is visited in full only when its header may move (the
+    clock's wait for it is over, ``R_NEXT``) or a partial step may
+    complete; in between only the flits behind it move, at departures
+    already known, and its tail.  A header waiting for a VC or an ejection
+    channel another worm holds joins that channel's list of waiting
+    records, and the holder's tail, when it frees the channel, sets them to
+    try again (a VC from the next cycle, when it can be allocated; an
+    ejection channel from this one for a record whose turn in the cycle is
+    still to come): the same trace as trying every cycle.
+
     Every test of ``fifo is not None`` and of ``train is None`` is settled
     when numba compiles the kernel for the argument's type, so each of its
     four forms (trains or every flit on its own, with or without shared
@@ -645,6 +656,10 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
     for k in range(cap):
         free_list[k] = cap - 1 - k
     n_free = cap
+    # trains: per channel, then per node's ejection channels, the records whose header waits for it to be freed
+    # (a list linked through R_WAITS)
+    n_ch = len(owner)
+    waiting = np.full(n_ch + num_nodes if train is not None else 0, -1, np.int64)
     release = np.int64(0 if fifo is None else 1)     # for the knot search: when an owner frees its VC
     ring = 1                  # tail-sent: per channel a ring of departures, a power of two >= depth
     while ring < depth:
@@ -690,6 +705,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
             rs[sl, R_H] = worms[W_END, w] - worms[W_START, w] - 1
             rs[sl, R_MOVED] = t
             rs[sl, R_SLEEP] = 0
+            rs[sl, R_NEXT] = 0
             if train is None:
                 ffirst[sl] = 0
                 pos[fb] = 0
@@ -710,9 +726,9 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                 rs[sl, R_TNEXT] = NEVER
                 rs[sl, R_TIN] = t if L == 1 else NEVER
                 rs[sl, R_LAST] = t
+                rs[sl, R_AGE] = next_age
+                next_age += 1
                 if fifo is not None:
-                    rs[sl, R_AGE] = next_age
-                    next_age += 1
                     rs[sl, R_PART] = -1
                     rs[sl, R_VSET] = 0
                     rs[sl, R_AHEAD] = 0
@@ -732,11 +748,11 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
             wake = NEVER              # the first cycle the clock alone may let a flit move
             moved = 0
             tail_from = -1            # the position the tail left in this cycle
+            busy = -1                 # trains: what the blocked header waits for, a channel or n_ch + a node
             hp = (pos[fb] if ffirst[us] == 0 else h + 1) if train is None else rs[us, R_HPOS]
-            if rs[us, R_SLEEP] > t and hp < h and (train is None or rs[us, R_LAST] < t):
-                # nothing of this worm moved last time (and no flit of a train has a departure ahead) and the
-                # clock frees nothing before s_sleep: only a channel freed under its blocked header can let it
-                # move now
+            if train is None and rs[us, R_SLEEP] > t and hp < h:
+                # nothing of this worm moved last time and the clock frees nothing before s_sleep: only a channel
+                # freed under its blocked header can let it move now (trains wait in the channel's list instead)
                 x = hp + 1
                 ch = path_arc[base + x] * vcs + path_vc[base + x]
                 s = path_slot[base + x]
@@ -748,7 +764,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
             # the header (alone it meets other worms: it takes the channels)
             go = False
             front = True              # no other worm's flit ahead of the header in its buffer
-            if hp <= h:
+            if hp <= h and (train is None or rs[us, R_NEXT] <= t):
                 ready = (arr[fb] if train is None else rs[us, R_HARR]) + 1 + router_delay
                 if fifo is not None and hp > 0 and train is None:
                     # its router pipeline starts when it comes to the front of its buffer
@@ -782,7 +798,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                     x = hp + 1
                     ch = path_arc[base + x] * vcs + path_vc[base + x]
                     if owner[ch] >= 0:
-                        pass
+                        busy = ch
                     elif avail[ch] > t:
                         wake = avail[ch]
                     else:
@@ -801,6 +817,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                             node = path_node[base + x]
                             if ej_free[node] == 0:
                                 go = False
+                                busy = n_ch + node
                             else:
                                 ej_free[node] -= 1
                         if go:
@@ -931,145 +948,171 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                         tail_from = y
                     j += n
             else:
-                if go:
-                    rs[us, R_HPREV] = cur[fb]
-                    cur[fb] = t
-                    rs[us, R_HPOS] = hp + 1
-                    rs[us, R_HARR] = t + link_latency - 1
-                    rs[us, R_GOAL] = hp if hp < h else h + grp[L - 1]
-                    if L == 1:
-                        tail_at[sl * span + (hp & (span - 1))] = t
-                        rs[us, R_TLAST] = hp
-                        if hp == rs[us, R_TK]:
-                            rs[us, R_TNEXT] = t
-                    if fifo is not None:
-                        # the header's departure is kept if followers read it; its entry index into the next
-                        # channel, and all its flits' entries reserved there (nobody else enters before its tail)
-                        if hp > 0 and kept_from <= 0:
-                            ch = path_arc[base + hp]
-                            e = p_in[base + hp]
-                            ch_dep[ch * ring + (e & (ring - 1))] = t
-                            ch_age[ch * ring + (e & (ring - 1))] = rs[us, R_AGE]
-                            ch_out[ch] = e + 1
-                        if hp < h:
-                            ch = path_arc[base + hp + 1]
-                            p_in[base + hp + 1] = ch_in[ch]
-                            rs[us, R_AHEAD] = ch_in[ch]
-                            ch_in[ch] += L
-                # the other flits: the columns of the recursion the header's departures now determine; a step
-                # computes row j's column col - grp[j], for the rows j_lo .. j_hi - 1 that have that column
-                hd = rs[us, R_HPOS] - 1   # the header's last departure (-1: its entry into the injection channel)
                 rec = sl * span
-                while True:
-                    col = rs[us, R_COL] + 1
-                    if col > rs[us, R_GOAL]:
-                        break
-                    m = rs[us, R_PART] if fifo is not None else -1    # rows i <= m of each group of step col done
-                    j_lo = max(1, (col - h) * depth)
-                    j_hi = min(L, (col + 2) * depth)
-                    i_to = depth - 1          # this time rows j with i = j % depth in m + 1 .. i_to
-                    if fifo is not None and col < h and j_lo < depth:
-                        # they wait for slots the flits ahead of them (earlier worms') free in it: departures
-                        # computed by those worms' trains, in their order of entry.  Rows whose wait is not known
-                        # yet wait, and with them the rows of their group i of later groups (credits); the rest of
-                        # the step is computed now (a *partial* step; the header cannot leave position col + 1
-                        # before the rest is known)
-                        nx = path_arc[base + col + 1]
-                        e0 = p_in[base + col + 1] - depth
-                        known = ch_out[nx] - 1 - e0
-                        # the usual case: the flits ahead left before this worm's row 1 could (the last of them,
-                        # the previous worm's tail, at most a cycle after the header left position col, less the
-                        # credit delay): none of their waits binds, the virtual rows stay FAR
-                        e = e0 + depth - 1
-                        if e < 0 or (known >= depth - 1 and ch_dep[nx * ring + (e & (ring - 1))] + credit_delay
-                                     <= (cur[fb] if hd == col else rs[us, R_HPREV])):
-                            if rs[us, R_VSET] != 0:
-                                for jj in range(fb - depth, fb):
-                                    cur[jj] = FAR
-                                rs[us, R_VSET] = 0
+                if rs[us, R_NEXT] <= t:
+                    # (before R_NEXT, below, a train's header waits and no step is pending: only its flits whose
+                    # departures are known move, and its tail)
+                    if go:
+                        rs[us, R_HPREV] = cur[fb]
+                        cur[fb] = t
+                        rs[us, R_HPOS] = hp + 1
+                        rs[us, R_HARR] = t + link_latency - 1
+                        rs[us, R_GOAL] = hp if hp < h else h + grp[L - 1]
+                        if L == 1:
+                            tail_at[sl * span + (hp & (span - 1))] = t
+                            rs[us, R_TLAST] = hp
+                            if hp == rs[us, R_TK]:
+                                rs[us, R_TNEXT] = t
+                        if fifo is not None:
+                            # the header's departure is kept if followers read it; its entry index into the next
+                            # channel, and all its flits' entries reserved there (nobody else enters before its tail)
+                            if hp > 0 and kept_from <= 0:
+                                ch = path_arc[base + hp]
+                                e = p_in[base + hp]
+                                ch_dep[ch * ring + (e & (ring - 1))] = t
+                                ch_age[ch * ring + (e & (ring - 1))] = rs[us, R_AGE]
+                                ch_out[ch] = e + 1
+                            if hp < h:
+                                ch = path_arc[base + hp + 1]
+                                p_in[base + hp + 1] = ch_in[ch]
+                                e = ch_in[ch]
+                                ch_in[ch] += L
+                                # the flit ahead of it there: its departure is usually known already (else the visits
+                                # from the next cycle look it up)
+                                ahead = _front_at(e, ch_out[ch], ch_dep[ch * ring + ((e - 1) & (ring - 1))])
+                                if ahead == NEVER:
+                                    rs[us, R_AHEAD] = e
+                                else:
+                                    rs[us, R_HARR] = max(rs[us, R_HARR], ahead)
+                    # the other flits: the columns of the recursion the header's departures now determine; a step
+                    # computes row j's column col - grp[j], for the rows j_lo .. j_hi - 1 that have that column
+                    hd = rs[us, R_HPOS] - 1   # the header's last departure (-1: its entry into the injection channel)
+                    while True:
+                        col = rs[us, R_COL] + 1
+                        if col > rs[us, R_GOAL]:
+                            break
+                        m = rs[us, R_PART] if fifo is not None else -1    # rows i <= m of each group of step col done
+                        j_lo = max(1, (col - h) * depth)
+                        j_hi = min(L, (col + 2) * depth)
+                        i_to = depth - 1          # this time rows j with i = j % depth in m + 1 .. i_to
+                        if fifo is not None and col < h and j_lo < depth:
+                            # they wait for slots the flits ahead of them (earlier worms') free in it: departures
+                            # computed by those worms' trains, in their order of entry.  Rows whose wait is not known
+                            # yet wait, and with them the rows of their group i of later groups (credits); the rest of
+                            # the step is computed now (a *partial* step; the header cannot leave position col + 1
+                            # before the rest is known)
+                            nx = path_arc[base + col + 1]
+                            e0 = p_in[base + col + 1] - depth
+                            known = ch_out[nx] - 1 - e0
+                            # the usual case: the flits ahead left before this worm's row 1 could (the last of them,
+                            # the previous worm's tail, at most a cycle after the header left position col, less the
+                            # credit delay): none of their waits binds, the virtual rows stay FAR
+                            e = e0 + depth - 1
+                            if e < 0 or (known >= depth - 1 and ch_dep[nx * ring + (e & (ring - 1))] + credit_delay
+                                         <= (cur[fb] if hd == col else rs[us, R_HPREV])):
+                                if rs[us, R_VSET] != 0:
+                                    for jj in range(fb - depth, fb):
+                                        cur[jj] = FAR
+                                    rs[us, R_VSET] = 0
+                            else:
+                                if known < min(depth, j_hi) - 1:
+                                    front = False     # (no sleeping: the wait ends by other worms' moves)
+                                    if known <= m:
+                                        break
+                                    i_to = known
+                                # virtual rows j - depth: the flits depth entries ahead of rows j < depth, as their
+                                # departures minus the credit delay (a younger worm's departure in this cycle counts
+                                # from the next with no credit delay: it moves after this worm)
+                                for jj in range(m + 1, min(i_to + 1, j_hi)):
+                                    x = e0 + jj
+                                    a = nx * ring + (x & (ring - 1))
+                                    cur[fb + jj - depth] = FAR if x < 0 else _freed_at(ch_dep[a], ch_age[a],
+                                                                                       rs[us, R_AGE], credit_delay)
+                                rs[us, R_VSET] = 1
+                        if i_to == depth - 1:
+                            rs[us, R_COL] = col
+                            if fifo is not None:
+                                rs[us, R_PART] = -1
                         else:
-                            if known < min(depth, j_hi) - 1:
-                                front = False     # (no sleeping: the wait ends by other worms' moves)
-                                if known <= m:
-                                    break
-                                i_to = known
-                            # virtual rows j - depth: the flits depth entries ahead of rows j < depth, as their
-                            # departures minus the credit delay (a younger worm's departure in this cycle counts
-                            # from the next with no credit delay: it moves after this worm)
-                            for jj in range(m + 1, min(i_to + 1, j_hi)):
-                                x = e0 + jj
-                                a = nx * ring + (x & (ring - 1))
-                                cur[fb + jj - depth] = FAR if x < 0 else _freed_at(ch_dep[a], ch_age[a], rs[us, R_AGE],
-                                                                                   credit_delay)
-                            rs[us, R_VSET] = 1
-                    if i_to == depth - 1:
-                        rs[us, R_COL] = col
-                        if fifo is not None:
-                            rs[us, R_PART] = -1
-                    else:
-                        rs[us, R_PART] = i_to
-                    i_from = m + 1
-                    j = j_lo
-                    i = j % depth
-                    if i > i_to:
-                        j += depth - i + i_from
-                    elif i < i_from:
-                        j += i_from - i
-                    # row j - 1's last two values and the column of the last (row j_lo - 1 is the header, or done;
-                    # in a partial step the row ahead of a group's first is at that row's column)
-                    up_col = hd if j == 1 else (h if j == j_lo else col - grp[np.uint64(min(j, L - 1))])
-                    v = 0
-                    k = 0
-                    jl = -1
-                    latest = t
-                    while j < j_hi:
-                        up_new = cur[fb + j - 1]
-                        # (the row ahead's column before: read only for the header's, whose last departure may
-                        # be a column further than a row needs)
-                        up_old = rs[us, R_HPREV] if j == 1 else up_new
-                        end = j_hi if i_from == 0 and i_to == depth - 1 else min(j_hi, j + i_to - j % depth + 1)
-                        for jj in range(j, end):
-                            k = col - grp[np.uint64(jj)]
-                            u = np.uint64(fb + jj)
-                            v = (up_new if k == up_col else up_old) + 1     # after the flit ahead
-                            old = cur[u]
-                            if k >= 0:            # after it arrived (k = 0: entered the injection channel)
-                                v = max(v, old + (1 if k == 0 else link_latency))
-                            if k < h:             # after a credit from position k + 1 (virtual rows j < 0: above)
-                                v = max(v, cur[np.uint64(fb + jj - depth)] + credit_delay)
-                            cur[u] = v
-                            up_new = v
-                            up_old = old
-                            up_col = k
-                            sched[np.uint64(rec + (v & (span - 1)))] += 1
-                            latest = max(latest, v)
-                        if fifo is not None:
-                            for jj in range(max(j, kept_from), end):     # kept for followers
+                            rs[us, R_PART] = i_to
+                        i_from = m + 1
+                        j = j_lo
+                        i = j % depth
+                        if i > i_to:
+                            j += depth - i + i_from
+                        elif i < i_from:
+                            j += i_from - i
+                        # row j - 1's last two values and the column of the last (row j_lo - 1 is the header, or done;
+                        # in a partial step the row ahead of a group's first is at that row's column)
+                        up_col = hd if j == 1 else (h if j == j_lo else col - grp[np.uint64(min(j, L - 1))])
+                        v = 0
+                        k = 0
+                        jl = -1
+                        latest = t
+                        while j < j_hi:
+                            up_new = cur[fb + j - 1]
+                            # (the row ahead's column before: read only for the header's, whose last departure may
+                            # be a column further than a row needs)
+                            up_old = rs[us, R_HPREV] if j == 1 else up_new
+                            end = j_hi if i_from == 0 and i_to == depth - 1 else min(j_hi, j + i_to - j % depth + 1)
+                            for jj in range(j, end):
                                 k = col - grp[np.uint64(jj)]
-                                if k > 0:
-                                    ch = path_arc[base + k]
-                                    e = p_in[base + k] + jj
-                                    ch_dep[ch * ring + (e & (ring - 1))] = cur[fb + jj]
-                                    ch_age[ch * ring + (e & (ring - 1))] = rs[us, R_AGE]
-                                    ch_out[ch] = e + 1
-                            k = col - grp[np.uint64(end - 1)]
-                        jl = end - 1
-                        j = end - 1 - i_to + depth + i_from      # the next group's row i_from
-                        if j < j_hi:
-                            up_col = col - grp[np.uint64(j)]
-                    if latest - t >= span:
-                        status = BROKEN       # (a departure beyond the horizon: cannot happen)
-                    rs[us, R_LAST] = max(rs[us, R_LAST], latest)
-                    if jl == L - 1:           # the tail's: into the injection channel, or out of position k
-                        if k == -1:
-                            rs[us, R_TIN] = v
-                        else:
-                            tail_at[np.uint64(rec + (k & (span - 1)))] = v
-                            rs[us, R_TLAST] = k
-                            if k == rs[us, R_TK]:
-                                rs[us, R_TNEXT] = v
-                    if i_to < depth - 1:
-                        break
+                                u = np.uint64(fb + jj)
+                                v = (up_new if k == up_col else up_old) + 1     # after the flit ahead
+                                old = cur[u]
+                                if k >= 0:            # after it arrived (k = 0: entered the injection channel)
+                                    v = max(v, old + (1 if k == 0 else link_latency))
+                                if k < h:             # after a credit from position k + 1 (virtual rows j < 0: above)
+                                    v = max(v, cur[np.uint64(fb + jj - depth)] + credit_delay)
+                                cur[u] = v
+                                up_new = v
+                                up_old = old
+                                up_col = k
+                                sched[np.uint64(rec + (v & (span - 1)))] += 1
+                                latest = max(latest, v)
+                            if fifo is not None:
+                                for jj in range(max(j, kept_from), end):     # kept for followers
+                                    k = col - grp[np.uint64(jj)]
+                                    if k > 0:
+                                        ch = path_arc[base + k]
+                                        e = p_in[base + k] + jj
+                                        ch_dep[ch * ring + (e & (ring - 1))] = cur[fb + jj]
+                                        ch_age[ch * ring + (e & (ring - 1))] = rs[us, R_AGE]
+                                        ch_out[ch] = e + 1
+                                k = col - grp[np.uint64(end - 1)]
+                            jl = end - 1
+                            j = end - 1 - i_to + depth + i_from      # the next group's row i_from
+                            if j < j_hi:
+                                up_col = col - grp[np.uint64(j)]
+                        if latest - t >= span:
+                            status = BROKEN       # (a departure beyond the horizon: cannot happen)
+                        rs[us, R_LAST] = max(rs[us, R_LAST], latest)
+                        if jl == L - 1:           # the tail's: into the injection channel, or out of position k
+                            if k == -1:
+                                rs[us, R_TIN] = v
+                            else:
+                                tail_at[np.uint64(rec + (k & (span - 1)))] = v
+                                rs[us, R_TLAST] = k
+                                if k == rs[us, R_TK]:
+                                    rs[us, R_TNEXT] = v
+                        if i_to < depth - 1:
+                            break
+                    # the next cycle the header may move or a pending step complete; until then its flits only
+                    # follow departures already known (no visit but theirs and the tail's): when the clock frees
+                    # the header, when the VC or ejection channel it waits for is freed, else the next cycle
+                    nxt = t + 1
+                    if front and rs[us, R_COL] >= rs[us, R_GOAL] and (fifo is None or rs[us, R_AHEAD] == 0):
+                        if rs[us, R_HPOS] > h:
+                            nxt = NEVER
+                        elif go:
+                            nxt = rs[us, R_HARR] + 1 + router_delay
+                        elif wake < NEVER:
+                            nxt = max(t + 1, wake)
+                        elif busy >= 0:
+                            rs[us, R_WAITS] = waiting[busy]
+                            waiting[busy] = sl
+                            nxt = NEVER
+                    rs[us, R_NEXT] = nxt
                 b = np.uint64(rec + (t & (span - 1)))
                 moved += sched[b]
                 sched[b] = 0
@@ -1081,10 +1124,13 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
             if tail_from >= 0:
                 # the tail leaves position y: free its channel (tail-sent: the channel it entered), deliver its slot
                 y = tail_from
+                freed = -1            # the VC freed, and n_ch + the node whose ejection channel is freed
+                freed_ej = -1
                 if fifo is not None and y < h:
                     ch = path_arc[base + y + 1] * vcs + path_vc[base + y + 1]
                     owner[ch] = -1
                     avail[ch] = t + 1
+                    freed = ch
                 if y == 0:
                     inj_free[path_node[base]] += 1
                     n_pend = _mark(path_node[base], t + 1, nodes, PEND, n_pend)
@@ -1093,10 +1139,12 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                         ch = path_arc[base + y] * vcs + path_vc[base + y]
                         owner[ch] = -1
                         avail[ch] = t + 1 + credit_delay
+                        freed = ch
                     sy = path_slot[base + y]
                     if sy >= 0:
                         if ej_channels > 0 and (inter_ej or y == h):
                             ej_free[path_node[base + y]] += 1
+                            freed_ej = n_ch + path_node[base + y]
                         if slot_count[sy] == 0:
                             slot_time[sy] = t
                         slot_count[sy] += 1
@@ -1105,6 +1153,17 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                             if _enqueue(jn, job_node[jn], nodes, jobs):
                                 busy_nodes += 1
                             n_pend = _mark(job_node[jn], t + 1, nodes, PEND, n_pend)
+                if train is not None:
+                    # the headers waiting for what was freed try again: a VC from the next cycle (it is allocated
+                    # from then), an ejection channel in this cycle if their turn in it is still to come
+                    for q in range(2):
+                        key = freed if q == 0 else freed_ej
+                        if key >= 0:
+                            r = waiting[key]
+                            while r >= 0:
+                                rs[r, R_NEXT] = t if q == 1 and rs[r, R_AGE] > rs[us, R_AGE] else t + 1
+                                r = rs[r, R_WAITS]
+                            waiting[key] = -1
             if moved == 0:
                 # behind another worm's flits the wait ends by their moves, not by the clock: no sleeping
                 rs[us, R_SLEEP] = wake if front else 0
