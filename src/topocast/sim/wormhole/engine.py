@@ -170,8 +170,8 @@ OK, DEADLOCK, BROKEN = 0, 1, 2
 VC_RELEASES = ("tail-left", "tail-sent")
 # the fields of a worm record of the flit-level kernel (a row of ``rs``): trains: the first cycle its header needs
 # a visit (NEVER: when the VC or ejection channel it waits for is freed, or never again); all: its worm, path start
-# and hops, the cycle it last moved and, if nothing of it moved in the cycle before, the first cycle the clock
-# alone may let it move; trains: the header's departure before its last, its position and arrival, the last column
+# and hops, the cycle it last moved; flit by flit: if nothing of it moved in the cycle before, the first cycle the
+# clock alone may let it move; trains: the header's departure before its last, its position and arrival, the last column
 # computed and the last the header's departures allow, the next position the tail leaves, the last one computed,
 # the cycle the tail entered the injection channel, the cycle it leaves position R_TK (NEVER: not known yet), the
 # latest departure computed, the worm's age (visiting order); tail-sent trains: the rows done of a partial step
@@ -750,6 +750,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
             tail_from = -1            # the position the tail left in this cycle
             busy = -1                 # trains: what the blocked header waits for, a channel or n_ch + a node
             hp = (pos[fb] if ffirst[us] == 0 else h + 1) if train is None else rs[us, R_HPOS]
+            full = train is None or rs[us, R_NEXT] <= t   # (a train before R_NEXT: only known departures, its tail)
             if train is None and rs[us, R_SLEEP] > t and hp < h:
                 # nothing of this worm moved last time and the clock frees nothing before s_sleep: only a channel
                 # freed under its blocked header can let it move now (trains wait in the channel's list instead)
@@ -764,7 +765,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
             # the header (alone it meets other worms: it takes the channels)
             go = False
             front = True              # no other worm's flit ahead of the header in its buffer
-            if hp <= h and (train is None or rs[us, R_NEXT] <= t):
+            if hp <= h and full:
                 ready = (arr[fb] if train is None else rs[us, R_HARR]) + 1 + router_delay
                 if fifo is not None and hp > 0 and train is None:
                     # its router pipeline starts when it comes to the front of its buffer
@@ -949,7 +950,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                     j += n
             else:
                 rec = sl * span
-                if rs[us, R_NEXT] <= t:
+                if full:
                     # (before R_NEXT, below, a train's header waits and no step is pending: only its flits whose
                     # departures are known move, and its tail)
                     if go:
@@ -1016,7 +1017,7 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                                     rs[us, R_VSET] = 0
                             else:
                                 if known < min(depth, j_hi) - 1:
-                                    front = False     # (no sleeping: the wait ends by other worms' moves)
+                                    front = False     # (tried every cycle: the wait ends by other worms' moves)
                                     if known <= m:
                                         break
                                     i_to = known
@@ -1165,12 +1166,14 @@ def _simulate_flits(params, jobs, n_timed, nodes, worms, paths, out, net, fifo, 
                                 r = rs[r, R_WAITS]
                             waiting[key] = -1
             if moved == 0:
-                # behind another worm's flits the wait ends by their moves, not by the clock: no sleeping
-                rs[us, R_SLEEP] = wake if front else 0
+                if train is None:
+                    # behind another worm's flits the wait ends by their moves, not by the clock: no sleeping
+                    rs[us, R_SLEEP] = wake if front else 0
                 active[keep] = sl
                 keep += 1
                 continue
-            rs[us, R_SLEEP] = 0
+            if train is None:
+                rs[us, R_SLEEP] = 0
             flit_moves += moved
             rs[us, R_MOVED] = t
             moved_any = True
