@@ -130,4 +130,5 @@ def test_reproduce_classic_writes_files(capsys, tmp_path):
 
 def test_memory_guard_covers_verification_state(capsys):
     code, _, err = cli(capsys, "run", "hypercube:12", "alltoall-hypercube", "--max-memory", "100M")
-    assert code == 2 and "max-memory: verifying" in err
+    # refused before planning: 4096 nodes hold 4096**2 = 16777216 messages, 2**36 (node, message) pairs
+    assert code == 2 and "max-memory: alltoall-hypercube on 4096 nodes (alltoall, 16777216 messages" in err

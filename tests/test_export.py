@@ -112,6 +112,10 @@ def test_anynet_and_edgelist_refusals(tmp_path):
 
 
 def test_export_format_from_extension_is_atomic(tmp_path):
+    with pytest.raises(tc.TopocastError, match="OUT: .*directory .*sub' does not exist"):
+        export(tc.build("ring:5"), None, tmp_path / "sub" / "ring.json")  # the API creates no directory either
+    assert not (tmp_path / "sub").exists()
+    (tmp_path / "sub").mkdir()
     path = export(tc.build("ring:5"), None, tmp_path / "sub" / "ring.json")
     data = json.loads(path.read_text())
     assert len(data["nodes"]) == 5 and len(data["links"]) == 5

@@ -72,8 +72,8 @@ def test_random_graphs_read_back_in_every_format(g, kind):
         expected = g
         if kind == "edges":  # an edge list holds no isolated node
             expected = g.subgraph([v for v in g if g.degree(v) > 0]).copy()
-        if expected.number_of_nodes() == 0:
-            with pytest.raises(tc.TopocastError, match="graph: the graph is empty"):
+        if expected.number_of_nodes() < 2:  # one rule for every family: at least two nodes
+            with pytest.raises(tc.TopocastError, match="the graph is empty|holds no edge|at least 2 nodes"):
                 tc.build(f"graph:{path}")
             return
         t = tc.build(f"graph:{path}")
@@ -181,7 +181,7 @@ def test_memory_guard_sees_the_file_size(tmp_path):
 
 @pytest.mark.parametrize("name, content, message", [
     ("missing.graphml", None, "cannot read '.*missing.graphml': no such file"),
-    ("net.csv", "a,b\n", "cannot tell the format of '.*net.csv'"),
+    ("net.csv", "a,b\n", "cannot parse '.*net.csv' as edge list: line 1 has one column"),  # read by its content
     ("bad.graphml", "<graphml><node", "cannot parse '.*bad.graphml' as GraphML"),
     ("bad.gml", "graph [ node [ id 0 ", "cannot parse '.*bad.gml' as GML"),
     ("bad.json", "{not json", "cannot parse '.*bad.json' as node-link JSON"),

@@ -90,45 +90,62 @@ def test_bad_grid_is_refused(tmp_path, text, message):
         expand(load_grid(path))
 
 
+def _row(key: str, **fields) -> dict:
+    """A well-formed store row of key ``key`` (32 hex digits made of its character)."""
+    row = {"key": key * 32, "status": "ok", "error": None, "spec": "ring:4", "algorithm": "broadcast-ring",
+           "engine": None, "seed": 0, "params": {}, "version": tc.__version__, "result": {"steps": 2}}
+    row.update(fields)
+    return row
+
+
 def test_store_appends_each_key_once_and_cuts_a_torn_line(tmp_path):
     path = tmp_path / "s.jsonl"
+    a, b, c = "a" * 32, "b" * 32, "c" * 32
     with Store(path) as store:
-        assert store.append({"key": "a", "status": "ok"})
-        assert not store.append({"key": "a", "status": "ok"})
-        assert store.append({"key": "b", "status": "ok"})
+        assert store.append(_row("a"))
+        assert not store.append(_row("a"))
+        assert store.append(_row("b"))
         with pytest.raises(TopocastError, match="another sweep"):
             Store(path)
     with open(path, "ab") as handle:
-        handle.write(b'{"key": "c", "sta')  # a crash in the middle of a write
-    assert [r["key"] for r in read_rows(path)] == ["a", "b"]
+        handle.write(path.read_bytes().splitlines()[0][:40])  # a crash in the middle of a write
+    assert [r["key"] for r in read_rows(path)] == [a, b]
     with Store(path) as store:
-        assert store.keys == {"a", "b"}
-        store.append({"key": "c", "status": "ok"})
-    assert [r["key"] for r in _lines(path)] == ["a", "b", "c"]
+        assert store.keys == {a, b}
+        store.append(_row("c"))
+    assert [r["key"] for r in _lines(path)] == [a, b, c]
+    assert all(line.startswith(b'{"format":"topocast-store/1",') for line in path.read_bytes().splitlines())
     with pytest.raises(TopocastError, match="JSON lines"):
         tc.sweep({"specs": ["hypercube:3"], "algorithms": ["broadcast-binomial"]}, tmp_path / "s.parquet")
 
 
 def test_local_cluster_sweep_rows_and_rerun(tmp_path):
     store = tmp_path / "runs.jsonl"
-    grid = {"specs": ["hypercube:3", "ring:8"], "algorithms": ["broadcast-binomial"], "seeds": [1, 2],
-            "params": {"message_bytes": [1024, 4096]}}
+    wrong = {"specs": ["hypercube:3", "ring:8"], "algorithms": ["broadcast-binomial"]}
+    with pytest.raises(TopocastError, match="runs on hypercube, not on 'ring:8'"):
+        tc.sweep(wrong, store, workers=2)  # refused before any run: every ring:8 point would fail
+    assert not store.exists()
+    grid = {"specs": ["hypercube:3", "hypercube:2"], "algorithms": ["broadcast-binomial"], "seeds": [1, 2],
+            "params": {"message_bytes": [1024, 4096], "root": [5]}}
     summary = tc.sweep(grid, store, workers=2)
     assert summary["total"] == 8 and summary["executed"] == 8 and summary["skipped"] == 0
-    assert summary["failed"] == 4 and summary["errors"] == []  # ring:8 is refused by the algorithm: 4 failed rows
+    # hypercube:2 has no node 5: 4 runs refused by the algorithm, stored as failed rows
+    assert summary["failed"] == 4 and summary["not_stored"] == 0 and not summary["ok"]
+    assert summary["reasons"] == {"root: must be a node index in 0..3, got 5": 4}
     rows = _assert_once(store, 8)
     import jsonschema
 
     for row in rows:
-        if row["spec"] == "ring:8":
-            assert row["status"] == "failed" and "runs on hypercube" in row["error"] and row["result"] is None
+        if row["spec"] == "hypercube:2":
+            assert row["status"] == "failed" and "0..3, got 5" in row["error"] and row["result"] is None
             continue
         assert row["status"] == "ok" and row["version"] == tc.__version__
         jsonschema.validate(row["result"], SCHEMA)
         direct = tc.run(row["spec"], row["algorithm"], seed=row["seed"], **row["params"]).to_json()
         assert row["result"] == json.loads(json.dumps(direct))  # the normal run path, the normal schema
     again = tc.sweep(grid, store, workers=2)
-    assert (again["executed"], again["skipped"], again["failed"]) == (0, 8, 0)
+    assert (again["executed"], again["skipped"], again["failed"], again["failed_earlier"]) == (0, 8, 0, 4)
+    assert not again["ok"]
     _assert_once(store, 8)
 
 
@@ -202,6 +219,10 @@ def test_interrupted_sweep_resumes_without_running_anything_twice(tmp_path):
     assert not {r["key"] for r in first} & {r["key"] for r in rows[len(first):]}  # nothing executed twice
 
 
+#: every listener of a test's Dask process on loopback: ``--no-dashboard`` alone still serves HTTP on 0.0.0.0:8787
+LOOPBACK = ["--host", "127.0.0.1", "--no-dashboard", "--dashboard-address", "127.0.0.1:0"]
+
+
 def _start(argv: list[str], log: Path) -> subprocess.Popen:
     handle = open(log, "w")  # noqa: SIM115 - closed with the process
     return subprocess.Popen(argv, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True)
@@ -212,16 +233,16 @@ def test_scheduler_two_workers_one_killed_mid_sweep(tmp_path):
 
     dask = ["dask"]
     scheduler_file = tmp_path / "scheduler.json"
-    procs = [_start([*dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                     "--scheduler-file", str(scheduler_file)], tmp_path / "scheduler.log")]
+    procs = [_start([*dask, "scheduler", *LOOPBACK, "--port", "0", "--scheduler-file", str(scheduler_file)],
+                    tmp_path / "scheduler.log")]
     try:
         deadline = time.monotonic() + 60
         while not scheduler_file.exists() and time.monotonic() < deadline:
             time.sleep(0.1)
         address = json.loads(scheduler_file.read_text())["address"]
         for i in range(2):
-            procs.append(_start([*dask, "worker", address, "--host", "127.0.0.1", "--nthreads", "1", "--no-nanny",
-                                 "--no-dashboard", "--death-timeout", "60"], tmp_path / f"worker{i}.log"))
+            procs.append(_start([*dask, "worker", address, *LOOPBACK, "--nthreads", "1", "--no-nanny",
+                                 "--death-timeout", "60"], tmp_path / f"worker{i}.log"))
         with Client(address, timeout="30s") as client:
             client.wait_for_workers(2, timeout=60)
             pids = client.run(os.getpid)  # worker address -> pid

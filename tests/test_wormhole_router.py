@@ -49,7 +49,11 @@ def random_worms(seed, count, span):
     random positions of the path, always at its end), released in ``[0, span)``: the generator (for more
     draws), the topology and the traffic."""
     rng = np.random.default_rng(seed)
-    topology = random_regular(12, 3, seed=seed % 1000)
+    graph_seed = seed % 1000
+    topology = random_regular(12, 3, seed=graph_seed)
+    while not topology.is_connected:  # a few seeds draw two components; every worm needs a path
+        graph_seed += 1000
+        topology = random_regular(12, 3, seed=graph_seed)
     graph = topology.to_networkx()
     worms, release = [], []
     for _ in range(count):

@@ -71,9 +71,41 @@ def parse_size(text: str | None) -> float | None:
     return None if text is None else parse(text, "--max-memory")
 
 
+def printable(text: str) -> str:
+    """``text`` with control and other invisible characters escaped (``\\x1b``, ``\\u202e``), so echoed
+    input can neither move the terminal's cursor nor split a one-line message."""
+    import unicodedata
+
+    out = []
+    for ch in str(text):
+        if unicodedata.category(ch)[0] == "C":
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+#: the longest error message printed (an echoed input of 100,000 characters is cut, not poured out)
+MAX_MESSAGE = 2000
+
+
 def _fail(message: str, code: int) -> None:
-    err.print(f"topocast: error: {message}", markup=False, highlight=False, soft_wrap=True)
+    text = printable(message)
+    if len(text) > MAX_MESSAGE:
+        text = text[:MAX_MESSAGE - 40] + f" ... ({len(text) - MAX_MESSAGE + 40} more characters)"
+    err.print(f"topocast: error: {text}", markup=False, highlight=False, soft_wrap=True)
     raise typer.Exit(code)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Our warnings as one ``topocast: warning:`` line each; other libraries' only with ``--debug``."""
+    from .errors import TopocastWarning
+
+    if issubclass(category, TopocastWarning):
+        err.print(f"topocast: warning: {printable(str(message))}", markup=False, highlight=False, soft_wrap=True)
+    elif DEBUG:
+        sys.stderr.write(f"{filename}:{lineno}: {category.__name__}: {message}\n")
 
 
 def _guard(function):
@@ -273,8 +305,19 @@ def run(
     else:
         _print_result(data, result.per_step)
     if not result.verified:
-        err.print(f"topocast: verification failed: {result.first_violation}", markup=False, soft_wrap=True)
+        err.print(f"topocast: verification failed: {printable(_violation(data))}", markup=False, soft_wrap=True)
         raise typer.Exit(1)
+
+
+def _violation(data: dict) -> str:
+    """The first broken rule of a run that failed verification, in words."""
+    if data.get("first_violation"):
+        return str(data["first_violation"])
+    if data.get("missing_deliveries"):
+        return f"{data['missing_deliveries']} deliveries never happened"
+    if data.get("redundant_receipts"):
+        return f"{data['redundant_receipts']} receipts of messages the node already held (not exactly once)"
+    return "not delivered exactly once"
 
 
 def _short(value: Any) -> str:
@@ -340,12 +383,15 @@ def synthesize(
     spec: str = typer.Argument(..., help="topology spec"),
     collective: str = typer.Argument(..., help="broadcast, allgather or alltoall"),
     out_file: str = typer.Option(..., "--out", help="schedule file to write (JSON)"),
-    settings: list[str] = typer.Option([], "--set", help="cost or port parameter key=value, as for `run`"),
+    settings: list[str] = typer.Option([], "--set", help="cost or port parameter key=value, as for `run`; also "
+                                                          "chunks, restarts and root"),
     budget: float = typer.Option(300.0, "--budget", help="seconds the search may take"),
     seed: int = typer.Option(0, "--seed", help="seed for every random choice"),
     engine: str = typer.Option("event", "--engine", help="event (timed) or step (counted in steps)"),
-    root: int = typer.Option(0, "--root", help="source of a broadcast"),
+    root: int | None = typer.Option(None, "--root", help="source of a broadcast (default 0)"),
     as_json: bool = typer.Option(False, "--json"),
+    max_memory: str | None = typer.Option(None, "--max-memory",
+                                          help="refuse a synthesis larger than this (default: half of RAM)"),
 ):
     """Synthesise a verified schedule for a collective, with its lower bound and ratio, into a file."""
     from .api import check_seed
@@ -353,7 +399,7 @@ def synthesize(
 
     seed = _checked("--seed", check_seed, seed)
     summary = cli_synthesize(spec, collective, out_file, sets=settings, budget=budget, seed=seed, engine=engine,
-                             root=root)
+                             root=root, max_memory=parse_size(max_memory))
     if as_json:
         _dump(summary)
         return
@@ -372,14 +418,16 @@ def export(
                                           help="refuse builds larger than this (default: half of RAM)"),
 ):
     """Write a topology as GraphML, GML, node-link JSON, an edge list or a BookSim2 anynet file."""
+    from .progress import Progress
     from .spec import build
     from .topology.export import check_format, check_output
     from .topology.export import export as write_export
 
     fmt = check_format(file_format, out_file)
     check_output(out_file)
-    topology = build(spec, max_memory=parse_size(max_memory))
-    path = write_export(topology, fmt, out_file)
+    with Progress(enabled=sys.stderr.isatty()).status(f"writing {spec} as {fmt} to {out_file}"):
+        topology = build(spec, max_memory=parse_size(max_memory))
+        path = write_export(topology, fmt, out_file)
     out.print(f"wrote {path} ({fmt}: {topology.num_nodes} nodes, {topology.num_edges} links)", markup=False)
 
 
@@ -394,24 +442,43 @@ def sweep(
         None, "--scheduler", help="tcp://HOST:PORT of a Dask scheduler (default: $DASK_SCHEDULER_ADDRESS, "
                                   "else a local cluster)"),
     as_json: bool = typer.Option(False, "--json", help="print the summary: total, executed, skipped, failed"),
+    max_memory: str | None = typer.Option(None, "--max-memory",
+                                          help="refuse a grid or a local cluster larger than this (default: half "
+                                               "of RAM)"),
 ):
-    """Run a grid of runs on Dask, each stored once; a rerun executes only what is not stored."""
+    """Run a grid of runs on Dask, each stored once; a rerun executes only what is not stored.
+
+    Exits 1 when a run of the grid failed or did not come back (saying how many and why), 0 when every run
+    is stored as a success.
+    """
     from .store import check_path
-    from .sweep import check_workers, load_grid
+    from .sweep import check_grid, check_scheduler, check_size, check_workers, failure_text, load_grid
     from .sweep import sweep as run_sweep
 
-    check_workers(workers)
+    limit = parse_size(max_memory)
+    check_workers(workers, max_memory=limit)
+    check_scheduler(scheduler)
     grid_data = load_grid(Path(grid))
+    check_size(grid_data, limit)
+    check_grid(grid_data)
     store_path = check_path(store if store is not None else str(Path(grid).with_suffix(".jsonl")))
-    summary = run_sweep(grid_data, store_path, scheduler=scheduler, workers=workers,
+    summary = run_sweep(grid_data, store_path, scheduler=scheduler, workers=workers, max_memory=limit,
                         progress="off" if as_json else True)
     if as_json:
         _dump(summary)
     else:
         out.print(f"sweep: {summary['total']} runs: {summary['executed']} executed ({summary['failed']} failed), "
                   f"{summary['skipped']} already in {store_path}; {summary['seconds']:.1f} s", markup=False)
+    if summary.get("store_skipped"):
+        err.print(f"topocast: warning: skipped {printable(summary['store_skipped'])} of {store_path} (unusable "
+                  "rows; their runs run again)", markup=False, soft_wrap=True)
     for line in summary["errors"][:5]:
-        err.print(f"topocast: not stored, runs again next time: {line}", markup=False, soft_wrap=True)
+        err.print(f"topocast: {printable(line)}", markup=False, soft_wrap=True)
+    if len(summary["errors"]) > 5:
+        err.print(f"topocast: ... and {len(summary['errors']) - 5} more", markup=False)
+    if not summary["ok"]:
+        err.print(f"topocast: sweep incomplete: {printable(failure_text(summary))}", markup=False, soft_wrap=True)
+        raise typer.Exit(1)
 
 
 # -- plot -------------------------------------------------------------------
@@ -462,9 +529,9 @@ def reproduce(
     names = registry.names("experiment") if name == "all" else [name]
     for n in names:
         registry.experiment(n)        # an unknown name is refused before any work
-    from .sweep import check_workers, set_defaults
+    from .sweep import check_scheduler, check_workers, set_defaults
 
-    set_defaults(scheduler=scheduler, workers=check_workers(workers))
+    set_defaults(scheduler=check_scheduler(scheduler), workers=check_workers(workers))
     out_dir = check_output_dir("topocast-results" if out_dir_text is None else out_dir_text, "--out")
     where = out if not as_json else err  # with --json, stdout holds the JSON only
     where.print(f"results: writing to {out_dir.absolute()}{os.sep}", markup=False)
@@ -494,6 +561,12 @@ def _run_app(args: list[str]) -> int:
     except ImportError:  # pragma: no cover
         from click import exceptions as click_exceptions
 
+    import logging
+    import warnings
+
+    warnings.showwarning = _show_warning
+    if not DEBUG:  # Dask's log lines (a lost scheduler's reconnection tracebacks); the summary says what happened
+        logging.getLogger("distributed").setLevel(logging.CRITICAL + 1)
     try:
         code = app(args=args, standalone_mode=False)
     except click_exceptions.NoArgsIsHelpError as exc:
@@ -501,7 +574,9 @@ def _run_app(args: list[str]) -> int:
         code = 0
     except click_exceptions.ClickException as exc:  # usage errors, bad option values
         message = " ".join(exc.format_message().split())
-        err.print(f"topocast: error: {message}", markup=False, highlight=False, soft_wrap=True)
+        if message.startswith("Got unexpected extra argument"):
+            message = "too many arguments: " + message.rsplit("(", 1)[-1].rstrip(")") + " (see --help)"
+        err.print(f"topocast: error: {printable(message)}", markup=False, highlight=False, soft_wrap=True)
         code = 2
     except click_exceptions.Abort:
         err.print("topocast: interrupted")

@@ -11,3 +11,8 @@ class TopocastError(ValueError):
 class VerificationError(AssertionError):
     """A schedule broke a delivery rule; the message names the first violation."""
 
+
+
+class TopocastWarning(UserWarning):
+    """Something the user should know about a result that is still produced (rows skipped, a statistic
+    of little meaning); the CLI prints it as one ``topocast: warning:`` line on stderr."""

@@ -1,6 +1,12 @@
-"""Interrupt-safe output: write to a temporary file beside the target, then rename.
+"""Interrupt-safe output: nothing half-written ever sits at a destination.
 
-Every temporary path is recorded in a registry (:func:`pending`) before the
+A file is written unnamed (Linux ``O_TMPFILE``) and linked into place once
+whole, or, where that is not available, written to ``.NAME.PID.HEX.tmp`` beside
+the target and renamed; a later write of the same name removes such a
+temporary when its process is gone (killed with SIGKILL).  Writes go only to
+regular files or new names in existing directories: a device, FIFO, socket or
+directory at the destination is refused, and missing directories are not
+created (:func:`destination`).  Every named temporary path is recorded in a registry (:func:`pending`) before the
 file is created, and announced to :func:`set_announcer`'s callback, so the
 command line's interrupt handler can delete it whatever the moment of the
 interrupt.  Files get the mode the umask gives (0644 under umask 022), like
@@ -15,10 +21,12 @@ import csv
 import io
 import json
 import os
+import re
 import secrets
-from collections.abc import Callable, Iterable, Sequence
+import stat
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .errors import TopocastError
 
@@ -53,10 +61,55 @@ def remove_pending() -> None:
         _PENDING.discard(path)
 
 
-def _open_temp(path: Path) -> tuple[int, str]:
-    """Create a fresh temporary file beside ``path`` with mode 0666 & ~umask; recorded first."""
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process
+        return True
+    return True
+
+
+def _temp_name(path: Path) -> str:
+    """A fresh temporary name beside ``path``: ``.NAME.PID.HEX.tmp`` (the PID lets a later run tell it is stale)."""
+    return str(path.parent / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+
+
+def remove_stale(path: Path) -> list[str]:
+    """Delete the temporaries of ``path`` left by topocast processes that no longer run (killed with SIGKILL
+    between creating and renaming one); returns the paths removed."""
+    pattern = re.compile(rf"^\.{re.escape(path.name)}\.(\d+)\.[0-9a-f]{{8}}\.tmp$")
+    removed = []
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return removed
+    for entry in entries:
+        match = pattern.match(entry.name)
+        if match and int(match.group(1)) != os.getpid() and not _alive(int(match.group(1))):
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+                removed.append(entry.path)
+    return removed
+
+
+def _open_anonymous(directory: Path) -> int | None:
+    """An unnamed file in ``directory`` (Linux ``O_TMPFILE``): it has no name until linked, so a process killed
+    while writing it leaves nothing behind.  None where the system or file system has no such files."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None:
+        return None
+    try:
+        return os.open(directory, flag | os.O_WRONLY, 0o666)
+    except OSError:
+        return None
+
+
+def _open_named(path: Path) -> tuple[int, str]:
+    """Create a fresh named temporary file beside ``path`` with mode 0666 & ~umask; recorded first."""
     for _ in range(100):
-        tmp = str(path.parent.absolute() / f".{path.name}.{secrets.token_hex(4)}.tmp")
+        tmp = _temp_name(path)
         _note(tmp, True)
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
@@ -68,22 +121,108 @@ def _open_temp(path: Path) -> tuple[int, str]:
     raise FileExistsError(f"no free temporary name beside {path}")
 
 
-def atomic_write(path: str | Path, data: str | bytes) -> Path:
-    """Write ``data`` to ``path`` so that an interrupted run never leaves a half file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _open_temp(path)
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def destination(path: str | Path, option: str = "path") -> Path:
+    """The file a write to ``path`` replaces: symbolic links followed; a :class:`TopocastError` unless it is a
+    regular file or a new name in an existing directory (never a device, FIFO, socket or directory)."""
+    target = Path(os.path.realpath(Path(path).expanduser()))
+    try:
+        info = os.stat(target)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise TopocastError(f"{option}: cannot use '{path}': {exc.strerror or exc}") from None
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise TopocastError(f"{option}: '{path}' is {_kind(info.st_mode)}, not a regular file; "
+                            "topocast writes only regular files")
+    if not target.parent.is_dir():
+        raise TopocastError(f"{option}: cannot write '{path}': directory '{target.parent}' does not exist")
+    return target
+
+
+def _kind(mode: int) -> str:
+    for test, word in ((stat.S_ISDIR, "a directory"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return word
+    return "not a regular file"
+
+
+def _link_into_place(fd: int, target: Path) -> None:
+    """Give the unnamed file ``fd`` the name ``target``, replacing a file already there atomically."""
+    directory = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            os.link(f"/proc/self/fd/{fd}", target.name, dst_dir_fd=directory)
+            return
+        except FileExistsError:
+            pass
+        for _ in range(100):
+            tmp = _temp_name(target)
+            _note(tmp, True)
+            try:
+                os.link(f"/proc/self/fd/{fd}", os.path.basename(tmp), dst_dir_fd=directory)
+            except FileExistsError:
+                _note(tmp, False)
+                continue
+            try:
+                destination(target)
+                os.replace(tmp, target)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+            finally:
+                _note(tmp, False)
+            return
+        raise FileExistsError(f"no free temporary name beside {target}")
+    finally:
+        os.close(directory)
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | Path, option: str = "path") -> Iterator[BinaryIO]:
+    """A binary file to write ``path`` through, put in place only when the block ends without an error, so
+    that nothing half-written ever sits at ``path``, whatever the moment a process is interrupted or killed.
+
+    The data goes to an unnamed file (``O_TMPFILE``) linked into place once whole, else to a temporary
+    ``.NAME.PID.HEX.tmp`` renamed into place (removed by the next write of ``NAME`` if its process was killed).
+    Only a regular file or a new name in an existing directory is written (:func:`destination`).
+    """
+    target = destination(_as_path(path, option), option)
+    remove_stale(target)
+    fd = _open_anonymous(target.parent)
+    if fd is not None:
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
+            handle.flush()
+            _link_into_place(handle.fileno(), target)
+        return
+    fd, tmp = _open_named(target)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data.encode() if isinstance(data, str) else data)
-        os.replace(tmp, path)
+            yield handle
+        destination(target)
+        os.replace(tmp, target)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
     finally:
         _note(tmp, False)
-    return path
+
+
+def atomic_write(path: str | Path, data: str | bytes, option: str = "path") -> Path:
+    """Write ``data`` to ``path`` through :func:`atomic_writer`; returns ``path``."""
+    with atomic_writer(path, option) as handle:
+        handle.write(data.encode() if isinstance(data, str) else data)
+    return Path(path)
 
 
 def write_csv(path: str | Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Path:
@@ -147,7 +286,8 @@ def check_output_file(value: Any, option: str) -> Path:
             raise TopocastError(f"{option}: '{value}' is a directory; give a file name such as {path / 'out.csv'}")
         if path.exists() and not os.access(path, os.W_OK):
             raise TopocastError(f"{option}: '{value}' exists and is not writable")
-        _writable_dir(path.parent, option, f"cannot write '{value}':")
+        destination(path, option)
+        _writable_dir(Path(os.path.realpath(path)).parent, option, f"cannot write '{value}':")
     except OSError as exc:
         raise TopocastError(f"{option}: cannot use '{value}': {exc.strerror or exc}") from None
     return path
@@ -168,4 +308,30 @@ def check_output_dir(value: Any, option: str) -> Path:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise TopocastError(f"{option}: cannot use '{value}': {exc.strerror or exc}") from None
+    return path
+
+
+# -- checking input files before reading them --------------------------------------------------
+
+
+def check_input_file(value: Any, option: str, max_bytes: float | None = None) -> Path:
+    """``value`` as a file to read: it exists, is a regular file (a FIFO, device, socket or directory is
+    refused at once, never opened: reading a FIFO would wait for a writer) and, with ``max_bytes``, is no
+    larger than that."""
+    path = _as_path(value, option)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise TopocastError(f"{option}: '{value}' does not exist") from None
+    except OSError as exc:
+        raise TopocastError(f"{option}: cannot read '{value}': {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise TopocastError(f"{option}: '{value}' is {_kind(info.st_mode)}, not a regular file")
+    if not os.access(path, os.R_OK):
+        raise TopocastError(f"{option}: '{value}' is not readable")
+    if max_bytes is not None and info.st_size > max_bytes:
+        from .memory import human_bytes
+
+        raise TopocastError(f"{option}: '{value}' is {human_bytes(info.st_size)}, larger than the "
+                            f"{human_bytes(max_bytes)} this reader accepts")
     return path

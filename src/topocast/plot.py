@@ -6,6 +6,11 @@ spec's family, ``N``: the node count), then in the parameters the grid gave, the
 ``params``.  Each line is one value of ``hue`` (default: ``algorithm``) together with the values of
 every other column that varies in the store (the seed excepted); each point is the mean over the
 seeds at that ``x`` with a Student-t 95% band.  Failed runs and runs without the metric are left out.
+
+Store lines that cannot be used (malformed rows, lines that are not store rows) are skipped with a
+:class:`~topocast.errors.TopocastWarning` saying how many and why.  Rows of several topocast versions
+are never averaged together: ``version`` then splits the lines like any other varying column, and a
+warning says so.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from .errors import TopocastError
+from .errors import TopocastError, TopocastWarning
 
 _MISSING = object()
 
@@ -56,7 +61,7 @@ def series(rows: list[dict], x: str, y: str, hue: str | None = "algorithm") -> d
             raise TopocastError(f"{option}: no column '{name}' in the store (columns include: "
                                 f"spec, algorithm, engine, seed, family, N, {', '.join(known)})")
     # other grid columns that vary split the lines too
-    grid_columns = ["spec", "algorithm", "engine"] + sorted({k for r in ok for k in (r.get("params") or {})})
+    grid_columns = ["spec", "algorithm", "engine", "version"] + sorted({k for r in ok for k in (r.get("params") or {})})
     varying = [c for c in grid_columns if c not in (x, hue)
                and len({json_text(column(r, c)) for r in ok if column(r, c) is not _MISSING}) > 1]
     lines: dict[str, dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))
@@ -89,15 +94,25 @@ def band(values: list[float]) -> tuple[float, float]:
 def plot(store: str | Path, x: str, y: str, hue: str | None = "algorithm", out: str | Path | None = None,
          logx: bool = False, logy: bool = False) -> Path:
     """Draw ``y`` against ``x`` from the store at ``store``, one line per ``hue``; write a PNG, return its path."""
-    from .fileio import check_output_file, save_figure
-    from .store import read_rows
+    import warnings
 
-    store = Path(store)
-    if not store.exists():
-        raise TopocastError(f"plot: store '{store}' does not exist")
+    from .fileio import check_input_file, check_output_file, save_figure
+    from .store import scan
+
+    store = check_input_file(store, "STORE")
     out_path = check_output_file(out if out is not None else store.with_name(f"{store.stem}_{y}_vs_{x}.png"),
                                  "--out")
-    lines = series(read_rows(store), x, y, hue)
+    found = scan(store)
+    if not found.rows:
+        why = f" (line {found.foreign[0]}: {found.foreign[1]})" if found.foreign else ""
+        raise TopocastError(f"STORE: '{store}' holds no topocast store row{why}")
+    if found.skipped_text():
+        warnings.warn(f"plot: skipped {found.skipped_text()} in {store}", TopocastWarning, stacklevel=2)
+    versions = sorted({str(r.get("version")) for r in found.rows if r.get("status") == "ok"})
+    if len(versions) > 1:
+        warnings.warn(f"plot: the store holds runs of topocast {', '.join(versions)}; each version gets its "
+                      "own lines", TopocastWarning, stacklevel=2)
+    lines = series(found.rows, x, y, hue)
     import matplotlib
 
     matplotlib.use("Agg")

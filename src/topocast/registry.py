@@ -97,8 +97,9 @@ class Param:
         try:
             value = _PARSERS[self.kind](text)
         except (ValueError, KeyError):
+            shown = text if len(text) <= 60 else text[:57] + "..."
             raise TopocastError(
-                f"{owner}: parameter '{self.name}' must be {_TYPE_WORDS.get(self.kind, self.kind)}, got '{text}'"
+                f"{owner}: parameter '{self.name}' must be {_TYPE_WORDS.get(self.kind, self.kind)}, got '{shown}'"
             ) from None
         return self.check(value, owner)
 
@@ -142,6 +143,9 @@ class Family:
     positional: str | None = None
     parse_body: Callable[[str], dict[str, Any]] | None = None
     estimate: Callable[..., tuple[int, int]] | None = None
+    #: ``read_bytes(**params) -> (bytes, what)``: memory needed before ``estimate`` can know the size (reading
+    #: a file); the memory guard checks it first
+    read_bytes: Callable[..., tuple[float, str]] | None = None
     example: str = ""
     #: ``router(topology, source, target) -> list of node indices`` (the family's
     #: own routing algorithm); ``topocast route`` falls back to a BFS shortest path

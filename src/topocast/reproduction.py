@@ -55,9 +55,11 @@ def side_by_side(count: int, quick: bool) -> int:
 def reproduce(names: list[str], quick: bool, out: Path, progress, done=None, workers: int | None = None) -> list:
     """The Reports of the reproductions ``names``, in that order; ``done(report)`` is called on each as
     soon as it and every reproduction before it are finished (when they run side by side, after all).
-    ``workers``: the processes to use (default :func:`side_by_side`)."""
+    ``workers``: the processes to use (default :func:`side_by_side`).  ``out`` is created if missing (files are
+    written only into existing directories)."""
     from . import registry
 
+    Path(out).mkdir(parents=True, exist_ok=True)
     workers = side_by_side(len(names), quick) if workers is None else workers
     if workers == 1:
         reports = []

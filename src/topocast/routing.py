@@ -81,6 +81,8 @@ def route(spec: str | Topology, source: str | int, target: str | int, max_memory
 
     max_memory = resolve_limit(max_memory)
     topology = spec if isinstance(spec, Topology) else build(spec, max_memory=max_memory)
+    if not (isinstance(options, tuple) and len(options) == 2 and all(isinstance(o, str) for o in options)):
+        raise TopocastError(f"options: must be a pair of names such as ('source', 'target'), got {options!r}")
     s = resolve_node(topology, source, options[0])
     t = resolve_node(topology, target, options[1])
     family = _family(topology.family)

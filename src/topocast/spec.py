@@ -13,6 +13,7 @@ builder the built topologies, so the topology layer never parses a spec.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from . import registry
@@ -49,6 +50,8 @@ def parse_spec(spec: str) -> tuple[registry.Family, dict[str, Any]]:
     """Parse a spec string into its family and checked keyword arguments."""
     if not isinstance(spec, str) or not spec.strip():
         raise TopocastError("spec: must be a non-empty string such as 'mesh:16x16'")
+    if any(unicodedata.category(ch) == "Cc" for ch in spec):
+        raise TopocastError(f"spec: {spec!r} holds a control character (a newline, a tab, an escape ...)")
     name, sep, body = spec.strip().partition(":")
     fam = registry.family(name.strip().lower())
     if fam.parse_body is not None:
@@ -105,7 +108,28 @@ def build(spec: str, *, max_memory: float | None = None):
 
     max_memory = resolve_limit(max_memory)
     fam, kwargs = parse_spec(spec)
+    if fam.read_bytes is not None:
+        check_read(*fam.read_bytes(**kwargs), max_memory)
     if fam.estimate is not None:
         nodes, edges = _estimate(fam, kwargs)
         check_memory(spec, nodes, edges, max_memory)
-    return fam.builder(**_builder_kwargs(fam, kwargs, max_memory))
+        check_nodes(spec, nodes)
+    topology = fam.builder(**_builder_kwargs(fam, kwargs, max_memory))
+    check_nodes(spec, topology.num_nodes)
+    return topology
+
+
+def check_nodes(spec: str, nodes: int | float) -> None:
+    """One rule for every family: a network has at least two nodes."""
+    if nodes < 2:
+        raise TopocastError(f"nodes: a network needs at least 2 nodes; {spec} has {int(nodes)}")
+
+
+def check_read(need: float, what: str, max_memory: float | None) -> None:
+    """Refuse reading an input whose reader would need more than ``max_memory`` (default: half of RAM)."""
+    from .memory import default_limit, human_bytes
+
+    limit = default_limit() if max_memory is None else max_memory
+    if need > limit:
+        raise TopocastError(f"max-memory: {what} needs about {human_bytes(need)}, over the limit of "
+                            f"{human_bytes(limit)}")

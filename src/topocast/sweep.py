@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import logging
 import os
 import sys
 import time
@@ -44,6 +45,17 @@ from typing import Any
 from .errors import TopocastError
 
 SWEEP_KEYS = {"specs": "spec", "algorithms": "algorithm", "seeds": "seed", "engines": "engine"}
+
+#: the most runs one grid may hold (a larger grid is refused before any work: split it)
+MAX_RUNS = 1_000_000
+#: memory one run of a grid takes before it runs (its task and its key), in bytes
+BYTES_PER_RUN = 4096
+#: the largest grid file read (a grid is a few lines of TOML)
+MAX_GRID_BYTES = 16 << 20
+#: memory of one local worker process with topocast loaded (measured about 180 MiB)
+BYTES_PER_WORKER = 256 << 20
+#: at most this many local worker processes per core (more only wait for a core)
+WORKERS_PER_CORE = 4
 
 #: executor settings for code that runs independent points without its own options (``reproduce``)
 DEFAULTS: dict[str, Any] = {"scheduler": None, "workers": None}
@@ -68,20 +80,32 @@ def load_grid(source: str | Path | dict) -> dict:
     if isinstance(source, dict):
         data = dict(source)
         where = "grid"
-    else:
+    elif isinstance(source, (str, Path)):
         import tomllib
 
+        from .fileio import check_input_file
+
+        if isinstance(source, str) and not source.strip():
+            raise TopocastError("sweep: give the grid as a TOML file name or a dict, got an empty string")
         path = Path(source)
         where = str(path)
+        if path.is_dir():
+            raise TopocastError(f"sweep: '{path}' is a directory; give a TOML file")
+        check_input_file(path, "sweep: grid file", max_bytes=MAX_GRID_BYTES)
         try:
             with open(path, "rb") as handle:
                 data = tomllib.load(handle)
         except FileNotFoundError:
             raise TopocastError(f"sweep: grid file '{path}' does not exist") from None
-        except IsADirectoryError:
-            raise TopocastError(f"sweep: '{path}' is a directory; give a TOML file") from None
+        except UnicodeDecodeError:
+            raise TopocastError(f"sweep: {path} is not valid TOML: not UTF-8 text") from None
         except tomllib.TOMLDecodeError as exc:
             raise TopocastError(f"sweep: {path} is not valid TOML: {exc}") from None
+        except RecursionError:
+            raise TopocastError(f"sweep: {path}: nested too deeply to be a grid") from None
+    else:
+        raise TopocastError(f"grid: must be a TOML file name or a dict of specs, algorithms, seeds and params, "
+                            f"got {type(source).__name__}")
     if "sweep" in data:  # the TOML shape: [sweep] and [params]
         extra = set(data) - {"sweep", "params"}
         if extra:
@@ -178,10 +202,66 @@ def run_key(spec: str, algorithm: str, engine: str | None, params: dict, seed: i
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
+def grid_size(grid: dict) -> int:
+    """How many runs ``grid`` spells out (the product of its lists' lengths, repeats included)."""
+    from .memory import product
+
+    lengths = [len(grid[k]) for k in ("specs", "algorithms", "engines", "seeds")]
+    return product(lengths + [len(v) for v in grid["params"].values()])
+
+
+def check_size(grid: dict, max_memory: float | None = None) -> int:
+    """The number of runs of ``grid``, refused past :data:`MAX_RUNS` or when their tasks would not fit in
+    ``max_memory`` (default: half of RAM), before any run is made."""
+    from .memory import default_limit, human_bytes, words
+
+    runs = grid_size(grid)
+    limit = default_limit() if max_memory is None else max_memory
+    if runs > MAX_RUNS:
+        raise TopocastError(f"sweep: the grid holds {words(runs, 'runs')}, more than the {MAX_RUNS:,} one sweep "
+                            "may run; split it into several grids")
+    if runs * BYTES_PER_RUN > limit:
+        raise TopocastError(f"max-memory: the grid's {words(runs, 'runs')} need about "
+                            f"{human_bytes(runs * BYTES_PER_RUN)} to plan, over the limit of {human_bytes(limit)}")
+    return runs
+
+
+def check_grid(grid: dict) -> None:
+    """Refuse, before any run, what makes runs of ``grid`` invalid whatever their topology: an unknown
+    algorithm, spec or engine, an algorithm on a family it does not run on, a parameter an algorithm does
+    not take or a value it refuses."""
+    from . import registry
+    from .api import resolve_params
+    from .spec import parse_spec
+
+    families = {spec: parse_spec(spec)[0].name for spec in grid["specs"]}
+    for name in grid["algorithms"]:
+        alg = registry.algorithm(name)
+        for engine in grid["engines"]:
+            if engine is not None and engine not in alg.engines:
+                raise TopocastError(f"sweep: engine '{engine}' is not an engine of algorithm {alg.name} "
+                                    f"(it runs on {', '.join(alg.engines)})")
+        for spec, family in families.items():
+            if alg.families and family not in alg.families:
+                raise TopocastError(f"sweep: algorithm {alg.name} runs on {', '.join(alg.families)}, "
+                                    f"not on '{spec}' (family {family})")
+        for param, values in grid["params"].items():
+            for value in values:
+                try:
+                    resolve_params(alg, {param: value}, from_text=False)
+                except TopocastError as exc:
+                    if "is required" in str(exc):
+                        continue
+                    raise TopocastError(f"sweep: {exc}" + (" (every algorithm of a grid takes every parameter "
+                                                           "of its [params]; split the grid)"
+                                                           if "unknown parameter" in str(exc) else "")) from None
+
+
 def expand(grid: dict) -> list[dict]:
     """Every run of ``grid`` (the product of its lists), each a task dict with its ``key``; runs
     with the same key (the same run spelled twice) appear once."""
     grid = load_grid(grid) if "params" not in grid or "specs" not in grid else grid
+    check_size(grid)
     ver = version()
     names = list(grid["params"])
     tasks: list[dict] = []
@@ -223,22 +303,55 @@ def run_task(task: dict) -> dict:
 
 
 # -- the executor ------------------------------------------------------------------------------
-def check_workers(workers: Any, option: str = "--workers") -> int | None:
+def check_workers(workers: Any, option: str = "--workers", max_memory: float | None = None) -> int | None:
+    """``workers`` local worker processes checked: a whole number >= 1, at most :data:`WORKERS_PER_CORE` per
+    core, and no more than fit in ``max_memory`` (default: half of RAM) at :data:`BYTES_PER_WORKER` each."""
+    from .memory import default_limit, human_bytes
+
     if workers is None:
         return None
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise TopocastError(f"{option}: must be a whole number of worker processes >= 1, got {workers!r}")
+    cores = os.cpu_count() or 1
+    if workers > WORKERS_PER_CORE * cores:
+        raise TopocastError(f"{option}: {workers} worker processes on {cores} core{'s' if cores > 1 else ''}: at most "
+                            f"{WORKERS_PER_CORE * cores} ({WORKERS_PER_CORE} per core; more only wait for a core)")
+    limit = default_limit() if max_memory is None else max_memory
+    if workers * BYTES_PER_WORKER > limit:
+        raise TopocastError(f"{option}: {workers} worker processes need about "
+                            f"{human_bytes(workers * BYTES_PER_WORKER)}, over the memory limit of "
+                            f"{human_bytes(limit)}; at most {max(1, int(limit // BYTES_PER_WORKER))} fit")
     return workers
 
 
-def _address(scheduler: str) -> str:
+def check_scheduler(scheduler: Any) -> str | None:
+    """``scheduler`` (None or an address) checked for shape before any connection is tried."""
+    return None if scheduler is None else _address(scheduler)
+
+
+def _address(scheduler: Any) -> str:
+    """A scheduler address checked for shape (``tcp://HOST:PORT``) before any connection is tried."""
+    from urllib.parse import urlsplit
+
+    if not isinstance(scheduler, str):
+        raise TopocastError(f"--scheduler: must be an address such as tcp://127.0.0.1:8786, got "
+                            f"{type(scheduler).__name__}")
     text = scheduler.strip()
     if not text:
         raise TopocastError("--scheduler: give an address such as tcp://127.0.0.1:8786")
     if "://" not in text:
         text = "tcp://" + text
-    if not text.startswith(("tcp://", "tls://", "inproc://", "ucx://", "ws://", "wss://")):
-        raise TopocastError(f"--scheduler: expected tcp://HOST:PORT, got '{scheduler}'")
+    shape = f"--scheduler: expected tcp://HOST:PORT (or tls://), got '{scheduler}'"
+    if not text.startswith(("tcp://", "tls://")):
+        raise TopocastError(shape)
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        raise TopocastError(shape) from None
+    if not parts.hostname or port is None or not 0 < port < 65536 or parts.path not in ("", "/") \
+            or parts.query or parts.fragment or any(c.isspace() for c in text):
+        raise TopocastError(shape)
     return text
 
 
@@ -254,32 +367,52 @@ def executor(scheduler: str | None = None, workers: int | None = None) -> Iterat
                             "workers (give one of the two)")
     if scheduler is None and workers is None:
         scheduler = os.environ.get("DASK_SCHEDULER_ADDRESS") or None
-    import logging
-
+        if scheduler is not None:
+            try:
+                _address(scheduler)
+            except TopocastError as exc:
+                raise TopocastError(f"DASK_SCHEDULER_ADDRESS: {str(exc).split(': ', 1)[1]}") from None
     from distributed import Client, LocalCluster
 
-    if scheduler is not None:
-        address = _address(scheduler)
+    with _quiet_dask():
+        if scheduler is not None:
+            address = _address(scheduler)
+            try:
+                client = Client(address, timeout="10s", set_as_default=False)
+            except (OSError, TimeoutError) as exc:
+                raise TopocastError(f"--scheduler: cannot reach the Dask scheduler at {address}: {exc}") from None
+            try:
+                yield client
+            finally:
+                client.close()
+            return
+        n = workers or os.cpu_count() or 1
+        # every listener on loopback, the HTTP server on a free port (never 8787's "already in use")
+        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
+                               dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0",
+                               memory_limit=0, silence_logs=logging.CRITICAL)
         try:
-            client = Client(address, timeout="10s", set_as_default=False)
-        except (OSError, TimeoutError) as exc:
-            raise TopocastError(f"--scheduler: cannot reach the Dask scheduler at {address}: {exc}") from None
-        try:
-            yield client
+            client = Client(cluster, set_as_default=False)
+            try:
+                yield client
+            finally:
+                client.close()
         finally:
-            client.close()
-        return
-    n = workers or os.cpu_count() or 1
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           dashboard_address=None, memory_limit=0, silence_logs=logging.ERROR)
+            cluster.close()
+
+
+@contextmanager
+def _quiet_dask() -> Iterator[None]:
+    """Dask's own log lines (a lost scheduler's reconnection tracebacks) stay out of the user's terminal;
+    what happened reaches the user as the sweep's summary (``TOPOCAST_DEBUG=1`` shows them)."""
+    logger = logging.getLogger("distributed")
+    level = logger.level
+    if os.environ.get("TOPOCAST_DEBUG", "").strip() in ("", "0"):
+        logger.setLevel(logging.CRITICAL + 1)
     try:
-        client = Client(cluster, set_as_default=False)
-        try:
-            yield client
-        finally:
-            client.close()
+        yield
     finally:
-        cluster.close()
+        logger.setLevel(level)
 
 
 def as_done(client, function: Callable[[Any], Any], items: Sequence[Any],
@@ -303,10 +436,19 @@ def as_done(client, function: Callable[[Any], Any], items: Sequence[Any],
                 if future.status == "finished":
                     yield i, value, None
                 else:
-                    yield i, None, value if isinstance(value, BaseException) else RuntimeError(str(value))
+                    yield i, None, _exception(value)
                 future.release()
     finally:
         done.clear()
+
+
+def _exception(value: Any) -> BaseException:
+    """The exception of a failed future (``as_completed`` hands over ``(type, exception, traceback)``)."""
+    if isinstance(value, BaseException):
+        return value
+    if isinstance(value, tuple) and len(value) == 3 and isinstance(value[1], BaseException):
+        return value[1]
+    return RuntimeError(str(value))
 
 
 # -- progress ----------------------------------------------------------------------------------
@@ -368,60 +510,156 @@ def _given(client) -> Iterator[Any]:
 
 
 # -- the sweep ---------------------------------------------------------------------------------
+def describe(error: BaseException) -> str:
+    """Why a task did not come back, in words (never a raw tuple of Dask's)."""
+    name = type(error).__name__
+    text = " ".join(str(error).split())
+    if name == "KilledWorker":
+        return "worker died while running it (every worker that tried it died: out of memory or killed)"
+    if isinstance(error, MemoryError):
+        return "out of memory"
+    if "worker runs topocast" in text:
+        return text
+    if isinstance(error, ModuleNotFoundError) and "topocast" in text:
+        return "a worker cannot import topocast: install it on every worker"
+    if name in ("CancelledError", "FutureCancelledError"):
+        return "cancelled by the Dask scheduler (it was lost or restarted)"
+    if name in ("CommClosedError", "StreamClosedError") or isinstance(error, (ConnectionError, TimeoutError)):
+        return "lost the connection to the Dask scheduler"
+    first = text if len(text) <= 200 else text[:197] + "..."
+    return f"error in the run ({name}: {first})" if first else f"error in the run ({name})"
+
+
+def _tally(reasons: dict[str, int]) -> str:
+    """``'3 worker died ...; 1 out of memory'``, most frequent first."""
+    return "; ".join(f"{n} {why}" for why, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _task_text(task: dict) -> str:
+    params = " ".join(f"{k}={v}" for k, v in task["params"].items())
+    return f"{task['spec']} {task['algorithm']} seed {task['seed']}" + (f" {params}" if params else "")
+
+
 def sweep(grid: str | Path | dict, store: str | Path | None = None, *, scheduler: str | None = None,
-          workers: int | None = None, progress: bool | str | None = False, client=None) -> dict:
+          workers: int | None = None, progress: bool | str | None = False, client=None,
+          max_memory: float | str | None = None) -> dict:
     """Run every run of ``grid`` (a TOML file or a dict, :func:`load_grid`) not already in ``store``.
 
-    Returns ``{"total", "executed", "skipped", "failed", "store", "seconds", "errors"}`` (and ``rows``,
-    every row of this call, when there is no store).  ``executed`` counts the runs finished by this
-    call, ``failed`` those of them that failed (a refused run is stored as a failed row; a task Dask
-    gave up on, ``errors``, is not stored and runs again next time), ``skipped`` the runs found in the
-    store.  ``progress``: ``True`` (bar or lines), ``"bar"``, ``"lines"``, ``False``.  ``client``: a Dask
-    ``Client`` to use (then ``scheduler`` and ``workers`` are not used and the client stays open).
+    Returns a summary: ``total`` runs in the grid; ``executed`` (runs finished by this call: stored, or
+    kept in ``rows`` without a store); ``failed`` (of those, runs refused by topocast: stored with status
+    ``failed``); ``not_stored`` (tasks that did not come back: a worker died or ran out of memory, the
+    scheduler was lost; they run again next time); ``skipped`` (found in the store) and
+    ``failed_earlier`` (of those, stored as failed); ``reasons`` (why, in words, with counts) and
+    ``errors`` (one line per run that failed or was not stored); ``ok`` is True only when every run of the
+    grid is stored as a success.  Everything that would make runs invalid whatever their topology (an
+    unknown algorithm, engine or parameter, a grid too large) is refused before any run
+    (:func:`check_grid`, :func:`check_size`).  ``progress``: ``True`` (bar or lines), ``"bar"``,
+    ``"lines"``, ``False``.  ``client``: a Dask ``Client`` to use (then ``scheduler`` and ``workers`` are
+    not used and the client stays open).
 
     >>> import topocast as tc
     >>> summary = tc.sweep({"specs": ["hypercube:3"], "algorithms": ["broadcast-binomial"], "seeds": [1, 2]},
     ...                    workers=1)
-    >>> summary["total"], summary["executed"], summary["failed"]
-    (2, 2, 0)
+    >>> summary["total"], summary["executed"], summary["failed"], summary["ok"]
+    (2, 2, 0, True)
     """
+    from .memory import resolve_limit
     from .store import Store, check_path
 
+    if progress not in (True, False, None, "bar", "lines", "off"):
+        raise TopocastError(f"progress: must be True, False, 'bar', 'lines' or 'off', got {progress!r}")
     started = time.perf_counter()
-    tasks = expand(load_grid(grid))
+    limit = resolve_limit(max_memory)
+    workers = check_workers(workers, "workers", limit)
+    check_scheduler(scheduler)
+    loaded = load_grid(grid)
+    check_size(loaded, limit)
+    check_grid(loaded)
+    store_path = None if store is None else check_path(store, "store")
+    book = None if store_path is None else Store(store_path)
     rows: list[dict] = []
-    book = None if store is None else Store(check_path(store))
-    summary: dict[str, Any] = {"total": len(tasks), "executed": 0, "skipped": 0, "failed": 0,
-                               "store": None if store is None else str(store), "seconds": 0.0, "errors": []}
     try:
+        tasks = expand(loaded)
+        summary = _empty_summary(len(tasks), store)
+        if book is not None and book.scan.skipped_text():
+            summary["store_skipped"] = book.scan.skipped_text()
         todo = [t for t in tasks if book is None or t["key"] not in book.keys]
         summary["skipped"] = len(tasks) - len(todo)
-        mode = "off" if progress is False or progress is None else (None if progress is True else progress)
-        reporter = Reporter(len(todo), mode)
-        try:
-            if todo:
-                with _given(client) if client is not None else executor(scheduler, workers) as client:
-                    names = [f"topocast-run-{t['key']}" for t in todo]
-                    for i, row, error in as_done(client, run_task, todo, names):
-                        summary["executed"] += 1
-                        if error is not None:
-                            t = todo[i]
-                            summary["failed"] += 1
-                            summary["errors"].append(f"{t['spec']} {t['algorithm']} seed {t['seed']} "
-                                                     f"{t['params']}: {type(error).__name__}: {error}")
-                        else:
-                            summary["failed"] += row["status"] != "ok"
-                            if book is not None:
-                                book.append(row)
-                            else:
-                                rows.append(row)
-                        reporter.advance(failed=error is not None or row["status"] != "ok")
-        finally:
-            reporter.close()
+        if book is not None:
+            earlier = {r["key"]: str(r.get("error")) for r in book.scan.rows if r["status"] != "ok"}
+            for task in tasks:
+                if task["key"] in earlier:
+                    summary["failed_earlier"] += 1
+                    why = earlier[task["key"]]
+                    summary["reasons"][why] = summary["reasons"].get(why, 0) + 1
+        _run_tasks(todo, summary, book, rows, client, scheduler, workers, progress)
     finally:
         if book is not None:
             book.close()
+    summary["ok"] = summary["failed"] == summary["not_stored"] == summary["failed_earlier"] == 0
     summary["seconds"] = time.perf_counter() - started
     if store is None:
         summary["rows"] = rows
     return summary
+
+
+def _empty_summary(total: int, store: Any) -> dict[str, Any]:
+    return {"total": total, "executed": 0, "skipped": 0, "failed": 0, "not_stored": 0, "failed_earlier": 0,
+            "store": None if store is None else str(store), "seconds": 0.0, "reasons": {}, "errors": []}
+
+
+def _note_failure(summary: dict, task: dict, why: str, stored: bool) -> None:
+    summary["failed" if stored else "not_stored"] += 1
+    summary["reasons"][why] = summary["reasons"].get(why, 0) + 1
+    summary["errors"].append(f"{_task_text(task)}: {why}" + ("" if stored else " (not stored: runs again next time)"))
+
+
+def _run_tasks(todo: list[dict], summary: dict, book, rows: list[dict], client, scheduler, workers,
+               progress) -> None:
+    """Run ``todo`` on the executor, storing each row as it lands; count what failed and why."""
+    if not todo:
+        return
+    mode = "off" if progress is False or progress is None else (None if progress is True else progress)
+    reporter = Reporter(len(todo), mode)
+    landed: set[int] = set()
+    try:
+        with _given(client) if client is not None else executor(scheduler, workers) as client:
+            names = [f"topocast-run-{t['key']}" for t in todo]
+            for i, row, error in as_done(client, run_task, todo, names):
+                landed.add(i)
+                if error is not None:
+                    _note_failure(summary, todo[i], describe(error), stored=False)
+                else:
+                    summary["executed"] += 1
+                    if row["status"] != "ok":
+                        _note_failure(summary, todo[i], row["error"], stored=True)
+                    if book is not None:
+                        book.append(row)
+                    else:
+                        rows.append(row)
+                reporter.advance(failed=error is not None or row["status"] != "ok")
+    except (KeyboardInterrupt, TopocastError):
+        raise
+    except Exception as exc:  # the cluster went away under us: what did not land is not stored
+        why = describe(exc)
+        for i, task in enumerate(todo):
+            if i not in landed:
+                _note_failure(summary, task, why, stored=False)
+    finally:
+        reporter.close()
+
+
+def failure_text(summary: dict) -> str:
+    """One line on what went wrong in a sweep (empty when every run is stored as a success)."""
+    parts = []
+    if summary["failed"]:
+        parts.append(f"{summary['failed']} run{'s' if summary['failed'] != 1 else ''} failed and stored as failed")
+    if summary["not_stored"]:
+        parts.append(f"{summary['not_stored']} run{'s' if summary['not_stored'] != 1 else ''} not stored "
+                     "(they run again next time)")
+    if summary["failed_earlier"]:
+        parts.append(f"{summary['failed_earlier']} stored as failed by an earlier sweep")
+    if not parts:
+        return ""
+    reasons = _tally(summary["reasons"])
+    return "; ".join(parts) + (f": {reasons}" if reasons else "")

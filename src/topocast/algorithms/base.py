@@ -36,10 +36,12 @@ def port_model(ports: str, duplex: str, default: PortModel) -> PortModel:
     elif ports == "all":
         count = None
     else:
+        from ..validate import integer
+
         try:
-            count = int(ports)
-        except ValueError:
-            raise TopocastError(f"ports: must be 'all', 'default' or a positive integer, got '{ports}'") from None
+            count = integer(int(ports) if isinstance(ports, str) else ports, "ports", minimum=1)
+        except (ValueError, TopocastError):
+            raise TopocastError(f"ports: must be 'all', 'default' or a positive integer, got {ports!r}") from None
     return PortModel(count, default.duplex if duplex in ("default", None) else duplex)
 
 

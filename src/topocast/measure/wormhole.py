@@ -97,8 +97,13 @@ def measure(topology, plan: WormPlan, model: Model, max_bytes: float) -> Outcome
     if trace.worm_route is not None:
         metrics["alternate_routes"] = alternate_routes(plan, trace)
     units = {k: v for k, v in UNITS.items() if k in metrics or k in plan.info or k == "lower_bound"}
+    notes = [f"promise: {verification.promise}"]
+    completed = stats["measured"] - stats["unfinished"]
+    if completed < 2 * plan.batches:
+        notes.append(f"ci95_latency: not computed: {completed} measured messages completed, fewer than 2 per batch "
+                     f"for {plan.batches} batches (lower 'batches' or run more cycles)")
     return Outcome(verification, metrics, units, stats["measured_mean"], stats["bound"],
-                   notes=[f"promise: {verification.promise}"], trace=WormRun(plan, trace, lat))
+                   notes=notes, trace=WormRun(plan, trace, lat))
 
 
 def multicast_latency(plan: WormPlan, trace: WormTrace) -> np.ndarray:

@@ -33,6 +33,9 @@ from . import greedy, steps
 from .model import COLLECTIVES, model_record, resolve_model
 
 ENGINES = ("event", "step")
+#: most chunks per message, and most relabelling restarts, a synthesis takes
+MAX_CHUNKS = 4096
+MAX_RESTARTS = 1000
 CHUNK_CHOICES = (1, 2, 4, 8, 16, 32)
 #: how long (in start-ups) a free link may wait for chunks already on their way to its sender
 WAITS = (0.0, 0.5, 1.0)
@@ -84,6 +87,51 @@ class Synthesis:
         from .fileformat import write
 
         return write(path, self)
+
+
+#: the most (node, message) pairs a synthesis tracks (its verification and timing keep state per pair)
+MAX_PAIRS = 2**28
+
+
+def estimate_bytes(topology: Topology, collective: str, engine: str, chunks: int | None) -> float:
+    """Peak bytes of a synthesis: per (node, message) pair the hold and required bits and, on the event engine,
+    an arrival time; per message and hop a transfer range; for all-to-all the router's all-pairs distances.
+
+    Calibrated on all-to-all of torus:24x24 (estimate 2.0 GB, measured 1.7 GB above start-up) and
+    hypercube:10 (9.4 GB, measured 8.8 GB)."""
+    from ..topology.metrics import bfs_distances
+
+    n = topology.num_nodes
+    c = chunks or (max(CHUNK_CHOICES) if collective == "broadcast" else 1)
+    messages = {"broadcast": 1, "allgather": n, "alltoall": n * n}[collective] * c
+    pairs = float(n) * messages
+    need = pairs / 4 + (8 * pairs if engine == "event" else 0.0)
+    if collective == "alltoall":
+        hops = float(np.max(bfs_distances(topology, 0), initial=1))
+        need += 48.0 * messages * hops + 8.0 * n * n
+    else:
+        need += 48.0 * messages * (n - 1)
+    return need
+
+
+def check_size(topology: Topology, collective: str, engine: str, chunks: int | None,
+               max_memory: float | None) -> None:
+    """Refuse, before any planning, a synthesis past :data:`MAX_PAIRS` or whose estimated peak
+    (:func:`estimate_bytes`) is over ``max_memory`` (default: half of RAM)."""
+    from ..memory import default_limit, human_bytes, words
+
+    n = topology.num_nodes
+    c = chunks or (max(CHUNK_CHOICES) if collective == "broadcast" else 1)
+    pairs = n * {"broadcast": 1, "allgather": n, "alltoall": n * n}[collective] * c
+    if pairs > MAX_PAIRS:
+        raise TopocastError(f"synthesize: {collective} on {words(n)} ({c} chunk{'s' if c > 1 else ''} per message) "
+                            f"tracks {words(pairs, '(node, message) pairs')}, more than the {MAX_PAIRS:,} "
+                            "a synthesis handles; synthesise a smaller network or fewer chunks")
+    limit = default_limit() if max_memory is None else max_memory
+    need = estimate_bytes(topology, collective, engine, chunks)
+    if need > limit:
+        raise TopocastError(f"max-memory: synthesising {collective} on {topology.spec} ({words(n)}) needs about "
+                            f"{human_bytes(need)}, over the limit of {human_bytes(limit)}")
 
 
 def _topology(topology: str | Topology, max_memory: float | None) -> Topology:
@@ -234,9 +282,14 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
     if engine not in ENGINES:
         raise TopocastError(f"engine: synthesis runs on {', '.join(ENGINES)}, not '{engine}'")
     if chunks is not None:
-        chunks = integer(chunks, "chunks", minimum=1, maximum=4096)
+        chunks = integer(chunks, "chunks", minimum=1, maximum=MAX_CHUNKS)
+    if restarts is not None:
+        restarts = integer(restarts, "restarts", minimum=0, maximum=MAX_RESTARTS)
+    if collective not in COLLECTIVES:
+        raise TopocastError(f"collective: must be one of {', '.join(COLLECTIVES)}, got {collective!r}")
     topology = _topology(topology, max_memory)
     resolved, model, reference = resolve_model(topology.family, collective, params, params_from_text)
+    check_size(topology, collective, engine, chunks, max_memory)
     origin, targets = _messages(topology, collective, integer(root, "root", minimum=0))
     if engine == "event":
         schedule, method, c, tried, notes = _synthesize_event(topology, collective, model, resolved, origin, targets,
@@ -264,31 +317,66 @@ def verify(topology: Topology, schedule: Schedule, engine: str, model: Model, me
 
 def replay(spec: str | Topology, path: str | Path, engine: str = "event", max_memory: float | None = None
            ) -> RunResult:
-    """Load a schedule file, check it was made for ``spec``, and run it (verified) under its recorded model."""
+    """Load a schedule file, check it was made for ``spec`` and is well formed, and run it under its recorded
+    model.  The result says whether it delivered exactly once (``result.verified``, ``first_violation``):
+    a schedule that breaks a rule is a run that failed verification, not bad input."""
+    from ..execute import execute
+    from ..memory import resolve_limit
     from .fileformat import read
-
-    topology = _topology(spec, max_memory)
-    header, schedule = read(path, topology)
     from .model import model_from_record
 
+    max_memory = resolve_limit(max_memory)
+    if engine not in ENGINES:
+        raise TopocastError(f"engine: a schedule file replays on {', '.join(ENGINES)}, not {engine!r}")
+    topology = _topology(spec, max_memory)
+    header, schedule = read(path, topology, max_memory)
     model = model_from_record(header["model"])
-    return verify(topology, schedule, engine, model, header["method"], header["seed"],
-                  {**header["model"], "schedule": str(path)}, max_memory)
+    return execute(topology, schedule, engine, model, algorithm=f"synthesized:{header['method']}",
+                   seed=header["seed"], params={**header["model"], "schedule": str(path)}, max_bytes=max_memory)
+
+
+#: ``--set`` keys of ``topocast synthesize`` that are options of the search, not model parameters
+SEARCH_SETTINGS = ("chunks", "restarts", "root")
+#: options of the command that ``--set`` refuses (with the option to write instead)
+COMMAND_OPTIONS = ("seed", "budget", "engine", "out", "max_memory", "max-memory")
 
 
 def cli_synthesize(spec: str, collective: str, out: str, sets: list[str] | None = None, budget: float = 300.0,
-                   seed: int = 0, engine: str = "event", root: int = 0, chunks: int | None = None) -> dict:
-    """What ``topocast synthesize SPEC COLLECTIVE --set k=v ... --out FILE`` does; returns the summary."""
+                   seed: int = 0, engine: str = "event", root: int | None = None, chunks: int | None = None,
+                   max_memory: float | None = None) -> dict:
+    """What ``topocast synthesize SPEC COLLECTIVE --set k=v ... --out FILE`` does; returns the summary.
+
+    ``--set`` takes the model parameters of ``run`` and the search settings ``chunks``, ``restarts`` and
+    ``root`` (``--root`` and ``--set root=`` together are refused); a command option (``seed``,
+    ``budget``, ``engine``) given through ``--set`` is refused with the option to write instead.
+    """
     from ..fileio import check_output_file
+    from ..validate import integer
 
     path = check_output_file(out, "--out")
-    params = {}
+    params: dict[str, Any] = {}
+    search: dict[str, Any] = {"root": root, "chunks": chunks, "restarts": None}
     for item in sets or []:
-        if "=" not in item:
+        key, sep, value = (part.strip() for part in item.partition("="))
+        if not sep or not key:
             raise TopocastError(f"--set: expected key=value, got '{item}'")
-        key, value = item.split("=", 1)
-        params[key.strip()] = value.strip()
-    synthesis = synthesize(spec, collective, seed=seed, budget=budget, engine=engine, root=root, chunks=chunks,
+        if key in params or (key in SEARCH_SETTINGS and key != "root" and search[key] is not None):
+            raise TopocastError(f"--set: parameter '{key}' given twice")
+        if key in COMMAND_OPTIONS:
+            raise TopocastError(f"--set: '{key}' is an option of the command, not a parameter: "
+                                f"write --{key.replace('_', '-')} {value or 'VALUE'}")
+        if key == "root" and search["root"] is not None:
+            raise TopocastError("--set: root is given twice (--root and --set root=); give one")
+        if key in SEARCH_SETTINGS:
+            try:
+                search[key] = int(value)
+            except ValueError:
+                raise TopocastError(f"--set: parameter '{key}' must be an integer, got '{value}'") from None
+        else:
+            params[key] = value
+    synthesis = synthesize(spec, collective, seed=seed, budget=budget, engine=engine,
+                           root=0 if search["root"] is None else integer(search["root"], "root", minimum=0),
+                           chunks=search["chunks"], restarts=search["restarts"], max_memory=max_memory,
                            params_from_text=True, **params)
     synthesis.write(path)
     return synthesis.summary()

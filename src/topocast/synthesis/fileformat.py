@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import math
 import zlib
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ FORMAT = "topocast-schedule"
 VERSION = 1
 ARRAYS = ("origin", "src", "dst", "range_ptr", "range_first", "range_count", "step")
 HEADER = ("spec", "nodes", "collective", "engine", "method", "seed", "chunks", "chunk_bytes", "model", "arrays")
+MODEL_KEYS = ("message_bytes", "startup", "per_byte", "per_hop", "ports", "duplex")
 
 
 def _encode(a: np.ndarray) -> dict[str, Any]:
@@ -40,16 +42,29 @@ def _encode(a: np.ndarray) -> dict[str, Any]:
             "data": base64.b64encode(zlib.compress(raw, 6)).decode("ascii")}
 
 
-def _decode(record: dict[str, Any], name: str, where: str) -> np.ndarray:
+def _decode(record: Any, name: str, where: str, max_bytes: float) -> np.ndarray:
+    """One array of the file, its size checked before it is inflated (a small file cannot claim gigabytes)."""
+    if not isinstance(record, dict) or record.get("dtype") != "<i8" or not isinstance(record.get("data"), str) \
+            or not isinstance(record.get("sha256"), str) or not isinstance(record.get("shape"), list) \
+            or len(record["shape"]) != 1 or isinstance(record["shape"][0], bool) \
+            or not isinstance(record["shape"][0], int) or record["shape"][0] < 0:
+        raise TopocastError(f"schedule file {where}: array '{name}' is corrupt (expected dtype '<i8', a shape "
+                            "of one length, data and sha256)")
+    size = 8 * record["shape"][0]
+    if size > max_bytes:
+        from ..memory import human_bytes
+
+        raise TopocastError(f"max-memory: schedule file {where}: array '{name}' holds {human_bytes(size)}, over "
+                            f"the limit of {human_bytes(max_bytes)}")
     try:
-        raw = zlib.decompress(base64.b64decode(record["data"], validate=True))
+        inflate = zlib.decompressobj()
+        raw = inflate.decompress(base64.b64decode(record["data"], validate=True), size + 1)
+        if len(raw) != size or inflate.unconsumed_tail:
+            raise ValueError("length does not match its shape")
         if hashlib.sha256(raw).hexdigest() != record["sha256"]:
             raise ValueError("checksum mismatch")
-        a = np.frombuffer(raw, dtype=record["dtype"]).astype(np.int64)
-        if list(a.shape) != list(record["shape"]):
-            raise ValueError("shape mismatch")
-        return a
-    except (KeyError, TypeError, ValueError, zlib.error) as exc:
+        return np.frombuffer(raw, dtype="<i8").astype(np.int64)
+    except (TypeError, ValueError, zlib.error) as exc:
         raise TopocastError(f"schedule file {where}: array '{name}' is corrupt ({exc})") from None
 
 
@@ -75,35 +90,112 @@ def write(path: str | Path, synthesis) -> Path:
     return atomic_write(path, json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n")
 
 
-def load(path: str | Path) -> dict[str, Any]:
-    """The parsed document, checked for format, version and required keys."""
+def load(path: str | Path, max_bytes: float | None = None) -> dict[str, Any]:
+    """The parsed document, checked for format, version, required keys and the types of the header."""
+    from ..fileio import check_input_file
+    from ..memory import default_limit
+
     where = str(path)
+    limit = default_limit() if max_bytes is None else max_bytes
+    path = check_input_file(path, "schedule file", max_bytes=limit / 4)
     try:
-        doc = json.loads(Path(path).read_text())
-    except FileNotFoundError:
-        raise TopocastError(f"schedule file {where}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise TopocastError(f"schedule file {where}: not a topocast schedule (unreadable JSON: {exc})") from None
+        doc = json.loads(Path(path).read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else _first_line(exc)
+        raise TopocastError(f"schedule file {where}: not a topocast schedule (unreadable JSON: {why})") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise TopocastError(f"schedule file {where}: not a topocast schedule (format is not '{FORMAT}')")
-    if doc.get("version") != VERSION:
-        raise TopocastError(f"schedule file {where}: version {doc.get('version')} is not supported (want {VERSION})")
+    version = doc.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or version != VERSION:
+        raise TopocastError(f"schedule file {where}: format version {json.dumps(version)} is not one this "
+                            f"topocast reads (it reads version {VERSION}, written as the integer {VERSION})")
     missing = [k for k in HEADER if k not in doc]
     if missing:
         raise TopocastError(f"schedule file {where}: corrupt, missing {', '.join(missing)}")
+    _check_header(doc, where)
     return doc
 
 
-def read(path: str | Path, topology=None) -> tuple[dict[str, Any], Schedule]:
-    """``(header, Schedule)`` from ``path``; refuses a file made for another topology than ``topology``."""
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _check_header(doc: dict[str, Any], where: str) -> None:
+    """Types and ranges of every header field the replay uses (a hand-edited file is refused, not echoed)."""
+    from ..validate import choice, integer, number
+    from .model import COLLECTIVES
+
+    owner = f"schedule file {where}"
+    for name in ("spec", "method"):
+        if not isinstance(doc[name], str) or not doc[name]:
+            raise TopocastError(f"{owner}: '{name}' must be a non-empty string, got {_short(doc[name])}")
+    choice(doc["collective"], "collective", COLLECTIVES, owner=owner)
+    choice(doc["engine"], "engine", ("event", "step"), owner=owner)
+    integer(doc["nodes"], "nodes", owner=owner, minimum=2)
+    integer(doc["seed"], "seed", owner=owner, minimum=0, maximum=2**63 - 1)
+    integer(doc["chunks"], "chunks", owner=owner, minimum=1)
+    number(doc["chunk_bytes"], "chunk_bytes", owner=owner, minimum=0)
+    for name in ("nodes", "seed", "chunks", "chunk_bytes"):
+        if isinstance(doc[name], str):
+            raise TopocastError(f"{owner}: '{name}' must be a number, got the string {_short(doc[name])}")
+    if not doc["chunk_bytes"] > 0:
+        raise TopocastError(f"{owner}: 'chunk_bytes' must be > 0, got {doc['chunk_bytes']}")
+    if not isinstance(doc["arrays"], dict):
+        raise TopocastError(f"{owner}: 'arrays' must be an object of arrays")
+    _check_model(doc["model"], doc["chunk_bytes"] * doc["chunks"], owner)
+
+
+def _check_model(model: Any, message_bytes: float, owner: str) -> None:
+    from ..validate import number
+
+    if not isinstance(model, dict):
+        raise TopocastError(f"{owner}: 'model' must be an object, got {_short(model)}")
+    missing = [k for k in MODEL_KEYS if k not in model]
+    if missing:
+        raise TopocastError(f"{owner}: model is missing {', '.join(missing)}")
+    for name in ("message_bytes", "startup", "per_byte", "per_hop"):
+        if isinstance(model[name], str):
+            raise TopocastError(f"{owner}: model '{name}' must be a number, got the string {_short(model[name])}")
+        number(model[name], f"model {name}", owner=owner, minimum=0)
+    if not model["message_bytes"] > 0:
+        raise TopocastError(f"{owner}: model 'message_bytes' must be > 0, got {model['message_bytes']}")
+    if not math.isclose(float(model["message_bytes"]), float(message_bytes), rel_tol=1e-9):
+        raise TopocastError(f"{owner}: model 'message_bytes' ({model['message_bytes']}) is not chunks x chunk_bytes "
+                            f"({message_bytes})")
+    ports = model["ports"]
+    if ports != "all" and (isinstance(ports, bool) or not isinstance(ports, int) or ports < 1):
+        raise TopocastError(f"{owner}: model 'ports' must be \"all\" or an integer >= 1, got {_short(ports)}")
+    if model["duplex"] not in ("full", "half"):
+        raise TopocastError(f"{owner}: model 'duplex' must be \"full\" or \"half\", got {_short(model['duplex'])}")
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def read(path: str | Path, topology=None, max_bytes: float | None = None) -> tuple[dict[str, Any], Schedule]:
+    """``(header, Schedule)`` from ``path``; refuses a file made for another topology than ``topology``, and a
+    file whose messages are not those of its collective (an all-gather relabelled a broadcast)."""
+    from ..memory import default_limit
+
     where = str(path)
-    doc = load(path)
+    limit = default_limit() if max_bytes is None else max_bytes
+    doc = load(path, limit)
     if topology is not None and doc["spec"] != topology.spec:
         raise TopocastError(f"schedule file {where}: made for '{doc['spec']}', not for '{topology.spec}'")
-    arrays = {name: _decode(rec, name, where) for name, rec in doc.pop("arrays").items()}
-    missing = [k for k in ARRAYS if k not in arrays]
+    if topology is not None and doc["nodes"] != topology.num_nodes:
+        raise TopocastError(f"schedule file {where}: 'nodes' is {doc['nodes']}, the network has "
+                            f"{topology.num_nodes}")
+    records = doc.pop("arrays")
+    unknown = sorted(set(records) - set(ARRAYS) - {"targets"})
+    if unknown:
+        raise TopocastError(f"schedule file {where}: corrupt, unknown arrays {', '.join(map(str, unknown))}")
+    missing = [k for k in ARRAYS if k not in records]
     if missing:
         raise TopocastError(f"schedule file {where}: corrupt, missing arrays {', '.join(missing)}")
+    arrays = {name: _decode(rec, name, where, limit / 4) for name, rec in records.items()}
     targets = arrays.get("targets", "all")
     try:
         schedule = Schedule(num_nodes=int(doc["nodes"]), origin=arrays["origin"], src=arrays["src"],
@@ -114,7 +206,30 @@ def read(path: str | Path, topology=None) -> tuple[dict[str, Any], Schedule]:
     except TopocastError as exc:
         raise TopocastError(f"schedule file {where}: corrupt ({exc})") from None
     _check_shapes(schedule, where)
+    _check_messages(schedule, doc["collective"], int(doc["chunks"]), where)
     return doc, schedule
+
+
+def _check_messages(s: Schedule, collective: str, chunks: int, where: str) -> None:
+    """The messages are those of ``collective`` on ``s.num_nodes`` nodes in ``chunks`` chunks each."""
+    n = s.num_nodes
+    origins = np.bincount(s.origin, minlength=n)
+    if collective == "broadcast":
+        ok = isinstance(s.targets, str) and len(s.origin) == chunks and len(np.unique(s.origin)) == 1
+        want = f"{chunks} message(s) from one root to every node"
+    elif collective == "allgather":
+        ok = isinstance(s.targets, str) and len(s.origin) == n * chunks and bool(np.all(origins == chunks))
+        want = f"{chunks} message(s) from every node to every node"
+    else:
+        targets = np.asarray(s.targets) if not isinstance(s.targets, str) else np.empty(0, np.int64)
+        ok = len(targets) == len(s.origin) == n * n * chunks and bool(targets.min(initial=0) >= 0) \
+            and bool(targets.max(initial=0) < n) \
+            and bool(np.all(np.bincount(s.origin * n + targets, minlength=n * n) == chunks))
+        want = f"{chunks} message(s) from every node to each node"
+    if not ok:
+        raise TopocastError(f"schedule file {where}: its messages are not those of a {collective} "
+                            f"(want {want}, found {len(s.origin)} message(s) from {int(np.count_nonzero(origins))} "
+                            "origin(s))")
 
 
 def _check_shapes(s: Schedule, where: str) -> None:

@@ -20,12 +20,16 @@ needs the routers numbered 0..N-1 and a connected network.
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
+from collections.abc import Iterator
 from pathlib import Path
+from xml.sax.saxutils import escape as xml_escape
+from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
 from ..errors import TopocastError
-from ..fileio import atomic_write
 from .core import Topology
 
 FORMATS = ("graphml", "gml", "json", "edgelist", "booksim-anynet")
@@ -35,8 +39,34 @@ EXTENSIONS = {".graphml": "graphml", ".gml": "gml", ".json": "json", ".edges": "
               ".edgelist": "edgelist", ".txt": "edgelist", ".anynet": "booksim-anynet"}
 
 
+#: nodes or links per chunk of text handed to the file
+CHUNK = 1 << 16
+
+
 def export(topology: Topology, format: str | None, path: str | Path) -> Path:
     """Write ``topology`` to ``path`` in ``format`` (None: from the extension), atomically; returns the path.
+
+    The text is streamed to the file in chunks (memory stays in proportion to a chunk, not to the network),
+    through :func:`topocast.fileio.atomic_writer`: an error or an interrupt part way leaves nothing at
+    ``path``.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    format : str or None
+        One of :data:`FORMATS`; None takes it from ``path``'s extension.
+    path : str or Path
+        A regular file or a new name in an existing directory.
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    TopocastError
+        An unknown format, a destination that is not a regular file, a network the format cannot hold.
 
     >>> import os, tempfile
     >>> import topocast as tc
@@ -47,21 +77,30 @@ def export(topology: Topology, format: str | None, path: str | Path) -> Path:
     router 2 node 2 router 1 router 3
     router 3 node 3 router 0 router 2
     """
+    from ..fileio import atomic_writer
+
+    if not isinstance(topology, Topology):
+        raise TopocastError(f"topology: must be a Topology (tc.build(spec)), got {type(topology).__name__}")
     fmt = check_format(format, path)
     check_output(path)
-    text = export_text(topology, fmt)
+    chunks = _WRITERS[fmt](topology)
+    first = next(chunks, "")  # the writer's checks run before any file is made
     try:
-        return atomic_write(path, text)
+        with atomic_writer(path, "OUT") as handle:
+            handle.write(first.encode("utf-8"))
+            for chunk in chunks:
+                handle.write(chunk.encode("utf-8"))
     except OSError as exc:
         raise TopocastError(f"export: cannot write '{path}': {exc.strerror or exc}") from None
+    return Path(path)
 
 
 def check_output(path: str | Path) -> Path:
-    """``path`` as a file to write: a :class:`TopocastError` if it is empty or names a directory."""
-    text = str(path)
-    if not text.strip() or text.endswith(("/", "\\")) or Path(text).expanduser().is_dir():
-        raise TopocastError(f"export: '{path}' is not a file name; give one such as net.graphml")
-    return Path(text).expanduser()
+    """``path`` as a file to write: a regular file or a new name in an existing, writable directory
+    (:func:`topocast.fileio.check_output_file`), else a :class:`TopocastError` naming ``OUT``."""
+    from ..fileio import check_output_file
+
+    return check_output_file(path, "OUT")
 
 
 def check_format(format: str | None, path: str | Path | None = None) -> str:
@@ -84,9 +123,9 @@ def format_for(path: str | Path | None) -> str:
 
 
 def export_text(topology: Topology, format: str) -> str:
-    """The file contents of ``topology`` in ``format``."""
+    """The file contents of ``topology`` in ``format`` (the whole text in memory: for small networks)."""
     fmt = check_format(format)
-    return _WRITERS[fmt](topology)
+    return "".join(_WRITERS[fmt](topology))
 
 
 def node_names(topology: Topology) -> list[str]:
@@ -94,22 +133,10 @@ def node_names(topology: Topology) -> list[str]:
     names = [topology.codec.format(i) for i in range(topology.num_nodes)]
     if len(set(names)) != len(names):
         raise TopocastError(f"export: two nodes of {topology.spec} have the same name as text")
+    bad = next((n for n in names if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in n)), None)
+    if bad is not None:
+        raise TopocastError(f"export: node name {bad!r} holds a control character, which no format keeps")
     return names
-
-
-def named_graph(topology: Topology):
-    """A networkx Graph (MultiGraph with parallel links) with text names, ``index`` and edge ``label``."""
-    import networkx as nx
-
-    names = node_names(topology)
-    graph = nx.MultiGraph() if topology.has_parallel_links else nx.Graph()
-    graph.graph["spec"] = topology.spec
-    graph.add_nodes_from((name, {"index": i}) for i, name in enumerate(names))
-    src, dst, labels = _links(topology)
-    label_names = np.asarray(topology.label_names, dtype=object)[labels]
-    graph.add_edges_from((names[u], names[v], {"label": str(lab)})
-                         for u, v, lab in zip(src.tolist(), dst.tolist(), label_names, strict=True))
-    return graph
 
 
 def _links(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -118,25 +145,81 @@ def _links(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return topology.arc_sources[keep], topology.indices[keep], topology.arc_labels[keep]
 
 
-def _graphml(topology: Topology) -> str:
-    import networkx as nx
-
-    return "\n".join(nx.generate_graphml(named_graph(topology))) + "\n"
-
-
-def _gml(topology: Topology) -> str:
-    import networkx as nx
-
-    return "\n".join(nx.generate_gml(named_graph(topology))) + "\n"
+def _link_chunks(topology: Topology) -> Iterator[tuple[list[int], list[int], list[str]]]:
+    """The links of :func:`_links` in chunks of :data:`CHUNK`: sources, targets and label names as lists."""
+    src, dst, labels = _links(topology)
+    label_names = [str(name) for name in topology.label_names]
+    for lo in range(0, len(src), CHUNK):
+        hi = lo + CHUNK
+        yield src[lo:hi].tolist(), dst[lo:hi].tolist(), [label_names[k] for k in labels[lo:hi].tolist()]
 
 
-def _json(topology: Topology) -> str:
-    import networkx as nx
+# -- GraphML ---------------------------------------------------------------------------------------------
+def _graphml(topology: Topology) -> Iterator[str]:
+    names = [quoteattr(n) for n in node_names(topology)]
+    yield ('<?xml version=\'1.0\' encoding=\'utf-8\'?>\n'
+           '<graphml xmlns="http://graphml.graphdrawing.org/xmlns" '
+           'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" '
+           'xsi:schemaLocation="http://graphml.graphdrawing.org/xmlns '
+           'http://graphml.graphdrawing.org/xmlns/1.0/graphml.xsd">\n'
+           '  <key id="d0" for="node" attr.name="index" attr.type="long" />\n'
+           '  <key id="d1" for="edge" attr.name="label" attr.type="string" />\n'
+           '  <key id="d2" for="graph" attr.name="spec" attr.type="string" />\n'
+           '  <graph edgedefault="undirected">\n'
+           f'    <data key="d2">{xml_escape(topology.spec)}</data>\n')
+    for lo in range(0, len(names), CHUNK):
+        yield "".join(f'    <node id={names[i]}>\n      <data key="d0">{i}</data>\n    </node>\n'
+                      for i in range(lo, min(lo + CHUNK, len(names))))
+    for src, dst, labels in _link_chunks(topology):
+        yield "".join(f'    <edge source={names[u]} target={names[v]}>\n      <data key="d1">{xml_escape(lab)}</data>'
+                      "\n    </edge>\n" for u, v, lab in zip(src, dst, labels, strict=True))
+    yield "  </graph>\n</graphml>\n"
 
-    return json.dumps(nx.node_link_data(named_graph(topology), edges="links"), indent=1) + "\n"
+
+# -- GML -------------------------------------------------------------------------------------------------
+_GML_UNSAFE = re.compile(r'[^ -~]|[&"]')
 
 
-def _edgelist(topology: Topology) -> str:
+def gml_string(text: str) -> str:
+    """``text`` as a GML string: quoted, with ``&``, ``"`` and every character outside printable ASCII written
+    as a character reference (``&#233;``), which GML readers (networkx's among them) turn back."""
+    return '"' + _GML_UNSAFE.sub(lambda m: f"&#{ord(m.group(0))};", text) + '"'
+
+
+def _gml(topology: Topology) -> Iterator[str]:
+    names = [gml_string(n) for n in node_names(topology)]
+    yield "graph [\n" + ("  multigraph 1\n" if topology.has_parallel_links else "") + \
+        f"  spec {gml_string(topology.spec)}\n"
+    for lo in range(0, len(names), CHUNK):
+        yield "".join(f"  node [\n    id {i}\n    label {names[i]}\n    index {i}\n  ]\n"
+                      for i in range(lo, min(lo + CHUNK, len(names))))
+    for src, dst, labels in _link_chunks(topology):
+        yield "".join(f"  edge [\n    source {u}\n    target {v}\n    label {gml_string(lab)}\n  ]\n"
+                      for u, v, lab in zip(src, dst, labels, strict=True))
+    yield "]\n"
+
+
+# -- node-link JSON --------------------------------------------------------------------------------------
+def _json(topology: Topology) -> Iterator[str]:
+    names = [json.dumps(n) for n in node_names(topology)]
+    multi = "true" if topology.has_parallel_links else "false"
+    yield (f'{{\n "directed": false,\n "multigraph": {multi},\n "graph": {{\n  "spec": {json.dumps(topology.spec)}'
+           '\n },\n "nodes": [')
+    for lo in range(0, len(names), CHUNK):
+        yield ("," if lo else "") + ",".join(f'\n  {{\n   "index": {i},\n   "id": {names[i]}\n  }}'
+                                             for i in range(lo, min(lo + CHUNK, len(names))))
+    yield "\n ],\n \"links\": ["
+    first = True
+    for src, dst, labels in _link_chunks(topology):
+        yield ("" if first else ",") + ",".join(
+            f'\n  {{\n   "label": {json.dumps(lab)},\n   "source": {names[u]},\n   "target": {names[v]}\n  }}'
+            for u, v, lab in zip(src, dst, labels, strict=True))
+        first = False
+    yield "\n ]\n}\n"
+
+
+# -- edge list -------------------------------------------------------------------------------------------
+def _edgelist(topology: Topology) -> Iterator[str]:
     names = ["".join(name.split()) for name in node_names(topology)]
     if len(set(names)) != len(names):
         raise TopocastError("export: node names collide once whitespace is removed; use graphml, gml or json")
@@ -147,19 +230,23 @@ def _edgelist(topology: Topology) -> str:
     if len(isolated):
         raise TopocastError(f"export: an edge list cannot hold the isolated node '{names[isolated[0]]}'; "
                             "use graphml, gml or json")
-    src, dst, _ = _links(topology)
-    head = f"# {topology.spec}: {topology.num_nodes} nodes, {topology.num_edges} links\n"
-    return head + "".join(f"{names[u]} {names[v]}\n" for u, v in zip(src.tolist(), dst.tolist(), strict=True))
+    yield f"# {topology.spec}: {topology.num_nodes} nodes, {topology.num_edges} links\n"
+    for src, dst, _ in _link_chunks(topology):
+        yield "".join(f"{names[u]} {names[v]}\n" for u, v in zip(src, dst, strict=True))
 
 
-def _anynet(topology: Topology) -> str:
+# -- BookSim2 anynet -------------------------------------------------------------------------------------
+def _anynet(topology: Topology) -> Iterator[str]:
     if not topology.is_connected:
         raise TopocastError(f"export: booksim-anynet needs a connected network; {topology.spec} is not connected")
-    lines = []
-    for r in range(topology.num_nodes):
-        neighbours = np.unique(topology.neighbors(r)).tolist()
-        lines.append(f"router {r} node {r}" + "".join(f" router {n}" for n in neighbours) + "\n")
-    return "".join(lines)
+    yield ""
+    indptr, indices = topology.indptr, topology.indices
+    for lo in range(0, topology.num_nodes, CHUNK):
+        lines = []
+        for r in range(lo, min(lo + CHUNK, topology.num_nodes)):
+            neighbours = sorted(set(indices[indptr[r]:indptr[r + 1]].tolist()))
+            lines.append(f"router {r} node {r}" + "".join(f" router {n}" for n in neighbours) + "\n")
+        yield "".join(lines)
 
 
 _WRITERS = {"graphml": _graphml, "gml": _gml, "json": _json, "edgelist": _edgelist, "booksim-anynet": _anynet}

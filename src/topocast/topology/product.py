@@ -73,6 +73,9 @@ def split_factors(body: str) -> dict:
     parts = tuple(p.strip() for p in body.split("*"))
     if any(not p for p in parts):
         raise TopocastError("product: write factors as SPEC*SPEC, e.g. product:ring:3*ring:5")
+    if any(p.partition(":")[0].strip().lower() == "product" for p in parts):
+        raise TopocastError("product: a factor cannot itself be a product; write every factor in one product, "
+                            "e.g. product:ring:3*ring:5*path:4")
     return {"factors": parts}
 
 
