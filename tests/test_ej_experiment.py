@@ -1,4 +1,4 @@
-"""``topocast reproduce ej --quick``: every table cell compared with the paper matches; figures and CSV written."""
+"""``topocast reproduce ej --quick``: the table cells compared with the paper match but one; figures and CSV written."""
 
 import pytest
 
@@ -14,7 +14,10 @@ def test_reproduce_ej_quick(tmp_path):
     report = experiment("ej").run(True, tmp_path, None)
     compared = [t.compared() for t in report.tables]
     assert sum(c[1] for c in compared) >= 100
-    assert all(hits == total for hits, total in compared)
+    # every printed cell matches but one: Table 1's total row prints 12 steps where its rows have 3 rounds of 3
+    assert [total - hits for hits, total in compared] == [1] + [0] * (len(compared) - 1)
+    total_steps = report.tables[0].rows[-1][1]
+    assert (total_steps.ours, total_steps.paper, total_steps.match) == (3 * 3, 12, False)
     names = {p.name for p in report.figures}
     for number in range(15, 23):
         assert any(f"figure{number}" in name for name in names)

@@ -26,7 +26,7 @@ def test_reproduce_quick(tmp_path):
     assert any("Massini" in c.text and c.confirmed for c in report.claims)
     assert report.figures and report.figures[0].exists()
     # construction formulas and pass counts are closed forms of ours, not printed cells
-    assert by_title["Switches per level (paper"].tally().closed_form_passed == 16
-    assert by_title["Switches per level (paper"].tally().printed_matched == 0
+    assert by_title["Switches per level"].tally().closed_form_passed == 16
+    assert by_title["Switches per level"].tally().printed_matched == 0
     written = report.write(tmp_path)
     assert all(p.exists() for p in written)

@@ -79,7 +79,8 @@ def classic_table(evidence: list[dict]) -> Table:
         rows,
         notes=[f"cost model: t_s = {COST.startup * 1e6:g} us, t_w = {COST.per_byte * 1e9:g} ns/B, "
                f"t_h = {COST.per_hop * 1e9:g} ns, m = {MESSAGE_BYTES:g} B, store-and-forward, root 0",
-               "the 'paper' column here is the textbook closed form of each algorithm (Grama et al. ch. 4)"],
+               "the reference column is each algorithm's textbook cost formula (Grama et al. ch. 4) evaluated by us: "
+               "a closed-form check, not a value printed in the book"],
     )
 
 

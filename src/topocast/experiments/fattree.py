@@ -274,7 +274,8 @@ def node_count_table(rows: list[dict]) -> Table:
         out.append([f"GFT({h},{m},{w})", r["kind"], Compare(r["processors"], w * m ** h, kind="closed_form"),
                     *[Compare(r["levels"][x], m ** (h - x) * w ** x, kind="closed_form") for x in range(3)],
                     r["sizes"]])
-    return Table("Switches per level (paper: the construction of 2.2.3, m^(h-x) w^x; processors w m^h)",
+    return Table("Switches per level: built against the closed form of the construction (2.2.3), m^(h-x) w^x; "
+                 "processors w m^h",
                  ["tree", "kind", "processors", "level 0", "level 1", "level 2", "switch sizes (0 / 1 / top)"], out)
 
 
@@ -338,8 +339,8 @@ def verification_table(rows: list[dict]) -> Table:
                     Compare(check.passes, r["formula_passes"], kind="closed_form"), f"{r['pass_bound']:g}",
                     r["per_pass"]])
     return Table("Verification per scheme and tree (circuit engine, every row and pass traced)",
-                 ["tree", "scheme", "result", "passes (paper: ceil(m/w), h = 2)", "pass bound (m/w)^(h-1)",
-                  "circuits per pass"], out,
+                 ["tree", "scheme", "result", "passes (closed form ceil(m/w), thesis 4.2, h = 2)",
+                  "pass bound (m/w)^(h-1)", "circuits per pass"], out,
                  notes=["h >= 3 slimmed trees need (m/w)^(h-1) passes (the top carries m w^h circuits for "
                         "w m^h processors); the thesis works through h = 2 only."])
 
@@ -377,8 +378,9 @@ def rls_table(rows: list[dict]) -> Table:
         out.append([f"butterfly-butterfly:n={r['n']}", Compare(r["stages"], 2 * r["n"] - 1, kind="closed_form"),
                     line, "yes" if check.first_stage_straight else "no", "yes" if r["middle_ok"] else "no"])
     return Table("Right Latin square on the Butterfly-Butterfly (Izzi and Massini 2020, thesis 3.2.4.2)",
-                 ["network", "stages (paper: 2 log2 N - 1)", "result (circuit engine, every row traced)",
-                  "first stage straight (all k)", "k = 1: middle stage output is pi(N/2 - i)"], out,
+                 ["network", "stages (closed form 2 log2 N - 1, thesis 3.2.4.2)",
+                  "result (circuit engine, every row traced)", "first stage straight (all k)",
+                  "k = 1: middle stage output is pi(N/2 - i)"], out,
                  notes=["Configuration k realises i -> (i - k) mod N: the thesis's first rotation, traced, moves "
                         "every message one place down (its row of images is rotated right, hence RLS).",
                         "Second butterfly: the identity's settings for even k, stage log2 N complemented for odd k; "

@@ -417,11 +417,12 @@ def curves_table(ev: dict) -> Table:
 def radix_table(ev: dict) -> Table:
     table = Table("Router radix at equal router count (the paper's Galaxyflies)",
                   ["Galaxyfly (n,q,a)", "routers", "Galaxyfly radix", "least-radix Dragonfly (g,a)",
-                   "its radix", "Table 5 Dragonfly radix"], [], key="radix")
+                   "its radix", "radix of Table 5's Dragonfly(n, q*a)"], [], key="radix")
     for r in ev["radix"]:
         table.rows.append(["({},{},{})".format(*r["galaxyfly"]), r["routers"], r["radix"],
                            "({},{})".format(*r["dragonfly"]), r["dragonfly_radix"], r["table5_radix"]])
-    table.notes.append("radix: network ports of the busiest router with the default h (Galaxyfly: a - 1 + "
+    table.notes.append("every radix here is computed by us (the paper prints none); "
+                       "radix: network ports of the busiest router with the default h (Galaxyfly: a - 1 + "
                        "ceil(d/a), d = (q - delta)/2 + n - 1; Dragonfly: a - 1 + ceil((g-1)/a)); the least-radix "
                        "Dragonfly is found by trying every (g, a) with g*a routers")
     return table
