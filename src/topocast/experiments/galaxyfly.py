@@ -530,7 +530,8 @@ def comparators_table(ev: dict) -> Table:
     return Table("Table 5 comparators: MaxTime (us) of A2A, the former stand-in and A2A on the Galaxyfly (ours)",
                  ["Dragonfly (g,a)", "A2A", "stand-in: SFATA on the Dragonfly", "Galaxyfly (n,q,a)",
                   "A2A on the Galaxyfly", "SFATA", "RFATA block", "RFATA packet", "A2A (Dragonfly) / SFATA",
-                  "paper A2A / SFATA", "A2A verified exactly once"], rows, key="table5_comparators",
+                  "paper: A2A / SFATA (ratio of printed values)", "A2A verified exactly once"], rows,
+                 key="table5_comparators",
                  notes=["A2A = group-combining-allgather (Xiang and Ju 2021 as summarised; docs/galaxyfly.md): "
                         "combine in one router per group, exchange between groups, forward inside; on a Galaxyfly "
                         "the combined messages are relayed along breadth-first trees of supernodes",
