@@ -2,10 +2,12 @@
 
 import json
 
+import numpy as np
 import pytest
 
 from topocast import registry
 from topocast.cli import main
+from topocast.experiments import galaxyfly as gf
 
 
 @pytest.fixture(scope="module")
@@ -22,8 +24,23 @@ def test_tables_and_paper_cells(report):
     assert table2.compared() == (16, 16)  # 100% success, 0% failure for all four packet sizes
     table3 = rep.tables[1]
     avg_packet = next(row for row in table3.rows if row[0] == "AvgPacket")
-    assert all(cell.ours == 0 and cell.match for cell in avg_packet[1:])
+    assert all(cell.ours == 0 and cell.match and cell.kind == "paper" for cell in avg_packet[1:])
     assert table3.rows[0][1].paper == 34100  # the paper's printed AvgTime for (3,5,4): Table 3, first cell
+    # times: the paper's timing model is not stated, so they are shown as printed, not comparable, never mismatched
+    min_time = next(row for row in table3.rows if row[0] == "MinTime")
+    assert min_time[4].paper == 117000 and min_time[4].kind == "not_comparable" and min_time[4].match is None
+    tally = table3.tally()
+    assert tally.printed_not_comparable == 4 * 5 and tally.printed_matched + tally.printed_mismatched == 2 * 5
+    assert rep.tables[3].tally().printed_not_comparable == 3 * 5   # Table 5 prints no RouterTime
+    # a ratio of two printed cells is derived, not printed: Table 4 MaxTime / Table 3 MaxTime for (3,5,4)
+    relations = next(t for t in rep.tables if t.title.startswith("Tables 3-5 as unit-free ratios"))
+    first = relations.rows[0][1]
+    assert first.kind == "derived" and first.paper == round(67400 / 56500, 3)
+    for table in rep.tables:   # every remaining printed cell holds a number the paper prints
+        for row in table.rows:
+            for cell in row:
+                if hasattr(cell, "kind") and cell.kind in ("paper", "not_comparable"):
+                    assert cell.paper in _printed_numbers(), (table.title, row[0], cell)
 
 
 def test_claims_have_verdicts_with_numbers(report):
@@ -41,19 +58,24 @@ def test_claims_have_verdicts_with_numbers(report):
 
 def test_maxtime_claim_verdict_per_forwarding_reading(report):
     """Table 6's 'SFATA finishes first' depends on the forwarding reading: the verdicts follow the measured
-    ratios (>= 1.05), which differ in direction between block and per-packet spreading."""
+    ratios (>= 1.05), which differ in direction between block and per-packet spreading.  The paper's text
+    has RFATA spread each packet as it arrives, so that reading is the default."""
     rep, _ = report
     claim = next(c for c in rep.claims if c.text.startswith("SFATA finishes first"))
     assert claim.depends and claim.verdict == "depends"
-    assert claim.confirmed is claim.readings["forwarding=block & root=S1"] is False
-    assert claim.readings["forwarding=packet & root=S1"] is True
+    assert claim.confirmed is claim.readings["forwarding=packet & root=S1"] is True
+    assert claim.readings["forwarding=block & root=S1"] is False
     assert "all roots of (3, 5, 4)" in " ".join(claim.readings)  # --quick: the documented sample of roots
     text = claim.readings_text()
     assert text.startswith("holds under forwarding=packet & root=S1") and "refuted under forwarding=block" in text
+    table4 = rep.tables[2]
+    assert "forwarding=packet" in table4.title
+    packet = next(c for c in rep.tables if c.key == "table5_comparators").rows[0]
+    assert next(r for r in table4.rows if r[0] == "MaxTime")[1].ours == pytest.approx(packet[7])  # RFATA packet
     forwarding = next(t for t in rep.tables if t.key == "forwarding")
     by = {(r[0], r[1]): r[2:] for r in forwarding.rows}
-    # the paper's printed ratio in its own row: Table 4 MaxTime / Table 3 MaxTime
-    assert by["paper (printed)", "—"][0] == round(67400 / 56500, 3)
+    # the ratio of the paper's printed values in its own row: Table 4 MaxTime / Table 3 MaxTime
+    assert by["paper (ratio of printed values)", "—"][0] == round(67400 / 56500, 3)
     assert all(x >= 1.05 for x in by["forwarding=packet", 0.3]) and all(x < 1.05 for x in by["forwarding=block", 1.0])
     data = rep.as_json()
     entry = next(c for c in data["claims"] if c["claim"] == claim.text)
@@ -75,7 +97,7 @@ def test_table5_is_a2a_beside_the_stand_in(report):
 def test_figures_written(report):
     rep, out = report
     names = sorted(p.name for p in rep.figures)
-    assert names == ["galaxyfly_galaxy_graph.png", "galaxyfly_router_completion.png"]
+    assert names == ["galaxyfly_galaxy_graph.png", "galaxyfly_printed_vs_ours.png", "galaxyfly_router_completion.png"]
     assert all((out / n).stat().st_size > 10_000 for n in names)
 
 
@@ -104,3 +126,50 @@ def test_runner_reuses_plans_and_gives_the_runs_of_the_api():
         assert {k: v for k, v in ours.metrics.items() if k != "seconds"} == \
             {k: v for k, v in fresh.metrics.items() if k != "seconds"}
     assert len(runner.plans) == 3  # SFATA once, RFATA per packet once, A2A once
+
+
+def _printed_numbers() -> set:
+    """Every number Tables 2-5 print (Table 3's MinTime of (4,7,4) as printed, 117,000)."""
+    numbers = {100.0, 0.0, 117000}
+    for table in (gf.PAPER_SFATA, gf.PAPER_RFATA, gf.PAPER_A2A):
+        for values in table.values():
+            numbers.update(values)
+    return numbers
+
+
+def test_the_fit_finds_constants_planted_in_our_own_model():
+    """Oracle: times made by our runs at known constants (400 us start-up, 40 Mbps, 3 us per hop) are fitted
+    back to those constants with no residual, from our own constants as the start."""
+    from topocast.experiments.galaxyfly_fit import fit_times
+
+    runner = gf.Runner()
+    cells = gf.fit_cells()
+    times = gf.model_times(runner, gf.DEFAULT_FORWARDING, cells)
+    planted = np.array([4e-4, 8 / 40e6, 3e-6])
+    fit = fit_times(times, times(planted), gf.OUR_CONSTANTS)
+    assert fit.rms < 1e-6 and fit.within(1e-6) == len(cells) == 54
+    assert fit.constants == pytest.approx(planted, rel=1e-3)
+    kept = fit_times(times, times(planted), gf.OUR_CONSTANTS, free=(True, False, True))
+    assert kept.constants[1] == gf.OUR_CONSTANTS[1] and kept.rms > 0.01   # 16 Gbps kept: it cannot fit
+
+
+def test_fit_table_and_opening_sentence(report):
+    """The fit is reported as its own table (not counted) and in the report's opening sentences, with the same
+    numbers; the residual is that of runs re-run at the fitted constants."""
+    rep, _ = report
+    fit = next(t for t in rep.tables if t.key == "timing_fit")
+    assert fit.tally().printed_matched + fit.tally().printed_mismatched == 0
+    rows = [r for r in fit.rows if r[0].startswith("start-up, bandwidth")]
+    default = rows[0]
+    assert default[1] == gf.DEFAULT_FORWARDING and default[5] == 54
+    runner = gf.Runner()
+    cells = gf.fit_cells()
+    printed = np.array([c[3] for c in cells])
+    # the fitted constants, read back from the table, give the table's residual when run again
+    startup = default[2] * 1e-6
+    per_hop = 0.0 if isinstance(default[4], str) else default[4] * 1e-6
+    theta = np.array([startup, 8 / (default[3] * 1e9), max(per_hop, 1e-13)])
+    again = gf.model_times(runner, gf.DEFAULT_FORWARDING, cells)(theta) / printed - 1
+    assert 100 * np.sqrt(np.mean(again ** 2)) == pytest.approx(default[6], abs=0.5)
+    assert any(f"RMS relative residual of {default[6]:.0f}%" in h for h in rep.highlights)
+    assert 0 < default[6] < 100 and fit.rows[0][6] > default[6]   # fitted beats our own constants

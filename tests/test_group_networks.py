@@ -182,9 +182,10 @@ def test_quick_report_has_its_tables_claims_and_files(quick):
     assert all(c.evidence for c in report.claims)
     latency = report.claims[1]
     assert set(latency.readings) == {f"{p}, {r}" for p in gn.PAIRINGS for r in gn.FIXED}
-    names = {p.name for p in report.figures}
-    assert f"{gn.NAME}_latency.png" in names and f"{gn.NAME}_runs.csv" in names
-    assert all(p.exists() and p.stat().st_size > 0 for p in report.figures)
+    assert [p.name for p in report.figures] == [f"{gn.NAME}_latency.png"]  # images only: a CSV is no figure
+    assert [p.name for p in report.files] == [f"{gn.NAME}_runs.csv"]
+    assert all(p.exists() and p.stat().st_size > 0 for p in report.figures + report.files)
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in report.figures)
     assert "VERIFICATION FAILED" not in " ".join(report.notes)
     assert registry.experiment(gn.NAME).run is gn.run
 

@@ -43,8 +43,8 @@ def test_run_seeds_are_shared_by_the_series_and_differ_elsewhere():
     assert {len(r) for r in per_point.values()} == {experiment.SEEDS} and experiment.SEEDS >= 5
 
 
-# regression: 6 settings shown, 3 printed cells (Theorem 1's two start-ups and two steps, printed by the paper,
-# section 3) and 9 claims are the report's layout
+# regression: 10 settings shown (start-up, length, both preparation sets), 3 printed cells (Theorem 1's two
+# start-ups and two steps, printed by the paper, section 3) and 10 claims are the report's layout
 @pytest.mark.regression
 def test_reproduce_multicast_small(tmp_path, monkeypatch):
     small = {key: loads[:2] for key, loads in experiment.QUICK_LOADS.items()}
@@ -59,21 +59,27 @@ def test_reproduce_multicast_small(tmp_path, monkeypatch):
     model = report.tables[0]
     cells = {row[0]: row[1] for row in model.rows}
     assert cells["start-up latency (cycles)"] == Compare(33, 33, kind="setting")
-    assert model.tally().settings_shown == 6 and model.tally().printed_matched == 3
+    assert model.tally().settings_shown == 10 and model.tally().printed_matched == 3
+    # both preparation sets the paper prints (section 4): 2/4/8/16 with the figures, 2/2/4/16 before
+    printed = {"figures": (2, 4, 8, 16), "text": (2, 2, 4, 16)}
+    for prep, values in printed.items():
+        for alg, value in zip(("DP", "MP", "CP", "QG"), values, strict=True):
+            assert cells[f"{alg} preparation time (cycles), set {prep}"] == Compare(value, value, kind="setting")
     assert model.tally().printed_mismatched == 0
     ecube = next(v for k, v in cells.items() if k.startswith("QG routing=ecube: start-ups"))
     assert ecube == 2  # one start-up per step: two per multicast, shown, not counted
 
-    # claims: the default reading's verdict, and every reading's
-    assert len(report.claims) == 9 and all(isinstance(c, Claim) for c in report.claims)
-    routings = {f"routing={r} ({c} counts)" for r in ("disjoint", "ecube") for c in ("fixed", "drawn")}
+    # claims: the default reading's verdict (e-cube, the stated base routing; the figures' set; fixed counts),
+    # and every reading's: routing x preparation set x counts, the set alone for MP against DP
+    assert len(report.claims) == 10 and all(isinstance(c, Claim) and c.why for c in report.claims)
+    sets = [f"prep={p} ({c} counts)" for p in ("figures", "text") for c in ("fixed", "drawn")]
     for claim in report.claims:
         if claim.text.startswith("MP"):
-            assert set(claim.readings) == {"fixed counts", "drawn counts"}
-            assert claim.confirmed == claim.readings["fixed counts"]
+            assert set(claim.readings) == set(sets)
+            assert claim.confirmed == claim.readings["prep=figures (fixed counts)"]
         else:
-            assert set(claim.readings) == routings
-            assert claim.confirmed == claim.readings["routing=disjoint (fixed counts)"]
+            assert set(claim.readings) == {f"routing={r}, {x}" for r in ("ecube", "disjoint") for x in sets}
+            assert claim.confirmed == claim.readings["routing=ecube, prep=figures (fixed counts)"]
     assert report.claims[0].confirmed  # low load: DP and MP beat CP and QG, under every reading
     assert all(report.claims[0].readings.values())
     assert sum("preparation time 40" in c.text for c in report.claims) == 4
@@ -89,6 +95,9 @@ def test_reproduce_multicast_small(tmp_path, monkeypatch):
         runs = list(csv.DictReader(handle))
     assert len(series) == 4 * 2 * 2 * len(experiment.SERIES)
     assert {r["series"] for r in series} == {key for key, *_ in experiment.SERIES}
+    prep = {r["series"]: int(r["prep_cycles"]) for r in series}
+    assert (prep["MP"], prep["CP"], prep["MPt"], prep["CPt"], prep["DP"], prep["QGE"]) == (4, 8, 2, 4, 2, 16)
+    assert all(float(r["arrival_std_mean_cycles"]) >= 0 for r in series if r["arrival_std_mean_cycles"] != "nan")
     # no delivery rule broken anywhere; a run is unverified only when its short window did not drain
     assert not any("VERIFICATION FAILED" in n for n in report.notes)
     assert any(r["verified"] == "True" for r in series)
@@ -116,7 +125,11 @@ def test_reproduce_multicast_small(tmp_path, monkeypatch):
                for cell in row)
     assert any("delivery" in n for n in report.notes) and any("quick run" in n for n in report.notes)
     pngs = sorted(p.name for p in tmp_path.glob("*.png"))
-    assert pngs == [f"multicast_fig{i}.png" for i in (3, 4, 5, 6)]
+    assert pngs == [f"multicast_fig{i}.png" for i in (3, 4, 5, 6)] == sorted(p.name for p in report.figures)
+    assert all(p.read_bytes()[:4] == b"\x89PNG" for p in report.figures)   # images only; the CSVs are files
+    assert sorted(p.name for p in report.files) == ["multicast_runs.csv", "multicast_series.csv"]
+    arrival = next(t for t in report.tables if t.key == "arrival_spread")
+    assert len(arrival.rows) == 4 * 2 and arrival.tidy[0][3] == "arrival_std_mean_cycles"
 
 
 def test_cells_hold_every_series_of_one_seed_on_one_network():
@@ -138,8 +151,72 @@ def test_a_cell_runs_as_its_runs_do_one_by_one():
     jobs, keys = experiment._jobs(True, 600, 2, seed=5)
     cell = next(c for c in experiment._cells(jobs, keys) if keys[c[0]][0] == 4)
     alone = [measure_point(jobs[i]) for i in cell]
-    together = experiment.run_cell([jobs[i] for i in cell])
+    together = [{k: v for k, v in r.items() if not k.startswith("arrival_")}
+                for r in experiment.run_cell([jobs[i] for i in cell])]
     assert json.dumps(together, sort_keys=True) == json.dumps(alone, sort_keys=True)  # NaN == NaN here
+
+
+def test_arrival_spread_against_each_multicast_by_hand():
+    """The spread of one run's arrival times, recomputed multicast by multicast from the trace (np.std: the
+    population deviation, max - min: the range)."""
+    import topocast as tc
+
+    result = tc.run("mesh:8x8", "multicast-qg", seed=3, destinations=6, load=0.01, cycles=4000, batches=2,
+                    routing="ecube")
+    run = result.trace
+    plan, times = run.plan, run.trace.slot_time
+    stds, ranges = [], []
+    for m in range(plan.num_multicasts):
+        arrivals = times[plan.slot_ptr[m]:plan.slot_ptr[m + 1]]
+        if plan.warmup <= plan.generated[m] < plan.drain_start and len(arrivals) and (arrivals >= 0).all():
+            stds.append(np.std(arrivals))
+            ranges.append(arrivals.max() - arrivals.min())
+    spread = experiment.arrival_spread(run)
+    assert len(stds) > 20
+    assert spread["arrival_std"] == pytest.approx(np.mean(stds)) and spread["arrival_range"] == pytest.approx(
+        np.mean(ranges))
+    assert spread["arrival_std"] > 0
+
+
+def _points(table: dict, fig: int = 3) -> dict:
+    """Hand-built load points ``{(fig, key, load): latency or 'sat'}`` as the claims read them."""
+    return {(fig, k, load): {"saturated": v == "sat", "mean_latency": 0.0 if v == "sat" else float(v),
+                             "arrival_std": 0.0 if v == "sat" else float(v)}
+            for (k, load), v in table.items()}
+
+
+def test_mp_claim_is_one_plain_rule():
+    """MP below DP at more than half of the loads where one of them is unsaturated, in Figs 3 and 5 each;
+    a saturated point is unbounded.  1 of 6 in Fig 3 fails, whatever happens at the last loads."""
+    loads = (0.001, 0.002, 0.004, 0.006, 0.008, 0.01, 0.012)
+    fig3 = dict(zip([("DP", x) for x in loads], (100, 110, 120, 150, 200, 260, "sat"), strict=True))
+    fig3.update(zip([("MP", x) for x in loads], (101, 111, 121, 151, 201, 250, "sat"), strict=True))
+    fig5 = {(k, x): v for (k, x), v in fig3.items()}
+    points = {**_points(fig3, 3), **_points(fig5, 5)}
+    keys = {"DP": "DP", "MP": "MP", "CP": "CP", "QG": "QG"}
+    loads_of = {3: list(loads), 5: list(loads)}
+    text, ok, evidence, why = experiment._mp_check(points, loads_of, keys)
+    assert not ok and why == "Fig 3: MP below DP at 1 of 6 loads; Fig 5: MP below DP at 1 of 6 loads"
+    # MP unsaturated one load longer than DP does not rescue it (the former either-or rule did): 2 of 7
+    points[(3, "MP", 0.012)] = points[(5, "MP", 0.012)] = {"saturated": False, "mean_latency": 400.0}
+    assert experiment._mp_check(points, loads_of, keys)[3] == ("Fig 3: MP below DP at 2 of 7 loads; "
+                                                               "Fig 5: MP below DP at 2 of 7 loads")
+    assert not experiment._mp_check(points, loads_of, keys)[1]
+    for fig in (3, 5):  # MP lower at 4 of 7: holds
+        for x in (0.001, 0.002):
+            points[(fig, "MP", x)] = {"saturated": False, "mean_latency": 90.0}
+    assert experiment._mp_check(points, loads_of, keys)[1]
+
+
+def test_arrival_claim_reads_the_spread_at_unsaturated_loads():
+    table = {("DP", 0.001): 8, ("MP", 0.001): 9, ("CP", 0.001): 57, ("QG", 0.001): 5,
+             ("DP", 0.01): 16, ("MP", 0.01): 19, ("CP", 0.01): 67, ("QG", 0.01): 40,
+             ("DP", 0.02): "sat", ("MP", 0.02): 30, ("CP", 0.02): 70, ("QG", 0.02): 1}
+    keys = {"DP": "DP", "MP": "MP", "CP": "CP", "QG": "QG"}
+    _, ok, evidence, why = experiment._arrival_check(_points(table), {3: [0.001, 0.01, 0.02]}, keys)
+    assert not ok and "Fig 3 1 of 2" in why   # 0.02 is left out: DP is saturated there
+    table[("QG", 0.01)] = 15
+    assert experiment._arrival_check(_points(table), {3: [0.001, 0.01, 0.02]}, keys)[1]
 
 
 class _Ticks:

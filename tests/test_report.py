@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from topocast.report import Claim, Compare, Report, Table, Tally, total_line
+from topocast.report import Claim, Compare, Report, Table, Tally, findings, total_line
 
 
 def _table() -> Table:
@@ -34,7 +34,8 @@ def test_table_tally_per_kind():
     assert tally.settings_shown == 2
     assert _table().compared() == (3, 5)  # settings are never counted as a match
     data = _table().as_json()
-    assert data["counts"] == {"printed_matched": 2, "printed_mismatched": 1, "closed_form_passed": 1,
+    assert data["counts"] == {"printed_matched": 2, "printed_mismatched": 1, "printed_not_comparable": 0,
+                              "derived_matched": 0, "derived_mismatched": 0, "closed_form_passed": 1,
                               "closed_form_failed": 1, "settings_shown": 2}
     assert (data["matched"], data["compared"]) == (3, 5)
 
@@ -101,3 +102,70 @@ def test_claim_readings_and_depending_count():
     report = Report("r", "R", [], [same, split, Claim("e", True, "e")])
     assert report.summary_line() == ("summary r: printed cells 0/0 matched (0 mismatched), closed-form checks 0/0, "
                                      "claims 2 confirmed / 1 refuted (1 of them depend on the reading)")
+
+
+def test_not_comparable_and_derived_cells_are_counted_apart():
+    table = Table("Table 3: times", ["m", "a", "b", "c"], [
+        ["time", Compare(48.3, 56500, kind="not_comparable"), Compare(60.5, 73700, kind="not_comparable"),
+         Compare(1.0, None, kind="not_comparable")],                      # no printed value: nothing to count
+        ["ratio", Compare(1.75, 67400 / 56500, rel_tol=0.1, kind="derived"), Compare(1.0, 1.05, rel_tol=0.1,
+                                                                                     kind="derived"), 3],
+        ["share", Compare(5.0, 5.0), Compare(4.0, 5.0), "x"],
+    ])
+    tally = table.tally()
+    assert tally.printed_not_comparable == 2 and (tally.printed_matched, tally.printed_mismatched) == (1, 1)
+    assert (tally.derived_matched, tally.derived_mismatched) == (1, 1)   # 1.75 vs 1.193: apart by 47%
+    assert all(c.match is None for c in table.rows[0][1:])                # never a match, never a mismatch
+    assert table.compared() == (2, 4)
+    assert "(not comparable)" in table.rows[0][1].text() and "(derived)" in table.rows[1][2].text()
+    line = Report("r", "R", [table], []).summary_line()
+    assert line == ("summary r: printed cells 1/2 matched (1 mismatched, 2 not comparable), derived from printed "
+                    "cells 1/2 agree, closed-form checks 0/0, claims 0 confirmed / 0 refuted")
+    header, rows = table.csv_rows()
+    assert rows[0][header.index("a reference")] == "not_comparable" and rows[0][header.index("a match")] is None
+
+
+def test_digit_identifiers_keep_their_leading_zero(tmp_path):
+    """A row of Figure 5.5 of the thesis, '01325467', is an identifier: a number would lose its zero."""
+    table = Table("Figure 5.5 rows", ["x", "row"], [[0, Compare("01325467", "01325467")],
+                                                    [1, Compare("10234576", "10234576")]])
+    header, rows = table.csv_rows()
+    assert [r[1] for r in rows] == ["01325467", "10234576"] and [r[0] for r in rows] == [0, 1]
+    report = Report("demo", "Demo", [table], [])
+    report.write(tmp_path)
+    text = (tmp_path / "demo_figure5_5.csv").read_text()
+    assert "01325467" in text.splitlines()[1]
+    plain = Table("t", ["id", "n"], [["0042", "7"], ["17", "8"]])
+    assert plain.csv_rows()[1] == [["0042", 7], ["17", 8]]   # the id column stays text, the number column not
+
+
+def _claims(verdict_mp: bool) -> list:
+    return [Claim("DP and MP beat CP at low load", True, "Fig 3 @ 0.001: DP 97, CP 236", readings={"a": True,
+                                                                                                   "b": True}),
+            Claim("MP beats DP", verdict_mp, "long evidence; more", why="MP below DP at 1 of 6 loads"),
+            Claim("QG saturates last", False, "e", readings={"routing=ecube": True, "routing=disjoint": False,
+                                                             "other": False})]
+
+
+def test_findings_are_computed_from_cells_and_verdicts():
+    table = Table("Table 2: rates (ours | paper)", ["m", "a", "b"], [["x", Compare(1, 1), Compare(2, 3)],
+                                                                   ["y", Compare(1.02, 1.0, rel_tol=0.05), 4]])
+    report = Report("r", "R", [table, Table("Times", ["t"], [[Compare(5, 50000, kind="not_comparable")]])],
+                    _claims(False), highlights=["fit: 56%"])
+    f = findings(report)
+    assert f["reproduced"] == ("2 of 3 comparable printed cells match, 1 of them within a stated tolerance "
+                               "(Table 2 2/3); 1 printed cells are shown but not comparable; 1 claims hold under "
+                               "every reading we ran.")
+    assert f["held"] == ["DP and MP beat CP at low load"]
+    assert f["refuted"] == "1 claims are refuted, under every reading we ran."
+    assert f["refuted_items"] == ["MP beats DP: MP below DP at 1 of 6 loads"]
+    assert f["depends"] == "1 claims depend on the reading."
+    assert f["depends_items"] == ["QG saturates last: holds only under routing=ecube (fails under the other 2); "
+                                  "under our default reading it fails"]
+    assert f["highlights"] == ["fit: 56%"] and f["counts"] == report.summary_line()
+    # the sentences follow the verdicts: the same report with MP's claim confirmed says so
+    other = findings(Report("r", "R", report.tables, _claims(True)))
+    assert other["refuted"] == "No claim is refuted under every reading we ran." and other["refuted_items"] == []
+    assert "MP beats DP" in other["held"] and "2 claims hold" in other["reproduced"]
+    assert report.as_json()["findings"] == f
+    assert Claim("c", False, "first clause; second").short_why() == "first clause"

@@ -1,8 +1,9 @@
 """report.html in a real headless browser (Debian's chromium driven by Playwright), and its Markdown twin.
 
 Checks: no console errors, nothing fetched from elsewhere, a section per reproduction, the summary counts
-equal to report.json, every image loaded.  Without chromium or Playwright the browser tests skip with the
-reason locally and fail when CI=true.
+equal to report.json, every image loaded (a broken one, naturalWidth 0, fails), the opening sentences per
+reproduction before the counts, and claims before tables.  Without chromium or Playwright the browser
+tests skip with the reason locally and fail when CI=true.
 """
 
 import json
@@ -57,8 +58,12 @@ def _reports(out: Path) -> list[Report]:
     ], [Claim("grows", True, "4 -> 9"),
         Claim("reading-dependent", False, "see readings", readings={"x=all": False, "x=used": True})],
         figures=[_figure(out / "alpha_fig.png")])
-    b = Report("beta", "Beta", [Table("t", ["x"], [[Compare(1, 2, kind="closed_form")]])],
-               [Claim("fails", False, "e")]).attach_coverage()
+    runs = out / "beta_runs.csv"
+    runs.write_text("row,label\n0,01325467\n")
+    # a data file among the figures (the bug of issue 27) and in its own list: linked, never an <img>
+    b = Report("beta", "Beta", [Table("t", ["x"], [[Compare(1, 2, kind="closed_form")],
+                                                   [Compare(5, 9, kind="not_comparable")]])],
+               [Claim("fails", False, "e", why="1 of 6")], figures=[runs], files=[runs]).attach_coverage()
     return [a.attach_coverage(), b]
 
 
@@ -76,6 +81,14 @@ def _open(html: Path) -> dict:
             page.goto(html.absolute().as_uri(), wait_until="load")
             state = page.evaluate("""() => ({
                 sections: [...document.querySelectorAll('section.reproduction')].map(s => s.dataset.reproduction),
+                findings: [...document.querySelectorAll('div.findings')].map(d => d.dataset.reproduction),
+                findingsFirst: [...document.querySelectorAll('div.findings')].every(d =>
+                    d.compareDocumentPosition(document.getElementById('summary-table'))
+                    & Node.DOCUMENT_POSITION_FOLLOWING),
+                claimsFirst: [...document.querySelectorAll('section.reproduction')].every(s => {
+                    const c = s.querySelector('ul.claims'), t = s.querySelector('table.data');
+                    return !c || !t || (c.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING);
+                }),
                 images: [...document.images].map(
                     i => ({src: i.src.slice(0, 30), ok: i.complete && i.naturalWidth > 0})),
                 summary: Object.fromEntries([...document.querySelectorAll('#summary-table tbody tr')].map(tr => [
@@ -97,8 +110,10 @@ def _main(args: list[str]) -> None:
 
 def _check(state: dict, run: dict, names: list[str]) -> None:
     assert state["errors"] == [] and state["remote"] == []
-    assert state["sections"] == names
-    assert state["images"] and all(i["ok"] and i["src"].startswith("data:image/png") for i in state["images"])
+    assert state["sections"] == names == state["findings"]
+    assert state["findingsFirst"] and state["claimsFirst"]
+    broken = [i for i in state["images"] if not (i["ok"] and i["src"].startswith("data:image/png"))]
+    assert state["images"] and not broken, broken
     for name, row in run["summary"].items():
         for key, value in state["summary"][name].items():
             assert value == row[key], (name, key)
@@ -113,7 +128,12 @@ def test_report_pages_from_hand_built_reports(tmp_path):
     html = files["html"].read_text()
     assert "Alpha &lt;paper&gt; &amp; co" in html and "http" not in html.replace("http-equiv", "")
     md = files["md"].read_text()
-    assert "| alpha | 1 | 1 | 0 | 0 | 1 | 1 | 1 |" in md and "![alpha_fig.png](alpha_fig.png)" in md
+    assert "| alpha | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 1 | 1 | 1 |" in md and "![alpha_fig.png](alpha_fig.png)" in md
+    assert "| beta | 0 | 0 | 1 | 0 | 0 | 0 | 1 | 0 | 1 | 0 |" in md
+    assert "beta_runs.csv)" in md and "![beta_runs.csv]" not in md
+    assert "<img" not in html.split("beta_runs.csv")[0][-300:]
+    assert html.count('href="beta_runs.csv"') == 1   # listed once, though given twice
+    assert "**Refuted.** 1 claims are refuted, under every reading we ran.\n  - fails: 1 of 6\n" in md
     assert "holds under x=used; refuted under x=all" in md
     lines = summary_lines(reports)
     assert lines[-1].startswith("summary all: printed cells 1/2 matched") and len(lines) == 3
@@ -139,3 +159,15 @@ def test_reproduce_defaults_to_topocast_results(tmp_path, monkeypatch, capsys):
     assert json.loads(captured.out)["name"] == "classic"  # stdout stays pure JSON
     assert "results: writing to" in captured.err and "report.html" in captured.err
     assert (tmp_path / "topocast-results" / "report.html").exists()
+
+
+def test_a_broken_image_fails_the_browser_check(tmp_path):
+    """The check reads naturalWidth: an image that does not decode (a CSV sent as a PNG) is caught."""
+    bad = tmp_path / "bad.png"
+    bad.write_text("row,label\n0,01325467\n")
+    files = write_run([Report("alpha", "Alpha", [], [Claim("c", True, "e")], figures=[bad]).attach_coverage()],
+                      tmp_path)
+    state = _open(files["html"])
+    assert [i["ok"] for i in state["images"]] == [False]
+    with pytest.raises(AssertionError):
+        _check(state, json.loads(files["json"].read_text()), ["alpha"])

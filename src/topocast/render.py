@@ -31,6 +31,8 @@ def render_report(report: Report, console: Console) -> None:
         console.print(f"note: {note}", markup=False)
     for figure in report.figures:
         console.print(f"figure: {figure}", markup=False)
+    for path in report.files:
+        console.print(f"file: {path}", markup=False)
 
 
 def _caption(table: Table) -> str | None:
@@ -38,6 +40,11 @@ def _caption(table: Table) -> str | None:
     parts = []
     if t.printed_matched + t.printed_mismatched:
         parts.append(f"{t.printed_matched}/{t.printed_matched + t.printed_mismatched} printed cells match the paper")
+    if t.printed_not_comparable:
+        parts.append(f"{t.printed_not_comparable} printed cells not comparable, not counted")
+    if t.derived_matched + t.derived_mismatched:
+        parts.append(f"{t.derived_matched}/{t.derived_matched + t.derived_mismatched} values derived from printed "
+                     "cells agree")
     if t.closed_form_passed + t.closed_form_failed:
         parts.append(f"{t.closed_form_passed}/{t.closed_form_passed + t.closed_form_failed} closed-form checks pass")
     if t.settings_shown:

@@ -1,14 +1,20 @@
 """Reports of paper reproductions: tables with a reference value beside ours, and claims.
 
 A cell may be a plain value or a :class:`Compare`: our value beside a
-reference of one of three kinds.  ``"paper"``: a value printed in the paper
-(counted as a printed cell matched or mismatched); ``"closed_form"``: a closed
-form of ours (counted as a closed-form check passed or failed);
-``"setting"``: a value we chose or an input echoed back (shown, never
-counted).  A :class:`Claim` records a qualitative statement of a paper,
-confirmed or refuted from measured evidence, with the numbers behind the
-verdict.  :class:`Tally` adds the counts up into the one-line summary of a
-reproduction.
+reference of one of five kinds.  ``"paper"``: a value printed in the paper
+(counted as a printed cell matched or mismatched); ``"not_comparable"``: a
+value printed in the paper that ours cannot be held against, because the
+model behind it is not stated (counted apart as a printed cell not
+comparable, never as a match or a mismatch); ``"derived"``: a number
+computed from printed values only, such as the ratio of two printed cells
+(counted apart from printed cells); ``"closed_form"``: a closed form of ours
+(counted as a closed-form check passed or failed); ``"setting"``: a value we
+chose or an input echoed back (shown, never counted).  A :class:`Claim`
+records a qualitative statement of a paper, confirmed or refuted from
+measured evidence, with the numbers behind the verdict.  :class:`Tally` adds
+the counts up into the one-line summary of a reproduction, and
+:func:`findings` turns verdicts and counts into the few sentences a report
+opens with.
 """
 
 from __future__ import annotations
@@ -21,7 +27,10 @@ from typing import Any
 
 from .fileio import write_csv, write_json
 
-KINDS = ("paper", "closed_form", "setting")
+KINDS = ("paper", "not_comparable", "derived", "closed_form", "setting")
+#: how a kind is named beside a value (the printed kind needs no name)
+KIND_LABELS = {"paper": "", "not_comparable": "not comparable", "derived": "derived",
+               "closed_form": "closed form", "setting": "setting"}
 
 
 @dataclass(frozen=True)
@@ -39,8 +48,9 @@ class Compare:
 
     @property
     def match(self) -> bool | None:
-        """Whether ours equals the reference; None for a setting or a missing value (not counted)."""
-        if self.kind == "setting" or self.paper is None or self.ours is None:
+        """Whether ours equals the reference; None for a setting, a value not comparable or a missing value
+        (not counted as a match or a mismatch)."""
+        if self.kind in ("setting", "not_comparable") or self.paper is None or self.ours is None:
             return None
         if isinstance(self.ours, (int, float)) and isinstance(self.paper, (int, float)):
             if self.rel_tol == 0:
@@ -51,7 +61,7 @@ class Compare:
     def text(self) -> str:
         mark = {True: "✓", False: "✗", None: ""}[self.match]
         paper = "—" if self.paper is None else _fmt(self.paper)
-        suffix = {"paper": "", "closed_form": " (closed form)", "setting": " (setting)"}[self.kind]
+        suffix = f" ({KIND_LABELS[self.kind]})" if KIND_LABELS[self.kind] else ""
         return f"{_fmt(self.ours)} | {paper}{suffix} {mark}".rstrip()
 
     def as_json(self) -> dict:
@@ -71,6 +81,9 @@ class Claim:
     confirmed: bool
     evidence: str
     readings: dict = field(default_factory=dict, compare=False, hash=False)
+    #: the number behind the default verdict in a few words ('MP below DP at 1 of 6 loads'); the report's
+    #: opening sentences use it, else the evidence's first clause
+    why: str = field(default="", compare=False)
 
     @property
     def depends(self) -> bool:
@@ -92,8 +105,15 @@ class Claim:
                 ([f"refuted under {', '.join(failed)}"] if failed else [])
         return "; ".join(parts)
 
+    def short_why(self, limit: int = 160) -> str:
+        """:attr:`why`, else the evidence up to its first ';' (cut at ``limit`` characters)."""
+        text = self.why or self.evidence.split("; ")[0]
+        return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
+
     def as_json(self) -> dict:
         data = {"claim": self.text, "confirmed": self.confirmed, "evidence": self.evidence}
+        if self.why:
+            data["why"] = self.why
         if self.readings:
             data.update(readings={k: bool(v) for k, v in self.readings.items()}, verdict=self.verdict)
         return data
@@ -105,6 +125,9 @@ class Tally:
 
     printed_matched: int = 0
     printed_mismatched: int = 0
+    printed_not_comparable: int = 0
+    derived_matched: int = 0
+    derived_mismatched: int = 0
     closed_form_passed: int = 0
     closed_form_failed: int = 0
     settings_shown: int = 0
@@ -115,11 +138,16 @@ class Tally:
     def add_cell(self, cell: Compare) -> None:
         if cell.kind == "setting":
             self.settings_shown += 1
+        elif cell.kind == "not_comparable":
+            self.printed_not_comparable += cell.paper is not None
         elif cell.match is None:
             return
         elif cell.kind == "paper":
             self.printed_matched += bool(cell.match)
             self.printed_mismatched += not cell.match
+        elif cell.kind == "derived":
+            self.derived_matched += bool(cell.match)
+            self.derived_mismatched += not cell.match
         else:
             self.closed_form_passed += bool(cell.match)
             self.closed_form_failed += not cell.match
@@ -133,8 +161,12 @@ class Tally:
     def line(self, name: str) -> str:
         printed = self.printed_matched + self.printed_mismatched
         closed = self.closed_form_passed + self.closed_form_failed
+        apart = f", {self.printed_not_comparable} not comparable" if self.printed_not_comparable else ""
+        derived = self.derived_matched + self.derived_mismatched
         text = (f"summary {name}: printed cells {self.printed_matched}/{printed} matched "
-                f"({self.printed_mismatched} mismatched), closed-form checks {self.closed_form_passed}/{closed}, "
+                f"({self.printed_mismatched} mismatched{apart}), "
+                + (f"derived from printed cells {self.derived_matched}/{derived} agree, " if derived else "")
+                + f"closed-form checks {self.closed_form_passed}/{closed}, "
                 f"claims {self.claims_confirmed} confirmed / {self.claims_refuted} refuted")
         if self.claims_depending:
             text += f" ({self.claims_depending} of them depend on the reading)"
@@ -163,10 +195,11 @@ class Table:
         return tally
 
     def compared(self) -> tuple[int, int]:
-        """(cells that agree, cells checked): printed and closed-form cells, never settings."""
+        """(cells that agree, cells checked): printed, derived and closed-form cells; never settings, never
+        printed cells that are not comparable."""
         t = self.tally()
-        return (t.printed_matched + t.closed_form_passed,
-                t.printed_matched + t.printed_mismatched + t.closed_form_passed + t.closed_form_failed)
+        agree = t.printed_matched + t.derived_matched + t.closed_form_passed
+        return agree, agree + t.printed_mismatched + t.derived_mismatched + t.closed_form_failed
 
     def as_json(self) -> dict:
         hits, total = self.compared()
@@ -206,6 +239,8 @@ class Table:
         return {"columns": header, "rows": rows}
 
 
+#: a digit string with a leading zero ('01325467'): an identifier, never a number
+_IDENTIFIER = re.compile(r"^\s*[-+]?0\d")
 _CI = re.compile(r"^\s*([-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?)\s*±\s*(\d+(?:\.\d+)?(?:e[-+]?\d+)?)\s*$", re.I)
 _NUMBER = re.compile(r"^\s*[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?\s*$", re.I)
 _MISSING = ("", "—", "-", "–", "n/a")
@@ -243,11 +278,17 @@ def _split(value: Any) -> tuple[Any, Any, Any]:
     return None, None, value if isinstance(value, str) else str(value)
 
 
+def _identifiers(values: list[Any]) -> bool:
+    """True when a column holds identifiers written as digits: some value is a digit string with a leading
+    zero (a number would lose it), so every value of the column stays text."""
+    return any(isinstance(v, str) and _IDENTIFIER.match(v) for v in values)
+
+
 def _tidy_column(name: str, cells: list[Any]) -> tuple[list[str], list[list[Any]]]:
     compare = any(isinstance(c, Compare) for c in cells)
     ours = [c.ours if isinstance(c, Compare) else c for c in cells]
     split = [_split(v) for v in ours]
-    numeric = any(n is not None for n, _, _ in split)
+    numeric = any(n is not None for n, _, _ in split) and not _identifiers(ours)
     with_ci = any(ci is not None for _, ci, _ in split)
     notes = numeric and any(note is not None for _, _, note in split)
     if numeric:
@@ -290,8 +331,14 @@ class Report:
     title: str
     tables: list[Table] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
+    #: images (PNG) shown in the report
     figures: list[Path] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: data files written beside the tables (a runs CSV): listed and linked, never shown as images
+    files: list[Path] = field(default_factory=list)
+    #: sentences of the experiment's own, computed from its results, that the report opens with beside
+    #: :func:`findings` (the residual of a fitted model, say)
+    highlights: list[str] = field(default_factory=list)
     #: what of the paper is reproduced, partly, or not (``topocast.coverage``), filled in by :meth:`attach_coverage`
     coverage: list = field(default_factory=list)
 
@@ -335,7 +382,9 @@ class Report:
                                                                                         strict=True)],
             "claims": [c.as_json() for c in self.claims],
             "figures": [str(f) for f in self.figures],
+            "files": [str(f) for f in self.files],
             "notes": self.notes,
+            "findings": findings(self),
             "coverage": [item.as_json() for item in self.coverage],
             "summary": {**asdict(tally), "line": tally.line(self.name)},
         }
@@ -348,6 +397,73 @@ class Report:
             written.append(write_csv(Path(out) / f"{self.name}_{key}.csv", header, rows))
         written.append(write_json(Path(out) / f"{self.name}_report.json", self.as_json()))
         return written
+
+
+def _printed_by_table(report: Report) -> tuple[list[str], int]:
+    """'Table 2 16/16' per table with printed cells compared, and how many matches are within a tolerance."""
+    parts, tolerant = [], 0
+    for table in report.tables:
+        cells = [c for row in table.rows for c in row if isinstance(c, Compare) and c.kind == "paper"
+                 and c.match is not None]
+        if cells:
+            name = table.title.split(":")[0].split(" (")[0]
+            parts.append(f"{name} {sum(bool(c.match) for c in cells)}/{len(cells)}")
+            tolerant += sum(bool(c.match) and c.rel_tol > 0 and c.ours != c.paper for c in cells)
+    return parts, tolerant
+
+
+def _reproduced(report: Report, tally: Tally, held: int) -> str:
+    """The sentence on what we reproduce: printed cells that match, how many claims hold under every reading."""
+    printed = tally.printed_matched + tally.printed_mismatched
+    parts, tolerant = _printed_by_table(report)
+    text = (f"{tally.printed_matched} of {printed} comparable printed cells match"
+            + (f", {tolerant} of them within a stated tolerance" if tolerant else "")
+            + (f" ({', '.join(parts)})" if parts else "")) if printed else "No printed cell is compared"
+    if tally.printed_not_comparable:
+        text += f"; {tally.printed_not_comparable} printed cells are shown but not comparable"
+    if tally.derived_matched + tally.derived_mismatched:
+        text += (f"; {tally.derived_matched} of {tally.derived_matched + tally.derived_mismatched} values derived "
+                 "from printed cells agree")
+    return text + (f"; {held} claims hold under every reading we ran." if held else "; no claim holds under every "
+                   "reading we ran.")
+
+
+def _readings_split(claim: Claim) -> str:
+    """'holds only under A (fails under the other 3)' or the converse, whichever list is shorter."""
+    held = [k for k, v in claim.readings.items() if v]
+    failed = [k for k, v in claim.readings.items() if not v]
+    if len(held) <= len(failed):
+        return f"holds only under {', '.join(held)} (fails under the other {len(failed)})"
+    return f"fails only under {', '.join(failed)} (holds under the other {len(held)})"
+
+
+def findings(report: Report) -> dict:
+    """What a report opens with, computed from its cells and verdicts: what we reproduce, what we refute and
+    the number why, what depends on a reading, then the counts.
+
+    Returns
+    -------
+    dict
+        ``reproduced``, ``refuted``, ``depends``: one sentence each (the counts), and the claims behind each,
+        ``held``, ``refuted_items`` (the claim and its number), ``depends_items`` (the claim and where it holds);
+        ``highlights`` (the experiment's own computed sentences) and ``counts`` (the summary line).
+    """
+    tally = report.tally()
+    held = [c.text for c in report.claims if c.confirmed and not c.depends]
+    refuted = [f"{c.text}: {c.short_why()}" for c in report.claims if not c.confirmed and not c.depends]
+    depends = [f"{c.text}: {_readings_split(c)}; under our default reading it {'holds' if c.confirmed else 'fails'}"
+               for c in report.claims if c.depends]
+    return {
+        "reproduced": _reproduced(report, tally, len(held)),
+        "held": held,
+        "refuted": f"{len(refuted)} claims are refuted, under every reading we ran." if refuted
+        else "No claim is refuted under every reading we ran.",
+        "refuted_items": refuted,
+        "depends": f"{len(depends)} claims depend on the reading." if depends else "No verdict depends on a reading.",
+        "depends_items": depends,
+        "highlights": list(report.highlights),
+        "counts": tally.line(report.name),
+    }
 
 
 def total_line(reports: list[Report]) -> str:

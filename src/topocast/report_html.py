@@ -15,15 +15,17 @@ from typing import Any
 
 from .coverage import STATUSES, counts
 from .fileio import atomic_write, write_json
-from .report import Claim, Compare, Report, Tally, _fmt
+from .report import KIND_LABELS, Claim, Compare, Report, Tally, _fmt, findings
 
 MARKS = {True: "✓", False: "✗", None: ""}
+#: what a browser shows as an image: anything else a report lists is linked, never put in an <img>
+IMAGE_TYPES = {".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
 VERDICTS = {"confirmed": "confirmed", "refuted": "refuted", "depends": "depends on the reading"}
 
 
 def _cell(cell: Any) -> dict:
     if isinstance(cell, Compare):
-        kind = {"paper": "paper", "closed_form": "closed form", "setting": "setting"}[cell.kind]
+        kind = KIND_LABELS[cell.kind] or "paper"
         return {"compare": True, "ours": _fmt(cell.ours) if cell.ours is not None else "—",
                 "paper": "—" if cell.paper is None else _fmt(cell.paper), "kind": kind,
                 "mark": MARKS[cell.match], "cls": {True: "ok", False: "bad", None: "none"}[cell.match]}
@@ -36,20 +38,30 @@ def _cell(cell: Any) -> dict:
 
 def _claim(claim: Claim) -> dict:
     return {"text": claim.text, "verdict": claim.verdict, "label": VERDICTS[claim.verdict],
-            "evidence": claim.evidence, "readings": [{"name": k, "holds": bool(v)} for k, v in claim.readings.items()],
+            "evidence": claim.evidence, "why": claim.why,
+            "readings": [{"name": k, "holds": bool(v)} for k, v in claim.readings.items()],
             "readings_text": claim.readings_text()}
 
 
+def _is_image(path: Path) -> bool:
+    """Whether a browser shows ``path`` as an image (by its suffix)."""
+    return Path(path).suffix.lower() in IMAGE_TYPES
+
+
 def _figure(path: Path, embed: bool) -> dict:
+    """An image of the report, embedded as a data URI when ``embed``; ``image`` False for a file that is not
+    one (it is then linked, not shown)."""
     path = Path(path)
+    mime = IMAGE_TYPES.get(path.suffix.lower())
     data = None
-    if embed and path.exists():
-        data = "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
-    return {"name": path.name, "data": data}
+    if embed and mime and path.exists():
+        data = f"data:{mime};base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+    return {"name": path.name, "data": data, "image": mime is not None}
 
 
 def _tally(t: Tally) -> dict:
     return {**asdict(t), "printed": t.printed_matched + t.printed_mismatched,
+            "derived": t.derived_matched + t.derived_mismatched,
             "closed_form": t.closed_form_passed + t.closed_form_failed,
             "claims": t.claims_confirmed + t.claims_refuted}
 
@@ -95,7 +107,10 @@ def context(reports: list[Report], quick: bool = False, embed: bool = True) -> d
                         "rows": [[_cell(c) for c in row] for row in t.rows],
                         "matched": t.compared()[0], "compared": t.compared()[1]}
                        for t, k in zip(r.tables, keys, strict=True)],
-            "figures": [_figure(f, embed) for f in r.figures],
+            "figures": [_figure(f, embed) for f in r.figures if _is_image(f)],
+            "files": list(dict.fromkeys([Path(f).name for f in r.files]
+                                        + [Path(f).name for f in r.figures if not _is_image(f)])),
+            "findings": findings(r),
             "claims": [_claim(c) for c in r.claims],
             "notes": r.notes,
             "coverage": [i.as_json() for i in r.coverage],

@@ -605,13 +605,13 @@ RUNS_HEADER = ["network", "spec", "routing", "traffic", "offered_flits_per_node_
                "accepted_flits_per_node_cycle", "zero_load_latency_sampled_cycles", "verified"]
 
 
-def write_files(ev: dict, out: Path) -> list[Path]:
-    """Every seed's run as CSV and the latency-throughput figure."""
+def write_files(ev: dict, out: Path) -> tuple[list[Path], list[Path]]:
+    """Every seed's run as CSV and the latency-throughput figure: ``(figures, data files)``."""
     spec = {net.key: net for net in ev["networks"]}
     rows = [[spec[net].label, spec[net].spec, routing, traffic, load, rep, r["seed"], r["mean_latency"], r["ci95"],
              r["saturated"], r["measured"], r["accepted"], r["zero_load_latency"], r["verified"]]
             for (net, routing, traffic, load, rep), r in ev["runs"].items()]
-    return [write_csv(out / f"{NAME}_runs.csv", RUNS_HEADER, rows), plot(ev, out)]
+    return [plot(ev, out)], [write_csv(out / f"{NAME}_runs.csv", RUNS_HEADER, rows)]
 
 
 def plot(ev: dict, out: Path) -> Path:
@@ -668,7 +668,9 @@ def build_report(ev: dict, out: Path | None = None) -> Report:
     report = Report(NAME, "Galaxyfly against Dragonfly of equal router count under unicast traffic", tables(ev),
                     claims(ev), notes=notes(ev))
     if out is not None:
-        report.figures += write_files(ev, Path(out))
+        figures, files = write_files(ev, Path(out))
+        report.figures += figures
+        report.files += files
     return report
 
 
