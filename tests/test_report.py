@@ -65,7 +65,11 @@ def test_summary_without_settings_and_total():
 
 def test_csv_rows_are_tidy():
     header, rows = _table().csv_rows()
-    assert header == ["what", "a", "a (paper)", "a match", "a reference", "b", "b (paper)", "b match", "b reference"]
+    # the columns mix printed values with settings: "(reference)", not "(paper)", and the kind of each beside it
+    assert header == ["what", "a", "a (reference)", "a match", "a reference", "b", "b (reference)", "b match",
+                      "b reference"]
+    only_printed = Table("t", ["x"], [[Compare(1, 1)], [Compare(2, 3)]])
+    assert only_printed.csv_rows()[0] == ["x", "x (paper)", "x match"]
     assert rows[0] == ["row 1", 3, 3, True, "paper", 4, 5, False, "paper"]
     assert rows[3] == ["row 4", 33, 33, None, "setting", 32, 31, None, "setting"]
     assert len({len(r) for r in rows} | {len(header)}) == 1

@@ -554,6 +554,17 @@ def reproduce(
                 f"CSV, JSON and PNG files beside it in {out_dir.absolute()}{os.sep})", markup=False)
 
 
+def _abort() -> tuple[type[BaseException], ...]:
+    """Click's ``Abort`` (raised on Ctrl-C at a prompt), wherever this typer keeps it."""
+    found = []
+    for module in ("typer.exceptions", "typer._click.exceptions", "click.exceptions"):
+        try:
+            found.append(__import__(module, fromlist=["Abort"]).Abort)
+        except (ImportError, AttributeError):
+            continue
+    return tuple(found)
+
+
 def _run_app(args: list[str]) -> int:
     """Run the typer app on ``args``; usage errors become one line and exit status 2."""
     try:  # typer >= 0.20 vendors click
@@ -578,7 +589,7 @@ def _run_app(args: list[str]) -> int:
             message = "too many arguments: " + message.rsplit("(", 1)[-1].rstrip(")") + " (see --help)"
         err.print(f"topocast: error: {printable(message)}", markup=False, highlight=False, soft_wrap=True)
         code = 2
-    except click_exceptions.Abort:
+    except _abort():
         err.print("topocast: interrupted")
         code = 130
     except KeyboardInterrupt:

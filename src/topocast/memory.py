@@ -143,6 +143,39 @@ def check_memory(what: str, nodes: int | float, directed_edges: int | float, lim
         )
 
 
+def check_need(what: str, need: int | float, limit: float | None = None) -> None:
+    """The one memory guard: raise :class:`TopocastError` (``max-memory: WHAT needs about X, over the limit of
+    Y``) when ``need`` bytes exceed ``limit`` (default: :func:`default_limit`, half of RAM).
+
+    Every engine, verifier, planner and reader that can be asked for more memory than the machine has
+    estimates its peak before the work and calls this with a ``what`` naming the work in words.
+
+    Parameters
+    ----------
+    what : str
+        The work, e.g. ``"verifying 4096 messages on 4096 nodes"``.
+    need : int or float
+        Its estimated peak in bytes.
+    limit : float, optional
+        The limit in bytes; None: half of the machine's RAM.
+
+    Raises
+    ------
+    TopocastError
+        When ``need`` is over the limit.
+
+    >>> check_need("a test", 10, 100)
+    >>> check_need("a test", 2**31, 2**30)
+    Traceback (most recent call last):
+    ...
+    topocast.errors.TopocastError: max-memory: a test needs about 2.0 GiB, over the limit of 1.0 GiB
+    """
+    limit = default_limit() if limit is None else limit
+    if need > limit:
+        raise TopocastError(f"max-memory: {what} needs about {human_bytes(need)}, over the limit of "
+                            f"{human_bytes(limit)}")
+
+
 def human_bytes(value: int | float) -> str:
     """``1536`` -> ``'1.5 KiB'``; huge values in powers of ten of bytes."""
     if value >= 2**60:

@@ -216,8 +216,9 @@ class Table:
     def csv_rows(self) -> tuple[list[str], list[list[Any]]]:
         """The table as tidy rows: rectangular, one value per cell, numeric columns numeric.
 
-        A column holding a :class:`Compare` anywhere becomes ``col``, ``col (paper)``, ``col match`` (and
-        ``col reference`` when a reference is not a printed value); ``"100 ±7"`` becomes a value and a
+        A column holding a :class:`Compare` anywhere becomes ``col``, ``col (paper)``, ``col match`` (when
+        every reference is a printed value; otherwise ``col (reference)``, ``col match`` and ``col reference``,
+        the kind of each reference); ``"100 ±7"`` becomes a value and a
         ``col ±95% CI`` column; words in a numeric column (``sat``, ``yes``) move to a ``col note`` column.
         """
         if self.tidy is not None:
@@ -299,8 +300,9 @@ def _tidy_column(name: str, cells: list[Any]) -> tuple[list[str], list[list[Any]
         rows = [[None if (v is None or (isinstance(v, str) and v.strip() in _MISSING)) else v] for v in ours]
     if compare:
         refs = [c for c in cells if isinstance(c, Compare)]
-        header += [f"{name} (paper)", f"{name} match"]
         kinds = any(c.kind != "paper" for c in refs)
+        # "(paper)" only over values the paper prints; a column with closed forms or settings names its kind
+        header += [f"{name} (paper)" if not kinds else f"{name} (reference)", f"{name} match"]
         header += [f"{name} reference"] if kinds else []
         for row, cell in zip(rows, cells, strict=True):
             if isinstance(cell, Compare):

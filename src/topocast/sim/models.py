@@ -22,8 +22,20 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
+import numba as nb
+
 from ..errors import TopocastError
 from ..validate import integer, number
+
+
+@nb.njit(cache=True, inline="always")
+def link_time(startup: float, per_byte: float, nbytes: float) -> float:
+    """The one cost formula: how long a transfer of ``nbytes`` holds its link direction, start-up included.
+
+    Compiled, so the engines' and the synthesiser's kernels call it as well as :class:`CostModel` (a transfer
+    arrives ``per_hop`` after it leaves the link).
+    """
+    return startup + nbytes * per_byte
 
 
 @dataclass(frozen=True)
@@ -70,8 +82,8 @@ class CostModel:
         return cls(startup=startup, per_byte=8.0 / bits_per_second, per_hop=per_hop)
 
     def transfer_time(self, nbytes: float) -> float:
-        """Time a transfer of ``nbytes`` holds its link (start-up included)."""
-        return self.startup + nbytes * self.per_byte
+        """Time a transfer of ``nbytes`` holds its link (start-up included): :func:`link_time`."""
+        return float(link_time.py_func(self.startup, self.per_byte, nbytes))
 
     def hop_time(self, nbytes: float) -> float:
         """Time one message takes over one hop: the transfer plus the hop latency."""
