@@ -39,7 +39,7 @@ def test_side_by_side_reports_equal_sequential(defaults, tmp_path):
     alone = reproduce(names, True, tmp_path / "one", None)
     defaults(workers=2)
     seen = []
-    both = reproduce(names, True, tmp_path / "two", None, done=seen.append)
+    both = reproduce(names, True, tmp_path / "two", None, done=lambda report, seconds: seen.append(report))
     assert [r.name for r in both] == names == [r.name for r in seen]
     for a, b in zip(alone, both, strict=True):
         assert _tables(a) == _tables(b)
@@ -101,6 +101,6 @@ def test_without_worker_processes_they_run_one_by_one(defaults, tmp_path, monkey
     monkeypatch.setattr(multiprocessing.context.ForkContext, "Pool", refuse)
     defaults(workers=2)
     seen = []
-    reports = reproduce(["fattree", "classic"], True, tmp_path, None, done=seen.append)
+    reports = reproduce(["fattree", "classic"], True, tmp_path, None, done=lambda report, seconds: seen.append(report))
     assert [r.name for r in reports] == ["fattree", "classic"] == [r.name for r in seen]
     assert refused == [(2,)]

@@ -511,16 +511,19 @@ def reproduce(
         None, "--out", help="directory for CSV, JSON, PNG files and report.html/.md (default ./topocast-results)"),
     scheduler: str | None = typer.Option(None, "--scheduler", help="tcp://HOST:PORT: run independent points there"),
     workers: int | None = typer.Option(None, "--workers", help="local worker processes for independent points"),
+    tables: bool = typer.Option(False, "--tables", help="also print every table in the terminal (they are always "
+                                                        "in the output folder)"),
 ):
     """Reproduce a paper's tables and figures with the paper's numbers beside ours.
 
     Always writes its results (per reproduction: tidy CSV, JSON, PNG figures; for the run: report.html,
     report.md, report.json) to --out, by default ./topocast-results, and says where at the start and the end.
+    The terminal shows each reproduction's state while it runs (compiling included, on a first run), then
+    what each paper's reproduction found and the summary; --tables prints the full tables too.
     """
     from . import registry
     from .fileio import check_output_dir
-    from .progress import Progress
-    from .render import render_report
+    from .progress import Board
     from .report_html import summary_lines, write_run
     from .reproduction import reproduce as run_reproductions
 
@@ -535,23 +538,49 @@ def reproduce(
     out_dir = check_output_dir("topocast-results" if out_dir_text is None else out_dir_text, "--out")
     where = out if not as_json else err  # with --json, stdout holds the JSON only
     where.print(f"results: writing to {out_dir.absolute()}{os.sep}", markup=False)
-    progress = Progress(enabled=not as_json and sys.stderr.isatty())
+    live = not as_json and sys.stderr.isatty()
 
-    def show(report) -> None:
-        if not as_json:
+    def show(report, seconds: float) -> None:
+        if as_json:
+            return
+        if tables:
+            from .render import render_report
+
             render_report(report, out)
-            out.print(report.summary_line(), markup=False)
+        if not live:  # piped: one plain line per reproduction as it is done
+            out.print(f"{report.name}: done in {seconds:.0f} s", markup=False)
 
-    reports = run_reproductions(names, quick, out_dir, progress, done=show)
+    with Board(names, enabled=live) as board:
+        reports = run_reproductions(names, quick, out_dir, None, done=show, board=board)
     files = write_run(reports, out_dir, quick=quick)
     if as_json:
         _dump(reports[0].as_json() if len(reports) == 1 else [r.as_json() for r in reports])
     else:
+        _print_findings(reports)
         out.rule("[bold]Summary")
     for line in summary_lines(reports):
         where.print(line, markup=False)
     where.print(f"report: {files['html'].absolute()} (also {files['md'].name}, {files['json'].name}; "
                 f"CSV, JSON and PNG files beside it in {out_dir.absolute()}{os.sep})", markup=False)
+
+
+def _print_findings(reports) -> None:
+    """Per reproduction, what it found: the sentences the report opens with, its refuted claims and the
+    claims that depend on a reading (each on one line)."""
+    from .report import findings
+
+    for report in reports:
+        found = findings(report)
+        out.rule(f"[bold]{escape(report.title)}")
+        out.print(f"Reproduced: {found['reproduced']}", markup=False)
+        out.print(f"Refuted: {found['refuted']}", markup=False)
+        for item in found["refuted_items"]:
+            out.print(f"  - {item}", markup=False)
+        out.print(f"Depends on the reading: {found['depends']}", markup=False)
+        for item in found["depends_items"]:
+            out.print(f"  - {item}", markup=False)
+        for line in found["highlights"]:
+            out.print(line, markup=False)
 
 
 def _abort() -> tuple[type[BaseException], ...]:

@@ -20,6 +20,9 @@ import os
 import sys
 from pathlib import Path
 
+#: where a forked worker process says what it does: ``(index, words)``, set up before the fork
+_STATUS = None
+
 
 def _run(name: str, quick: bool, out: Path, progress):
     """Run the reproduction ``name``, write its tables and JSON into ``out``; its Report."""
@@ -31,12 +34,18 @@ def _run(name: str, quick: bool, out: Path, progress):
 
 
 def reproduce_one(args: tuple[int, str, bool, str]):
-    """``(index, report)`` of :func:`_run` of ``(index, name, quick, out)`` in a worker process (no progress
-    bar of its own)."""
-    from .progress import Progress
+    """``(index, report, seconds)`` of :func:`_run` of ``(index, name, quick, out)`` in a worker process (no
+    progress bar of its own; it says what it does, compiling included, through the status queue)."""
+    from .progress import Progress, Stopwatch, watch_compiles
 
     index, name, quick, out = args
-    return index, _run(name, quick, Path(out), Progress(enabled=False))
+    clock = Stopwatch()
+    say = _STATUS.put if _STATUS is not None else (lambda item: None)
+    say((index, "running"))
+    with watch_compiles(lambda kernel, starting: say(
+            (index, f"compiling {kernel} (first run only)" if starting else "running"))):
+        report = _run(name, quick, Path(out), Progress(enabled=False))
+    return index, report, clock.elapsed
 
 
 def side_by_side(count: int, quick: bool) -> int:
@@ -52,47 +61,91 @@ def side_by_side(count: int, quick: bool) -> int:
     return max(1, min(count, DEFAULTS["workers"] or os.cpu_count() or 1))
 
 
-def reproduce(names: list[str], quick: bool, out: Path, progress, done=None, workers: int | None = None) -> list:
-    """The Reports of the reproductions ``names``, in that order; ``done(report)`` is called on each as
-    soon as it and every reproduction before it are finished (when they run side by side, after all).
-    ``workers``: the processes to use (default :func:`side_by_side`).  ``out`` is created if missing (files are
-    written only into existing directories)."""
+def reproduce(names: list[str], quick: bool, out: Path, progress, done=None, workers: int | None = None,
+              board=None) -> list:
+    """The Reports of the reproductions ``names``, in that order.
+
+    ``done(report, seconds)`` is called on each as soon as it and every reproduction before it are finished
+    (when they run side by side, after all); ``board`` (a :class:`topocast.progress.Board` with a row per
+    name) shows each one's state from its first second, its kernels' first compilation included.
+    ``progress`` is used when there is no board.  ``workers``: the processes to use (default
+    :func:`side_by_side`).  ``out`` is created if missing (files are written only into existing directories).
+    """
     from . import registry
+    from .progress import Board
 
     Path(out).mkdir(parents=True, exist_ok=True)
+    board = board if board is not None else Board(names, enabled=False)
     workers = side_by_side(len(names), quick) if workers is None else workers
     if workers == 1:
-        reports = []
-        for name in names:
-            reports.append(_run(name, quick, out, progress))
-            if done is not None:
-                done(reports[-1])
-        return reports
+        return _one_by_one(names, quick, out, progress, done, board)
     weights = [registry.experiment(name).weight for name in names]
-    reports = _forked(names, quick, out, workers, sorted(range(len(names)), key=lambda i: -weights[i]), progress)
+    reports = _forked(names, quick, out, workers, sorted(range(len(names)), key=lambda i: -weights[i]), board)
     if reports is None:               # no worker processes here (no /dev/shm, a process limit): one by one
-        return reproduce(names, quick, out, progress, done, workers=1)
-    for report in reports:
+        return _one_by_one(names, quick, out, progress, done, board)
+    for report, seconds in reports:
         if done is not None:
-            done(report)
+            done(report, seconds)
+    return [report for report, _ in reports]
+
+
+def _one_by_one(names: list[str], quick: bool, out: Path, progress, done, board) -> list:
+    from .progress import Stopwatch
+
+    reports = []
+    for i, name in enumerate(names):
+        clock = Stopwatch()
+        board.start(i)
+        job = board.job(i) if board.enabled else progress
+        with board.doing(i, "running"):
+            reports.append(_run(name, quick, out, job))
+        board.finish(i, f"done in {clock.elapsed:.0f} s")
+        if done is not None:
+            done(reports[-1], clock.elapsed)
     return reports
 
 
-def _forked(names: list[str], quick: bool, out: Path, workers: int, first: list[int], progress) -> list:
-    """The Reports of ``names`` run on ``workers`` forked processes, submitted in the order ``first`` (None
-    when the processes cannot be started).  Leaving early (an error in one, an interrupt) ends the other
-    processes at once."""
+def _forked(names: list[str], quick: bool, out: Path, workers: int, first: list[int], board) -> list | None:
+    """``(Report, seconds)`` of ``names`` run on ``workers`` forked processes, submitted in the order ``first``
+    (None when the processes cannot be started).  The workers' states reach ``board`` through a queue read by
+    a thread here.  Leaving early (an error in one, an interrupt) ends the other processes at once."""
     import multiprocessing
+    import threading
 
+    global _STATUS
     context = multiprocessing.get_context("fork")
+    _STATUS = context.SimpleQueue()
     try:
         pool = context.Pool(workers)
     except OSError:
+        _STATUS = None
         return None
-    with pool:
-        # one at a time, in the order ``first``; each result (or error) as soon as it is done
-        finished = pool.imap_unordered(reproduce_one, [(i, names[i], quick, str(out)) for i in first])
-        if progress is not None:
-            finished = progress.track(finished, "reproductions", total=len(names))
-        reports = dict(finished)
-    return [reports[i] for i in range(len(names))]
+    started = set(first[:workers])
+    for i in started:
+        board.start(i, "starting")
+
+    def relay() -> None:
+        while True:
+            item = _STATUS.get()
+            if item is None:
+                return
+            board.state(*item)
+
+    reader = threading.Thread(target=relay, daemon=True)
+    reader.start()
+    results = {}
+    try:
+        with pool:
+            for index, report, seconds in pool.imap_unordered(reproduce_one,
+                                                              [(i, names[i], quick, str(out)) for i in first]):
+                board.finish(index, f"done in {seconds:.0f} s")
+                results[index] = (report, seconds)
+                for i in [i for i in first if i not in results][:workers]:
+                    if i not in started:
+                        started.add(i)
+                        board.start(i, "running")
+    finally:
+        _STATUS.put(None)
+        reader.join(timeout=2)
+        _STATUS = None
+    return [results[i] for i in range(len(names))]
