@@ -227,6 +227,32 @@ def test_a_sweep_whose_runs_all_fail_exits_1_and_says_why(tmp_path):
     assert code == 1 and "2 stored as failed by an earlier sweep" in stderr
 
 
+def test_a_store_that_cannot_be_written_stops_the_sweep_and_says_so(tmp_path, monkeypatch):
+    """A full disk after the first row: the rows written stay whole, the rest are not stored, the sweep says why
+    and exits 1."""
+    import errno
+
+    from topocast.store import Store
+
+    real = Store.append
+    calls = {"n": 0}
+
+    def full_after_one(self, row):
+        calls["n"] += 1
+        if calls["n"] > 1:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, row)
+
+    monkeypatch.setattr(Store, "append", full_after_one)
+    store = tmp_path / "s.jsonl"
+    grid = _grid(tmp_path, GRID.replace("[1, 2]", "[1, 2, 3, 4]"))
+    code, _, stderr, _ = run_in_process(["sweep", str(grid), "--store", str(store), "--workers", "1"])
+    assert code == 1
+    assert "3 runs not stored (they run again next time): 3 the store could not be written (No space left on " \
+           "device); the sweep stopped" in stderr, stderr
+    assert len(read_rows(store)) == 1 and store.read_bytes().endswith(b"\n")
+
+
 @pytest.mark.parametrize("extra, expect", [
     ('engine = "frontier"\n', "engine 'frontier' is not an engine of algorithm broadcast-binomial"),
     ('[params]\nzz = [1, 2]\n', "unknown parameter 'zz'"),

@@ -518,6 +518,8 @@ def describe(error: BaseException) -> str:
         return "worker died while running it (every worker that tried it died: out of memory or killed)"
     if isinstance(error, MemoryError):
         return "out of memory"
+    if isinstance(error, StoreWriteError):
+        return f"the store could not be written ({error.strerror or 'write failed'}); the sweep stopped"
     if "worker runs topocast" in text:
         return text
     if isinstance(error, ModuleNotFoundError) and "topocast" in text:
@@ -626,27 +628,40 @@ def _run_tasks(todo: list[dict], summary: dict, book, rows: list[dict], client, 
         with _given(client) if client is not None else executor(scheduler, workers) as client:
             names = [f"topocast-run-{t['key']}" for t in todo]
             for i, row, error in as_done(client, run_task, todo, names):
-                landed.add(i)
                 if error is not None:
+                    landed.add(i)
                     _note_failure(summary, todo[i], describe(error), stored=False)
                 else:
+                    _keep(row, book, rows)
+                    landed.add(i)
                     summary["executed"] += 1
                     if row["status"] != "ok":
                         _note_failure(summary, todo[i], row["error"], stored=True)
-                    if book is not None:
-                        book.append(row)
-                    else:
-                        rows.append(row)
                 reporter.advance(failed=error is not None or row["status"] != "ok")
     except (KeyboardInterrupt, TopocastError):
         raise
-    except Exception as exc:  # the cluster went away under us: what did not land is not stored
+    except Exception as exc:  # the cluster went away under us, or the store cannot be written
         why = describe(exc)
         for i, task in enumerate(todo):
             if i not in landed:
                 _note_failure(summary, task, why, stored=False)
     finally:
         reporter.close()
+
+
+class StoreWriteError(OSError):
+    """The store could not take a row (a full disk, a file system gone read-only)."""
+
+
+def _keep(row: dict, book, rows: list[dict]) -> None:
+    """Append ``row`` to the store (or to ``rows`` without one); a failed write is a :class:`StoreWriteError`."""
+    if book is None:
+        rows.append(row)
+        return
+    try:
+        book.append(row)
+    except OSError as exc:
+        raise StoreWriteError(exc.errno, exc.strerror) from None
 
 
 def failure_text(summary: dict) -> str:
