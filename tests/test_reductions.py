@@ -33,20 +33,33 @@ PLANS = [
     ("torus:4x4", R.bfs_tree_allreduce, {"chunks": 3}), ("mesh:3x5", R.bfs_tree_reduce, {"root": 7}),
     ("hdn:base=K2,k=2,s=2/1", R.bfs_tree_allreduce, {"chunks": 2}),
     ("galaxyfly:n=3,q=3,a=2", R.bfs_tree_allreduce, {}),
+    # relayed: no Hamiltonian cycle known, partners not linked
+    ("galaxyfly:n=3,q=5,a=4", R.ring_allreduce, {}), ("mesh:3x5", R.ring_reduce_scatter, {}),
+    ("torus:6x6", R.halving_doubling_allreduce, {}), ("ej:a=1,b=2,n=2", R.halving_doubling_allreduce, {"chunks": 2}),
+    ("galaxyfly:n=3,q=5,a=4", R.hierarchical_allreduce, {}), ("dragonfly:g=5,a=4", R.hierarchical_allreduce, {}),
 ]
 
 
 def oracle(schedule) -> tuple[list[list[Counter]], int]:
-    """Final multiset of every (node, block) and the receipts, by the rules of the reduction schedule."""
+    """Final multiset of every (node, block) and the receipts, by the rules of the reduction schedule: in each
+    step every transfer reads (its sender's partial, or the payload its relay hop brought) before any lands."""
     n, m = schedule.num_nodes, schedule.num_messages
     state = [[Counter({v: 1}) for _ in range(m)] for v in range(n)]
+    relay = schedule.relay_hops
+    forward = schedule.forward if schedule.forward is not None else np.full(schedule.num_transfers, -1)
+    payload: dict[int, list] = {}
     receipts = 0
     for step in range(schedule.num_steps):
         moving = []
-        for t in np.flatnonzero(schedule.step == step):
-            blocks = schedule.messages_of(int(t))
-            moving.append((int(t), [(int(b), Counter(state[schedule.src[t]][b])) for b in blocks]))
+        for t in np.flatnonzero(schedule.step == step).tolist():
+            blocks = schedule.messages_of(t)
+            data = payload.pop(int(forward[t])) if forward[t] >= 0 else \
+                [Counter(state[schedule.src[t]][b]) for b in blocks]
+            moving.append((t, list(zip(blocks.tolist(), data, strict=True))))
         for t, parts in moving:
+            if relay[t]:
+                payload[t] = [part for _, part in parts]
+                continue
             for b, part in parts:
                 receipts += 1
                 v = schedule.dst[t]
@@ -132,6 +145,32 @@ def test_reading_before_the_data_arrives_is_named():
     assert f"transfer {late}" in check.first_violation
 
 
+def test_a_relay_that_forwards_before_its_payload_arrives_is_named():
+    s = R.ring_allreduce(tc.build("mesh:3x5"))
+    hop = int(np.flatnonzero(s.forward >= 0)[0])
+    send, recv = s.step.astype(float), s.step.astype(float) + 0.5
+    send[hop] = recv[hop] = send[int(s.forward[hop])]        # leaves when its payload leaves the node before
+    for method in ("exact", "fingerprint"):
+        check = verify_reduction(s, send, recv, method=method)
+        assert check.first_violation and "forwards block" in check.first_violation and "before the hop" in \
+            check.first_violation
+
+
+def test_relayed_hops_are_links_and_keep_the_logical_rounds():
+    from topocast.algorithms.embedding import embed
+
+    topology = tc.build("galaxyfly:n=3,q=5,a=4")
+    s = R.halving_doubling_allreduce(topology)
+    assert s.meta["relayed"] > 0 and s.meta["hops"] > s.meta["logical_transfers"]
+    assert hops_are_links(topology, s)
+    chains = s.forward[s.forward >= 0]
+    assert np.all(s.step[np.flatnonzero(s.forward >= 0)] > s.step[chains])   # a hop after the one before it
+    from topocast.algorithms.classic_allgather import grid_allgather
+
+    with pytest.raises(tc.TopocastError, match="reduction with a step"):
+        embed(topology, grid_allgather(tc.build("ring:4")))
+
+
 def test_fingerprints_state_their_error_bound_and_exact_states_none():
     s = R.ring_allreduce(tc.build("ring:4"))
     assert verify_reduction(s, method="exact").error_bound == 0.0
@@ -164,7 +203,7 @@ def test_grid_cycles_are_hamiltonian(sizes, wrap):
 def test_no_cycle_is_refused_in_one_line():
     for spec in ("mesh:3x5", "path:6"):
         with pytest.raises(tc.TopocastError, match="Hamiltonian cycle"):
-            R.ring_allreduce(tc.build(spec))
+            R.hamiltonian_cycle(tc.build(spec))
     with pytest.raises(tc.TopocastError, match="power-of-two"):
         R.halving_reduce_scatter(tc.build("complete:6"))
     with pytest.raises(tc.TopocastError, match="chunks"):

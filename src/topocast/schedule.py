@@ -63,6 +63,10 @@ class Schedule:
     #: reductions: per transfer, whether the receiver adds the carried partials to its own (True) or takes
     #: them in place of its own (False); None for the other collectives
     combine: np.ndarray | None = None
+    #: relays: per transfer, the transfer whose payload it carries one hop further (-1: it carries its
+    #: sender's own data); a transfer some other one forwards is a relay hop: its receiver passes the payload
+    #: on and keeps none of it.  None: no relays.
+    forward: np.ndarray | None = None
 
     def __post_init__(self):
         if self.collective not in COLLECTIVES:
@@ -73,6 +77,27 @@ class Schedule:
             raise TopocastError(f"schedule: a {self.collective} needs combine (add or copy) for every transfer")
         if not self.is_reduction and self.combine is not None:
             raise TopocastError(f"schedule: combine is for reductions, not a {self.collective}")
+        if self.forward is not None:
+            self._check_forward()
+
+    def _check_forward(self) -> None:
+        forward = self.forward
+        if len(forward) != len(self.src):
+            raise TopocastError("schedule: forward needs one entry per transfer")
+        hops = np.flatnonzero(forward >= 0)
+        prev = forward[hops]
+        if len(hops) and (prev.max() >= len(self.src) or np.any(self.dst[prev] != self.src[hops])):
+            raise TopocastError("schedule: a forwarding transfer must leave the node its payload arrived at")
+        if len(hops) and np.any(np.bincount(prev, minlength=len(self.src)) > 1):
+            raise TopocastError("schedule: a payload is forwarded by one transfer at most")
+
+    @property
+    def relay_hops(self) -> np.ndarray:
+        """Per transfer, whether a later transfer forwards its payload (its receiver keeps none of it)."""
+        out = np.zeros(len(self.src), dtype=bool)
+        if self.forward is not None:
+            out[self.forward[self.forward >= 0]] = True
+        return out
 
     @property
     def is_reduction(self) -> bool:

@@ -177,35 +177,52 @@ def _first_bit(words):
 
 
 @nb.njit(cache=True)
-def _replay_sets(events, transfer, block, lo, src, dst, combine, rows, n, snaps, slot_of):
-    """Replay the events on contributor bit sets ``rows[(block - lo) * n + node]``; each read's set goes to a
-    free slot of ``snaps`` and its hash to ``slot_of``'s partner.  Returns ``(first double-counting pair,
-    the node counted twice, receipts, redundant receipts, hashes of each pair's read)``."""
+def _replay_sets(events, transfer, block, lo, src, dst, combine, relay, source, rows, n, snaps, slot_of):
+    """Replay the events on contributor bit sets ``rows[(block - lo) * n + node]``.
+
+    A read snapshots the sender's partial (or, for a forwarding hop, the payload ``source[i]`` brought) into a
+    free slot of ``snaps``; a receipt adds it to the receiver's partial, puts it in place of it, or (a relay
+    hop) keeps it for the next hop.  Returns ``(first bad pair, kind, node, receipts, redundant receipts,
+    hashes of each read)``: kind 1 a contribution counted twice (``node`` its contributor), 2 a payload
+    forwarded before it arrived."""
     words = rows.shape[1]
     free = list(range(snaps.shape[0]))
     hashes = np.zeros(len(transfer), np.uint64)
+    received = np.zeros(len(transfer), np.bool_)
     receipts = redundant = 0
     for e in events:
         i = e // 2
         t = transfer[i]
-        row_src = (block[i] - lo) * n + src[t]
-        if e % 2 == 0:                      # the read: a snapshot of the sender's partial
+        if e % 2 == 0:                      # the read: a snapshot of the sender's partial or of the relayed payload
             s = free.pop()
             slot_of[i] = s
             h = np.uint64(1469598103934665603)
+            if source[i] >= 0:
+                if not received[source[i]]:
+                    return i, 2, -1, receipts, redundant, hashes
+                held = slot_of[source[i]]
+                for w in range(words):
+                    snaps[s, w] = snaps[held, w]
+                free.append(held)
+            else:
+                row_src = (block[i] - lo) * n + src[t]
+                for w in range(words):
+                    snaps[s, w] = rows[row_src, w]
             for w in range(words):
-                snaps[s, w] = rows[row_src, w]
-                h = (h ^ rows[row_src, w]) * np.uint64(1099511628211)
+                h = (h ^ snaps[s, w]) * np.uint64(1099511628211)
             hashes[i] = h
             continue
         s = slot_of[i]
+        received[i] = True
+        if relay[t]:                        # a relay hop: the payload waits for its next hop
+            continue
         row = (block[i] - lo) * n + dst[t]
         receipts += 1
         if combine[t]:
             for w in range(words):
                 clash = rows[row, w] & snaps[s, w]
                 if clash:
-                    return i, _first_bit(snaps[s] & rows[row]), receipts, redundant, hashes
+                    return i, 1, _first_bit(snaps[s] & rows[row]), receipts, redundant, hashes
                 rows[row, w] |= snaps[s, w]
         else:
             same = True
@@ -214,13 +231,27 @@ def _replay_sets(events, transfer, block, lo, src, dst, combine, rows, n, snaps,
                 rows[row, w] = snaps[s, w]
             redundant += same
         free.append(s)
-    return -1, -1, receipts, redundant, hashes
+    return -1, 0, -1, receipts, redundant, hashes
 
 
-def _in_flight(events: np.ndarray) -> int:
-    """Most reads outstanding at once (the snapshots the replay keeps)."""
+def _sources(schedule: Schedule, transfer: np.ndarray) -> np.ndarray:
+    """Per pair, the pair whose payload it forwards (-1: it reads its sender's partial): a forwarding hop
+    carries exactly the blocks of the hop before it, so the ``k``-th pair of one is the ``k``-th of the other."""
+    source = np.full(len(transfer), -1, dtype=np.int64)
+    if schedule.forward is None or len(transfer) == 0:
+        return source
+    prev = schedule.forward[transfer]
+    hop = np.flatnonzero(prev >= 0)
+    start = np.searchsorted(transfer, transfer, side="left")
+    source[hop] = np.searchsorted(transfer, prev[hop], side="left") + (hop - start[hop])
+    return source
+
+
+def _in_flight(events: np.ndarray, relay: np.ndarray) -> int:
+    """Most snapshots the replay keeps at once: one per read until its receipt, and until its next hop's read
+    for a relay hop (counted until its receipt here, plus one per relay hop to be safe)."""
     delta = np.where(events % 2 == 0, 1, -1)
-    return int(np.max(np.cumsum(delta), initial=0))
+    return int(np.max(np.cumsum(delta), initial=0)) + int(np.count_nonzero(relay)) + 1
 
 
 def _chunk_blocks(schedule: Schedule, limit: float) -> int:
@@ -244,9 +275,9 @@ def _exact(schedule: Schedule, reference, timed, limit: float) -> ReductionCheck
             violation = violation or _double_count(schedule, transfer, block, ref)
         run = ref if timed is None else _replay_chunk(schedule, transfer, block, lo, hi, timed)
         if timed is not None:
-            violation = violation or _late(schedule, transfer, block, ref, run, timed)
             if run["violation"] is not None:
                 violation = violation or _double_count(schedule, transfer, block, run)
+            violation = violation or _late(schedule, transfer, block, ref, run, timed)
         receipts += run["receipts"]
         redundant += run["redundant"]
         short, example = _short_of_full(run["rows"], lo, hi, n, need)
@@ -264,12 +295,13 @@ def _replay_chunk(schedule: Schedule, transfer, block, lo: int, hi: int, timing)
     nodes = np.tile(np.arange(n, dtype=np.int64), hi - lo)
     rows[np.arange(len(nodes)), nodes // 64] = np.left_shift(np.uint64(1), (nodes % 64).astype(np.uint64))
     events = _events(transfer, *timing)
-    snaps = np.zeros((max(1, _in_flight(events)), words), dtype=np.uint64)
+    snaps = np.zeros((max(1, _in_flight(events, schedule.relay_hops[transfer])), words), dtype=np.uint64)
     slot_of = np.zeros(len(transfer), dtype=np.int64)
-    bad, node, receipts, redundant, hashes = _replay_sets(
-        events, transfer, block, lo, schedule.src, schedule.dst, schedule.combine, rows, n, snaps, slot_of)
-    return {"rows": rows, "violation": None if bad < 0 else (int(bad), int(node)), "receipts": int(receipts),
-            "redundant": int(redundant), "hashes": hashes, "events": events}
+    bad, kind, node, receipts, redundant, hashes = _replay_sets(
+        events, transfer, block, lo, schedule.src, schedule.dst, schedule.combine, schedule.relay_hops,
+        _sources(schedule, transfer), rows, n, snaps, slot_of)
+    return {"rows": rows, "violation": None if bad < 0 else (int(bad), int(kind), int(node)),
+            "receipts": int(receipts), "redundant": int(redundant), "hashes": hashes, "events": events}
 
 
 def _describe(schedule: Schedule, t: int) -> str:
@@ -279,8 +311,11 @@ def _describe(schedule: Schedule, t: int) -> str:
 
 
 def _double_count(schedule: Schedule, transfer, block, run: dict) -> str:
-    pair, node = run["violation"]
+    pair, kind, node = run["violation"]
     t = int(transfer[pair])
+    if kind == 2:
+        return (f"{_describe(schedule, t)} forwards block {int(block[pair])} before the hop that brings it "
+                f"(transfer {int(schedule.forward[t])}) has arrived")
     return (f"{_describe(schedule, t)} adds block {int(block[pair])}'s partial to a node that already holds "
             f"node {node}'s contribution: counted twice")
 
@@ -330,14 +365,25 @@ def _popcounts(rows):
 
 # -- fingerprints --------------------------------------------------------------------------------------------
 @nb.njit(cache=True)
-def _replay_sums(events, transfer, block, src, dst, combine, n, fp, cnt, snap_fp, snap_cnt):
+def _replay_sums(events, transfer, block, src, dst, combine, relay, source, n, fp, cnt, snap_fp, snap_cnt):
+    """:func:`_replay_sets` on fingerprints (weight sum mod 2^61-1, count); returns ``(receipts, redundant,
+    first pair forwarded before it arrived or -1)``."""
     receipts = redundant = 0
+    received = np.zeros(len(transfer), np.bool_)
     for e in events:
         i = e // 2
         t = transfer[i]
         if e % 2 == 0:
-            r = block[i] * n + src[t]
-            snap_fp[i], snap_cnt[i] = fp[r], cnt[r]
+            if source[i] >= 0:
+                if not received[source[i]]:
+                    return receipts, redundant, i
+                snap_fp[i], snap_cnt[i] = snap_fp[source[i]], snap_cnt[source[i]]
+            else:
+                r = block[i] * n + src[t]
+                snap_fp[i], snap_cnt[i] = fp[r], cnt[r]
+            continue
+        received[i] = True
+        if relay[t]:
             continue
         r = block[i] * n + dst[t]
         receipts += 1
@@ -348,7 +394,7 @@ def _replay_sums(events, transfer, block, src, dst, combine, n, fp, cnt, snap_fp
         else:
             redundant += fp[r] == snap_fp[i] and cnt[r] == snap_cnt[i]
             fp[r], cnt[r] = snap_fp[i], snap_cnt[i]
-    return receipts, redundant
+    return receipts, redundant, -1
 
 
 def _fingerprint(schedule: Schedule, send, recv, seed: int) -> ReductionCheck:
@@ -363,15 +409,20 @@ def _fingerprint(schedule: Schedule, send, recv, seed: int) -> ReductionCheck:
     cnt = np.ones(n * m, dtype=np.int64)
     transfer, block = _pairs(schedule, 0, m)
     events = _events(transfer, send, recv)
-    receipts, redundant = _replay_sums(events, transfer, block, schedule.src, schedule.dst, schedule.combine, n,
-                                       fp, cnt, np.zeros(len(transfer), np.uint64), np.zeros(len(transfer), np.int64))
+    receipts, redundant, early = _replay_sums(
+        events, transfer, block, schedule.src, schedule.dst, schedule.combine, schedule.relay_hops,
+        _sources(schedule, transfer), n, fp, cnt, np.zeros(len(transfer), np.uint64), np.zeros(len(transfer), np.int64))
     total = np.uint64(int(weight.astype(object).sum()) % PRIME)
     rows = np.arange(n * m).reshape(m, n)
     required = rows if required_nodes(schedule) is None else rows[np.arange(m), required_nodes(schedule)][:, None]
     wrong = (fp[required] != total) | (cnt[required] != n)
     missing = int(np.count_nonzero(wrong))
     violation = None
-    if missing:
+    if early >= 0:
+        t = int(transfer[early])
+        violation = (f"{_describe(schedule, t)} forwards block {int(block[early])} before the hop that brings it "
+                     f"(transfer {int(schedule.forward[t])}) has arrived")
+    if missing and violation is None:
         r = int(required.ravel()[np.flatnonzero(wrong.ravel())[0]])
         b, node = divmod(r, n)
         what = "counts a contribution twice" if cnt[r] > n else ("misses contributions" if cnt[r] < n

@@ -11,11 +11,17 @@ the time per byte, ``m`` the vector):
 * ``ring`` (Patarasuk and Yuan 2009): a reduce-scatter of ``N - 1`` steps round a Hamiltonian cycle, each
   moving ``m / N``, then an all-gather of ``N - 1`` steps: ``2 (N-1) (alpha + m/N beta)``.  The cycle comes
   from the family (ring, torus, mesh with an even side, hypercube Gray code, complete graph) or a search on a
-  small ``graph:`` network.
+  small ``graph:`` network; on any other network the ring visits the nodes in the depth-first order of a
+  breadth-first spanning tree and its transfers between non-neighbours are relayed hop by hop
+  (:mod:`topocast.algorithms.embedding`), every hop counted.
 * ``halving-doubling`` (Rabenseifner; Thakur, Rabenseifner and Gropp 2005): recursive halving over the
   hypercube's dimensions, each step exchanging half of what is left, then recursive doubling:
-  ``2 log2 N alpha + 2 (N-1)/N m beta``.  On a complete graph of any size, the ``r = N - 2^floor(log2 N)``
-  extra nodes first hand their vectors to a partner and get the result back at the end.
+  ``2 log2 N alpha + 2 (N-1)/N m beta``.  When ``N`` is not a power of two the ``r = N - 2^floor(log2 N)``
+  extra nodes first hand their vectors to a partner and get the result back at the end.  On networks other
+  than hypercubes and complete graphs the partners' transfers are relayed.
+* ``hierarchical`` (group networks: Dragonfly, Galaxyfly): a ring reduce-scatter inside every group, a ring
+  allreduce of each slice among the groups (the nodes of one index in each group), a ring all-gather inside
+  every group; relayed where the rings are not links.
 * ``torus`` (Chan et al. 2007): the ring reduce-scatter along each dimension in turn (most significant first,
   each on the blocks left), then the all-gathers in reverse order.
 * ``binomial`` (hypercube): a binomial-tree reduce to node 0 over the dimensions, then (allreduce) the
@@ -213,20 +219,50 @@ def _ring_phases(builder: ScheduleBuilder, cycle: np.ndarray, chunks: int, reduc
     return step
 
 
-def ring_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
-    """Ring allreduce: reduce-scatter then all-gather round a Hamiltonian cycle (``2 (N-1)`` steps)."""
+def ring_order(topology: Topology) -> tuple[np.ndarray, bool]:
+    """``(order, cycle)``: a Hamiltonian cycle when one is known (``cycle`` True), else the nodes in the
+    depth-first order of a breadth-first spanning tree from node 0 (consecutive nodes near each other)."""
+    try:
+        return hamiltonian_cycle(topology), True
+    except TopocastError:
+        pass
+    from .generic_trees import bfs_tree
+
+    dist, parent, _ = bfs_tree(topology, 0)
+    if np.any(dist < 0):
+        raise TopocastError(f"algorithm: {topology.spec} is not connected; a reduction needs every node")
+    children: list[list[int]] = [[] for _ in range(topology.num_nodes)]
+    for v in np.argsort(dist, kind="stable")[1:].tolist():
+        children[int(parent[v])].append(v)
+    order, stack = [], [0]
+    while stack:
+        v = stack.pop()
+        order.append(v)
+        stack.extend(reversed(children[v]))
+    return np.asarray(order, dtype=np.int64), False
+
+
+def _ring(topology: Topology, collective: str, message_bytes: float, chunks: int) -> Schedule:
+    from .embedding import embed
+
     _check_chunks(chunks, message_bytes, topology.num_nodes * chunks)
-    builder = _builder(topology, "allreduce", message_bytes, chunks, "ring")
-    _ring_phases(builder, hamiltonian_cycle(topology), chunks, True, True)
-    return builder.build()
+    order, cycle = ring_order(topology)
+    builder = _builder(topology, collective, message_bytes, chunks, "ring" if cycle else "ring (relayed)")
+    _ring_phases(builder, order, chunks, True, collective == "allreduce")
+    logical = builder.build()
+    return logical if cycle else embed(topology, logical)
+
+
+def ring_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
+    """Ring allreduce: reduce-scatter then all-gather round a Hamiltonian cycle (``2 (N-1)`` steps), or round
+    a relayed ring on a network without a known one."""
+    return _ring(topology, "allreduce", message_bytes, chunks)
 
 
 def ring_reduce_scatter(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
-    """Ring reduce-scatter: ``N - 1`` steps round a Hamiltonian cycle; node ``j`` ends with block ``j``."""
-    _check_chunks(chunks, message_bytes, topology.num_nodes * chunks)
-    builder = _builder(topology, "reduce-scatter", message_bytes, chunks, "ring")
-    _ring_phases(builder, hamiltonian_cycle(topology), chunks, True, False)
-    return builder.build()
+    """Ring reduce-scatter: ``N - 1`` steps round a Hamiltonian cycle (or a relayed ring); node ``j`` ends
+    with block ``j``."""
+    return _ring(topology, "reduce-scatter", message_bytes, chunks)
 
 
 # -- halving and doubling ----------------------------------------------------------------------------------
@@ -262,14 +298,8 @@ def _halving_doubling(builder: ScheduleBuilder, ranks: np.ndarray, blocks: int, 
 
 def _power_of_two_ranks(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(ranks, extra, partner)``: the ``2^k`` nodes that run the halving, and the extra nodes each paired
-    with one of them (Rabenseifner's pre and post steps; complete graphs only when ``N`` is not a power of
-    two)."""
+    with one of them (Rabenseifner's pre and post steps, when ``N`` is not a power of two)."""
     n = topology.num_nodes
-    if topology.family == "hypercube":
-        return np.arange(n, dtype=np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    if topology.family != "complete":
-        raise TopocastError(f"algorithm: halving and doubling needs a hypercube or a complete graph, not "
-                            f"'{topology.family}'")
     p = 1 << (n.bit_length() - 1)
     r = n - p
     extra = np.arange(0, 2 * r, 2, dtype=np.int64)            # even nodes below 2r hand over to the odd ones
@@ -285,7 +315,11 @@ def halving_doubling(topology: Topology, collective: str, message_bytes: float, 
     if collective == "reduce-scatter" and len(extra):
         raise TopocastError(f"algorithm: a halving reduce-scatter needs a power-of-two node count, not {n} "
                             "(use reduce-scatter-ring, or allreduce-halving-doubling)")
-    builder = _builder(topology, collective, message_bytes, chunks, "halving-doubling")
+    from .embedding import embed
+
+    native = topology.family in ("hypercube", "complete")
+    builder = _builder(topology, collective, message_bytes, chunks,
+                       "halving-doubling" if native else "halving-doubling (relayed)")
     blocks = n * chunks
     step = 0
     if len(extra):
@@ -294,7 +328,8 @@ def halving_doubling(topology: Topology, collective: str, message_bytes: float, 
     step = _halving_doubling(builder, ranks, blocks, collective == "allreduce", step)
     if len(extra) and collective == "allreduce":
         builder.add(src=partner, dst=extra, first=0, count=blocks, step=step, combine=False)
-    return builder.build()
+    logical = builder.build()
+    return logical if native else embed(topology, logical)
 
 
 def halving_doubling_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
@@ -491,25 +526,81 @@ def double_binary_tree_allreduce(topology: Topology, message_bytes: float = 1024
     return builder.build()
 
 
+# -- hierarchical ---------------------------------------------------------------------------------------
+def groups_of(topology: Topology) -> np.ndarray:
+    """The group (supernode) of every router of a Dragonfly or Galaxyfly: ``node // routers per group``."""
+    size = topology.meta.get("routers_per_supernode")
+    if topology.family not in ("dragonfly", "galaxyfly") or not size:
+        raise TopocastError(f"algorithm: the hierarchical allreduce needs a group network (dragonfly, galaxyfly), "
+                            f"not '{topology.family}'")
+    return np.arange(topology.num_nodes, dtype=np.int64) // int(size)
+
+
+def hierarchical_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
+    """Ring reduce-scatter in every group, ring allreduce of each slice across the groups, ring all-gather in
+    every group; relayed where a ring's neighbours are not linked."""
+    from .embedding import embed
+
+    group = groups_of(topology)
+    size = int(np.bincount(group).max())
+    g = int(group.max()) + 1
+    n = topology.num_nodes
+    _check_chunks(chunks, message_bytes, n * chunks)
+    builder = _builder(topology, "allreduce", message_bytes, chunks, "hierarchical")
+    nodes = np.arange(n, dtype=np.int64).reshape(g, size)         # row: a group; column: an index in it
+    blocks = n * chunks
+    slice_blocks = blocks // size                                  # index j of a group ends holding slice j
+    step = _ring_slices(builder, nodes, slice_blocks, True, 0)
+    across = nodes.T                                               # row: the nodes of one index, one per group
+    for j, ring in enumerate(across):
+        sub = slice_blocks // g
+        base = j * slice_blocks
+        for s in range(g - 1):                                     # allreduce of slice j among the groups
+            pos = np.arange(g)
+            builder.add(src=ring, dst=np.roll(ring, -1), first=base + ((pos - s - 1) % g) * sub, count=sub,
+                        step=step + s, combine=True)
+        for s in range(g - 1):
+            pos = np.arange(g)
+            builder.add(src=ring, dst=np.roll(ring, -1), first=base + ((pos - s) % g) * sub, count=sub,
+                        step=step + g - 1 + s, combine=False)
+    step += 2 * (g - 1)
+    _ring_slices(builder, nodes, slice_blocks, False, step)
+    return embed(topology, builder.build())
+
+
+def _ring_slices(builder: ScheduleBuilder, rings: np.ndarray, share: int, reduce: bool, step: int) -> int:
+    """A ring reduce-scatter (``reduce``) or all-gather inside every row of ``rings``, position ``j`` ending
+    with (or starting from) blocks ``j*share .. (j+1)*share - 1``; returns the next step."""
+    size = rings.shape[1]
+    pos = np.arange(size)
+    for s in range(size - 1):
+        owner = (pos - s - 1) % size if reduce else (pos - s) % size
+        for ring in rings:
+            builder.add(src=ring, dst=np.roll(ring, -1), first=owner * share, count=share, step=step + s,
+                        combine=reduce)
+    return step + size - 1
+
+
 # -- registration -----------------------------------------------------------------------------------------
 CHUNKS = Param("chunks", "int", 1, "blocks per node's share of the vector (pipelining)", minimum=1)
 TREE_CHUNKS = Param("chunks", "int", 1, "pipeline stages: the vector is cut into this many blocks", minimum=1)
 ROOT = Param("root", "int", 0, "the node the reduction ends at (the tree's root)", minimum=0)
 
 register("allreduce-ring", ring_allreduce, "allreduce",
-         "reduce-scatter then all-gather round a Hamiltonian cycle: 2(N-1) steps of m/N",
-         families=RING_FAMILIES + ("graph",), params=(CHUNKS,), aliases=("ring allreduce",),
-         paper="Patarasuk and Yuan 2009")
+         "reduce-scatter then all-gather round a Hamiltonian cycle (2(N-1) steps of m/N), relayed where none is "
+         "known", params=(CHUNKS,), aliases=("ring allreduce",), paper="Patarasuk and Yuan 2009")
 register("reduce-scatter-ring", ring_reduce_scatter, "reduce-scatter",
-         "N-1 steps round a Hamiltonian cycle; node j ends with block j", families=RING_FAMILIES + ("graph",),
+         "N-1 steps round a Hamiltonian cycle (relayed where none is known); node j ends with block j",
          params=(CHUNKS,), paper="Patarasuk and Yuan 2009")
 register("allreduce-halving-doubling", halving_doubling_allreduce, "allreduce",
-         "recursive halving then doubling (Rabenseifner); complete graphs of any size", families=("hypercube",
-                                                                                                  "complete"),
+         "recursive halving then doubling (Rabenseifner); any N; relayed off hypercubes and complete graphs",
          params=(CHUNKS,), aliases=("rabenseifner",), paper="Thakur, Rabenseifner and Gropp 2005")
 register("reduce-scatter-halving", halving_reduce_scatter, "reduce-scatter",
-         "recursive halving: log2 N steps; node j ends with block j", families=("hypercube", "complete"),
-         params=(CHUNKS,), paper="Thakur, Rabenseifner and Gropp 2005")
+         "recursive halving: log2 N steps, N a power of two; node j ends with block j", params=(CHUNKS,),
+         paper="Thakur, Rabenseifner and Gropp 2005")
+register("allreduce-hierarchical", hierarchical_allreduce, "allreduce",
+         "ring reduce-scatter in each group, ring allreduce across groups, ring all-gather in each group",
+         families=("dragonfly", "galaxyfly"), params=(CHUNKS,))
 register("allreduce-torus", torus_allreduce, "allreduce",
          "ring reduce-scatter per dimension, then the all-gathers in reverse order", families=("ring", "torus"),
          params=(CHUNKS,), aliases=("multidimensional allreduce",), paper="Chan et al. 2007")
