@@ -42,8 +42,8 @@ import numpy as np
 from ..errors import TopocastError
 from ..memory import default_limit, human_bytes
 from ..plans.frontier import FrontierPlan, Phase
+from ..plans.frontier_rule import replay
 from ..schedule import Schedule, ScheduleBuilder
-from ..sim.frontier import run_frontier
 from ..topology.eisenstein_jacobi import PHASE_SECTORS, EJRing
 from .base import register
 from .ej_broadcast import HALF_DUPLEX_ALL_PORT, PAPER, ring_of
@@ -98,7 +98,7 @@ def translate(ring: EJRing, n: int, add: np.ndarray, nodes: np.ndarray, shift: n
 def all_to_all_schedule(topology, message_bytes: float = 1024.0) -> Schedule:
     """Every node's message (id = node index) through the three phases, links combined per step."""
     ring, n = ring_of(topology)
-    single = run_frontier(single_source_plan(ring, n), record=True)  # the rule writes node 0's transfers
+    single = replay(single_source_plan(ring, n))  # the rule writes node 0's transfers
     nodes = topology.num_nodes
     add = addition_table(ring)
     sources = np.arange(nodes, dtype=np.int64)

@@ -42,8 +42,7 @@ import numpy as np
 
 from ..errors import TopocastError
 from ..registry import Param
-from ..sim.models import Model
-from ..sim.wormhole.engine import RouterConfig
+from ..sim.models import Model, RouterConfig
 from ..topology.core import Topology
 from .base import register
 from .mesh_routing import ECUBE, HIGH, LOW, labels_for, mesh_dims

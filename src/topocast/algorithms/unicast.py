@@ -8,7 +8,7 @@ one worm on the route of ``routing`` (:mod:`topocast.algorithms.unicast_routing`
 on virtual channels that keep the routing deadlock-free.  The router's
 options (``vcs``, ``buffer_depth``, ``router_delay``, ``link_latency``,
 ``credit_delay``, ``flits``, ``startup``, injection and ejection channels)
-are run parameters passed to :class:`~topocast.sim.wormhole.engine.RouterConfig`.
+are run parameters passed to :class:`~topocast.sim.models.RouterConfig`.
 
 Virtual channels: ``vc_scheme=auto`` (default) uses the routing's own
 deadlock-free scheme: one VC for ``dor`` on a mesh, path or hypercube, the
@@ -25,7 +25,7 @@ deadlock-free and more worms can be in flight on a link at once.
 
 ``info``: ``mean_hops`` of the drawn routes; ``zero_load_latency``, the mean
 over the drawn messages of the engine's closed form for a worm alone
-(``startup + L + h*l + (h + 1)*r + ...``, :func:`topocast.sim.wormhole.engine.lone_tail_time`);
+(``startup + L + h*l + (h + 1)*r + ...``, :func:`topocast.sim.models.lone_tail_time`);
 ``throughput_bound``, the channel-load bound of :mod:`topocast.algorithms.unicast_bounds`
 in flits per node per cycle (None where it is not cheap);
 ``vc_scheme_used`` and ``vcs_needed``; ``idle_nodes`` for the permutations
@@ -45,8 +45,7 @@ import numpy as np
 
 from ..errors import TopocastError
 from ..registry import Algorithm, Param, register_algorithm
-from ..sim.models import Model
-from ..sim.wormhole.engine import RouterConfig, lone_tail_time
+from ..sim.models import Model, RouterConfig, lone_tail_time
 from ..topology.core import Topology
 from ..topology.kernels import bfs_from_set
 from .mesh_multicast import ROUTER_PARAMS, WORKLOAD_PARAMS

@@ -184,7 +184,7 @@ def law_routes(topology, routing: str, traffic: str) -> dict:
 
 def zero_load_latency(hops: np.ndarray, weight: np.ndarray, router: dict) -> float:
     """The mean over a route law of the engine's closed form for a message alone (cycles)."""
-    from ..sim.wormhole.engine import RouterConfig, lone_tail_time
+    from ..sim.models import RouterConfig, lone_tail_time
 
     config = RouterConfig(**{k: router[k] for k in ("startup", "flits", "buffer_depth", "router_delay",
                                                     "link_latency", "credit_delay")})

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from ..sim.heap import grow, pop, push
+from ..heap import grow, pop, push
 from ..verify import popcount
 
 _INF = np.inf
