@@ -143,11 +143,30 @@ def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: i
 
 
 def check_run_size(alg: registry.Algorithm, nodes: int, engine: str, max_memory: float | None) -> None:
-    """Refuse, before planning, an all-gather or all-to-all on the step or event engine whose state cannot fit:
-    per (node, message) pair the verifier's hold and required bits (and, on the event engine, an arrival time),
-    per delivery a transfer entry and its bookkeeping (about 48 bytes: measured 45 on torus all-gathers).
-    Algorithms with a frontier form choose their own plan by size."""
-    from .memory import default_limit, human_bytes, words
+    """Refuse, before planning, an all-gather or all-to-all on the step or event engine whose state cannot fit.
+
+    Per (node, message) pair the verifier's hold and required bits (and, on the event engine, an arrival
+    time), per delivery a transfer entry and its bookkeeping (about 48 bytes: measured 45 on torus
+    all-gathers).  Algorithms with a frontier form choose their own plan by size.
+
+    Parameters
+    ----------
+    alg : registry.Algorithm
+        The algorithm.
+    nodes : int
+        Nodes of the network.
+    engine : str
+        The engine asked for.
+    max_memory : float, optional
+        The limit in bytes; None: half of the machine's RAM.
+
+    Raises
+    ------
+    TopocastError
+        ``max-memory: ALG on N nodes (COLLECTIVE, M messages, ENGINE engine) needs about X, over the limit
+        of Y`` (:func:`topocast.memory.check_need`).
+    """
+    from .memory import check_need, words
 
     if engine not in ("step", "event") or "frontier" in alg.engines or alg.collective not in ("allgather", "alltoall"):
         return
@@ -155,11 +174,8 @@ def check_run_size(alg: registry.Algorithm, nodes: int, engine: str, max_memory:
     messages = n if alg.collective == "allgather" else n * n
     deliveries = messages * (n - 1) if alg.collective == "allgather" else messages
     need = n * messages / 4 + (8 * n * messages if engine == "event" else 0.0) + 48 * deliveries
-    limit = default_limit() if max_memory is None else max_memory
-    if need > limit:
-        what = f"{alg.collective}, {words(messages, 'messages')}, {engine} engine"
-        raise TopocastError(f"max-memory: {alg.name} on {words(nodes)} ({what}) needs about {human_bytes(need)}, "
-                            f"over the limit of {human_bytes(limit)}")
+    what = f"{alg.collective}, {words(messages, 'messages')}, {engine} engine"
+    check_need(f"{alg.name} on {words(nodes)} ({what})", need, max_memory)
 
 
 def plan_engine(the_plan, engine: str) -> str:
@@ -187,17 +203,36 @@ def check_seed(seed: Any) -> int:
 
 
 def check_unbuilt(spec: str, engine: str, nodes: Any, max_memory: float | None) -> None:
-    """Refuse an engine that runs from the spec alone (bitmaps of one bit per node, three of them) on a
-    network whose bitmaps would not fit, before any array is made."""
-    from .memory import default_limit, float_of, human_bytes, words
+    """Refuse an engine that runs from the spec alone on a network whose bitmaps would not fit, before any
+    array is made.
+
+    The engine keeps at most three bitmaps of one bit per node and numbers nodes with 64-bit integers.
+
+    Parameters
+    ----------
+    spec : str
+        The network.
+    engine : str
+        The engine (one of the algorithm's ``unbuilt_engines``).
+    nodes : int or float or None
+        The family's estimate of the node count (None: unknown, nothing checked).
+    max_memory : float, optional
+        The limit in bytes; None: half of the machine's RAM.
+
+    Raises
+    ------
+    TopocastError
+        ``max-memory: the ENGINE engine on SPEC (N nodes) ... needs about X, over the limit of Y``
+        (:func:`topocast.memory.check_need`), or past 2**62 nodes whatever the limit.
+    """
+    from .memory import check_need, float_of, words
 
     if nodes is None:
         return
-    limit = default_limit() if max_memory is None else max_memory
-    need = 3 * float_of(nodes) / 8
-    if float_of(nodes) >= 2**62 or need > limit:
-        raise TopocastError(f"max-memory: the {engine} engine on {spec} ({words(nodes)}) needs about "
-                            f"{human_bytes(need)} of bitmaps, over the limit of {human_bytes(limit)}")
+    what = f"the {engine} engine on {spec} ({words(nodes)}) with its bitmaps"
+    if float_of(nodes) >= 2**62:
+        raise TopocastError(f"max-memory: {what} numbers nodes with 64-bit integers: at most 2**62 nodes")
+    check_need(what, 3 * float_of(nodes) / 8, max_memory)
 
 
 #: longest time one transfer may take (seconds); beyond it the makespans overflow

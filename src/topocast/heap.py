@@ -1,4 +1,8 @@
-"""A binary min-heap of ``(time, kind, id)`` entries over numpy arrays, for numba kernels.
+"""The one heap: a binary min-heap of ``(time, kind, id)`` entries over numpy arrays, for numba kernels.
+
+The event engine (:mod:`topocast.sim.event`, through :mod:`topocast.sim.heap`)
+and the synthesiser's planners (:mod:`topocast.synthesis`) order their events
+with it; :func:`grow` is the growth rule of every array a kernel appends to.
 
 Entries are ordered by time, then kind, then id, like Python tuples in
 :mod:`heapq`, so the order in which entries leave never depends on how the

@@ -156,16 +156,28 @@ def expected_hops(topology: Topology, routing: str) -> float:
 
 
 def guard_memory(topology: Topology, params: dict, max_memory: float | None) -> None:
-    """Refuse a load point whose worms and paths would not fit in ``max_memory`` (default: the machine's)."""
-    from ..memory import default_limit
+    """Refuse a load point whose worms and paths would not fit (:func:`topocast.memory.check_need`).
 
-    limit = default_limit() if max_memory is None else max_memory
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    params : dict
+        The load point: ``cycles``, ``load``, ``flits``, ``routing``.
+    max_memory : float, optional
+        The limit in bytes; None: half of the machine's RAM.
+
+    Raises
+    ------
+    TopocastError
+        ``max-memory: unicast with M messages needs about X, over the limit of Y``.
+    """
+    from ..memory import check_need
+
     messages = topology.num_nodes * params["cycles"] * params["load"] / params["flits"]
     # path arrays: node, arc, slot, VC (and the engine's copy of the VCs), twice while the routes are joined
     need = messages * (expected_hops(topology, params["routing"]) * 8 * 8 + 8 * 16)
-    if need > limit:
-        raise TopocastError(f"max-memory: {NAME} with {messages:.3g} messages needs about {need / 2**30:.1f} GiB, "
-                            f"over the limit of {limit / 2**30:.1f} GiB")
+    check_need(f"{NAME} with {messages:.3g} messages", need, max_memory)
 
 
 def resolve_vcs(routing: str, scheme: str, need: int, vcs: int | None) -> int:

@@ -118,7 +118,7 @@ def check_size(topology: Topology, collective: str, engine: str, chunks: int | N
                max_memory: float | None) -> None:
     """Refuse, before any planning, a synthesis past :data:`MAX_PAIRS` or whose estimated peak
     (:func:`estimate_bytes`) is over ``max_memory`` (default: half of RAM)."""
-    from ..memory import default_limit, human_bytes, words
+    from ..memory import check_need, words
 
     n = topology.num_nodes
     c = chunks or (max(CHUNK_CHOICES) if collective == "broadcast" else 1)
@@ -127,11 +127,8 @@ def check_size(topology: Topology, collective: str, engine: str, chunks: int | N
         raise TopocastError(f"synthesize: {collective} on {words(n)} ({c} chunk{'s' if c > 1 else ''} per message) "
                             f"tracks {words(pairs, '(node, message) pairs')}, more than the {MAX_PAIRS:,} "
                             "a synthesis handles; synthesise a smaller network or fewer chunks")
-    limit = default_limit() if max_memory is None else max_memory
-    need = estimate_bytes(topology, collective, engine, chunks)
-    if need > limit:
-        raise TopocastError(f"max-memory: synthesising {collective} on {topology.spec} ({words(n)}) needs about "
-                            f"{human_bytes(need)}, over the limit of {human_bytes(limit)}")
+    check_need(f"synthesising {collective} on {topology.spec} ({words(n)})",
+               estimate_bytes(topology, collective, engine, chunks), max_memory)
 
 
 def _topology(topology: str | Topology, max_memory: float | None) -> Topology:
