@@ -240,13 +240,31 @@ MAX_TRANSFER_TIME = 1e100
 
 
 def check_costs(name: str, params: dict[str, Any]) -> None:
-    """Refuse cost parameters whose product (one transfer's time) overflows: every time would be inf."""
+    """Refuse cost parameters whose product (one transfer's time) overflows: every time would be inf.
+
+    One transfer of ``message_bytes`` costs the one cost formula (:func:`topocast.sim.models.link_time`),
+    plus ``per_hop`` and a circuit's ``setup`` where the algorithm has them.
+
+    Parameters
+    ----------
+    name : str
+        The algorithm, for the message.
+    params : dict
+        Its resolved parameters (nothing is checked without ``per_byte`` and ``message_bytes``).
+
+    Raises
+    ------
+    TopocastError
+        When that time is not finite or over :data:`MAX_TRANSFER_TIME`.
+    """
     import math
+
+    from .sim.models import link_time
 
     if "per_byte" not in params or "message_bytes" not in params:
         return
-    parts = [params.get(k) or 0.0 for k in ("startup", "per_hop", "setup")]
-    total = float(params["message_bytes"]) * float(params["per_byte"]) + sum(float(v) for v in parts)
+    startup, per_hop, setup = (float(params.get(k) or 0.0) for k in ("startup", "per_hop", "setup"))
+    total = link_time.py_func(startup, float(params["per_byte"]), float(params["message_bytes"])) + per_hop + setup
     if not math.isfinite(total) or total > MAX_TRANSFER_TIME:
         raise TopocastError(f"algorithm {name}: parameters 'message_bytes', 'per_byte', 'startup' give one transfer "
                             f"a time of {total:g} s, over {MAX_TRANSFER_TIME:g} s: the times would overflow")

@@ -5,8 +5,9 @@ Algorithm Synthesizer", MICRO 2024): walk a time-expanded network and, each
 time a link direction becomes free, match it with chunks its sender holds and
 its receiver still lacks.  We keep time continuous instead of in slots and use
 our own store-and-forward costs: a transfer of ``k`` chunks holds its link
-direction for ``startup + k * chunk_bytes * per_byte`` and arrives ``per_hop``
-later, exactly what :mod:`topocast.sim.event` charges.  Because the start-up
+direction for ``startup + k * chunk_bytes * per_byte`` (the one cost formula,
+:func:`topocast.sim.models.link_time`) and arrives ``per_hop`` later, exactly
+what :mod:`topocast.sim.event` charges.  Because the start-up
 dominates small packets, a free link carries *everything* its sender holds
 that its receiver neither holds nor has on the way (aggregation), up to
 ``cap`` chunks; the lowest chunk ids go first, so a capped broadcast pipelines
@@ -33,8 +34,9 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from ..bits import popcount
 from ..heap import grow, pop, push
-from ..verify import popcount
+from ..sim.models import link_time
 
 _INF = np.inf
 
@@ -183,7 +185,7 @@ def _flood(indptr, indices, channel, held, startup, per_byte, per_hop, chunk_byt
                 rr = grow(rr, nr)
                 rr[nr, 0], rr[nr, 1] = run_first, run_len
                 nr += 1
-            end = start + startup + taken * chunk_bytes * per_byte
+            end = start + link_time(startup, per_byte, taken * chunk_bytes)
             ti[nt, _SRC], ti[nt, _DST], ti[nt, _NEXT], ti[nt, _ARRIVED] = u, v, in_head[v], 0
             tf[nt, _START], tf[nt, _END] = start, end + per_hop
             in_head[v] = nt

@@ -16,6 +16,7 @@ import heapq
 import numba as nb
 import numpy as np
 
+from ..sim.models import link_time
 from ..topology.metrics import bfs_distances
 from .greedy import Plan, channels
 
@@ -60,7 +61,6 @@ def _route(indptr, indices, channel, arc_src, dist, origin, target, startup, per
     link_free = np.zeros(channel.max() + 1 if arcs else 1)
     node_send = np.zeros(n)
     node_recv = np.zeros(n)
-    per_chunk = chunk_bytes * per_byte
     tsrc = np.empty(max(arcs, 16), np.int64)
     tdst = np.empty(max(arcs, 16), np.int64)
     tstart = np.empty(max(arcs, 16), np.float64)
@@ -73,7 +73,7 @@ def _route(indptr, indices, channel, arc_src, dist, origin, target, startup, per
     for c in range(nc):
         if origin[c] != target[c]:
             e = _enqueue(c, origin[c], 0.0, target, dist, indptr, indices, channel, link_free, qlen, head, tail,
-                         nxt, startup + per_chunk)
+                         nxt, link_time(startup, per_byte, chunk_bytes))
             if pending[e] > 0.0:
                 pending[e] = 0.0
                 heap.append((0.0, np.int64(1), e))
@@ -87,7 +87,7 @@ def _route(indptr, indices, channel, arc_src, dist, origin, target, startup, per
                 c = carried[k]
                 if target[c] != v:
                     e = _enqueue(c, v, t, target, dist, indptr, indices, channel, link_free, qlen, head, tail,
-                                 nxt, startup + per_chunk)
+                                 nxt, link_time(startup, per_byte, chunk_bytes))
                     if t < pending[e]:
                         pending[e] = t
                         heapq.heappush(heap, (t, np.int64(1), e))
@@ -121,7 +121,7 @@ def _route(indptr, indices, channel, arc_src, dist, origin, target, startup, per
             ncar += 1
             c = nxt[c]
         carried[lo:ncar].sort()
-        end = t + startup + qlen[e] * per_chunk
+        end = t + link_time(startup, per_byte, qlen[e] * chunk_bytes)
         head[e] = -1
         tail[e] = -1
         qlen[e] = 0
