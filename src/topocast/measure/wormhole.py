@@ -28,7 +28,6 @@ bound, its mean distance) are the algorithm's, reported in the plan's
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -139,10 +138,10 @@ def latency_statistics(plan: WormPlan, lat: np.ndarray, trace: WormTrace, bound:
     ci = float("nan")
     growing = False
     if means is not None:
-        from scipy.special import stdtrit  # Student's t quantile (what scipy.stats.t.ppf calls)
+        from ..stats import t_half_width
 
         b = plan.batches
-        ci = float(stdtrit(b - 1, 0.975) * means.std(ddof=1) / math.sqrt(b))
+        ci = t_half_width(means)
         third = max(1, b // 3)
         growing = bool(means[-third:].mean() > 1.5 * means[:third].mean())
     saturated = bool(trace.deadlock is not None or (len(measured) and unfinished > 0.01 * len(measured))

@@ -157,8 +157,8 @@ def _chunked(origin: np.ndarray, targets: Any, chunks: int) -> tuple[np.ndarray,
     return np.repeat(origin, chunks), targets if isinstance(targets, str) else np.repeat(targets, chunks)
 
 
-def to_schedule(plan: greedy.Plan, num_nodes: int, origin, targets, collective: str, chunk_bytes: float,
-                step: np.ndarray | None = None, meta: dict | None = None) -> Schedule:
+def to_schedule(plan: greedy.TimedTransfers, num_nodes: int, origin, targets, collective: str,
+                chunk_bytes: float, step: np.ndarray | None = None, meta: dict | None = None) -> Schedule:
     """A step-ordered :class:`Schedule` from a plan: ``step`` is the dense rank of the start time, so the
     event engine keeps each link's order and every transfer after the ones that brought its data."""
     if step is None:

@@ -42,8 +42,23 @@ _INF = np.inf
 
 
 @dataclass
-class Plan:
-    """Transfers in order of start time: endpoints, start, and chunk ranges (CSR)."""
+class TimedTransfers:
+    """What a synthesis planner returns: transfers in order of start time, before they become a Schedule.
+
+    (Not a plan of the run path: :func:`topocast.synthesis.to_schedule` turns it into a
+    :class:`~topocast.schedule.Schedule`.)
+
+    Attributes
+    ----------
+    src, dst : numpy.ndarray
+        Endpoints of each transfer.
+    start : numpy.ndarray
+        Its start time in seconds.
+    range_ptr, range_first, range_count : numpy.ndarray
+        The chunk ranges it carries (CSR).
+    makespan : float
+        The planner's own estimate of the last arrival.
+    """
 
     src: np.ndarray
     dst: np.ndarray
@@ -279,7 +294,7 @@ def port_order(topology) -> np.ndarray:
 
 
 def flood(topology, origin_bits: np.ndarray, cost, ports, chunk_bytes: float, cap: int = 0, wait: float = 0.0
-          ) -> Plan:
+          ) -> TimedTransfers:
     """Greedy schedule in which every node ends holding every chunk (broadcast, all-gather).
 
     ``origin_bits`` is the ``(N, ceil(C/64))`` bit matrix of the chunks each node starts with.
@@ -288,7 +303,7 @@ def flood(topology, origin_bits: np.ndarray, cost, ports, chunk_bytes: float, ca
     out = _flood(topology.indptr.astype(np.int64), topology.indices.astype(np.int64)[order],
                  channels(topology, ports.duplex)[order], origin_bits.copy(), float(cost.startup), float(cost.per_byte),
                  float(cost.per_hop), float(chunk_bytes), ports.ports is not None, int(cap), float(wait))
-    return Plan(*out)
+    return TimedTransfers(*out)
 
 
 def origin_bits(num_nodes: int, origin: np.ndarray) -> np.ndarray:

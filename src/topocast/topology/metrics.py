@@ -103,6 +103,40 @@ def bfs_distances(topology: Topology, source: int) -> np.ndarray:
     return bfs(topology.indptr, topology.indices, np.int64(source))
 
 
+def all_distances(topology: Topology) -> np.ndarray:
+    """Hop distance between every pair of nodes: the one all-pairs distance matrix.
+
+    One BFS per node: in numpy blocks up to :data:`SMALL_NODES` nodes, else
+    the compiled kernel (:func:`topocast.topology.kernels.all_pairs`, sources
+    in parallel).  ``N x N`` int32 entries: for the small networks of the
+    generic all-gathers and synthesis.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``D[s, v]`` (int32, ``N x N``), -1 where ``v`` cannot be reached from ``s``.
+
+    >>> from .classic import ring
+    >>> all_distances(ring(4)).tolist()
+    [[0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]]
+    """
+    n = topology.num_nodes
+    out = np.empty((n, n), dtype=np.int32)
+    if small(topology):
+        for first, dist in _blocks(topology, np.arange(n, dtype=np.int64)):
+            out[first:first + len(dist)] = dist
+        return out
+    from .kernels import all_pairs
+
+    all_pairs(topology.indptr, topology.indices, out)
+    return out
+
+
 def is_connected(topology: Topology) -> bool:
     """Whether every node reaches every other: one BFS from node 0; cached per topology.
 
