@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from . import registry
@@ -93,17 +94,58 @@ def plan(topology: Topology, alg: registry.Algorithm, params: dict[str, Any], en
     return alg.plan(topology, **kwargs)
 
 
-def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: int = 0,
-        max_memory: float | None = None, params_from_text: bool = False, **params: Any):
-    """Build (if needed), plan ``algorithm``, execute, verify, and return a :class:`RunResult`.
+@dataclass(frozen=True)
+class Checked:
+    """A run request that passed every check of :func:`run`, before its plan: what :func:`prepare` returns.
 
-    >>> import topocast as tc
-    >>> tc.run("hypercube:3", "allgather-recursive-doubling").metrics["steps"]
-    3
+    Attributes
+    ----------
+    topology : Topology or UnbuiltTopology
+        The network (built, given, or from the spec alone for an unbuilt engine).
+    algorithm : registry.Algorithm
+        The algorithm.
+    engine : str
+        The engine asked for (one of the algorithm's).
+    seed : int
+        The seed.
+    max_memory : float or None
+        The memory limit in bytes (None: half of the machine's RAM).
+    params : dict
+        The algorithm's parameters, resolved against its schema.
     """
-    from .execute import execute
+
+    topology: Any
+    algorithm: registry.Algorithm
+    engine: str
+    seed: int
+    max_memory: float | None
+    params: dict[str, Any]
+
+
+def prepare(spec: str | Topology, algorithm: str, engine: str | None = None, seed: int = 0,
+            max_memory: float | None = None, params_from_text: bool = False, **params: Any) -> Checked:
+    """Every check :func:`run` makes before planning: seed, memory limit, algorithm, engine, parameters, costs,
+    the network (built, or sized for an unbuilt engine), its family and the run's size.
+
+    :func:`run` is ``prepare``, then :func:`plan`, the model and :func:`topocast.execute.execute`; a caller
+    that runs one plan under several models (a reproduction) checks each run here and reuses its plan.
+
+    Parameters
+    ----------
+    spec, algorithm, engine, seed, max_memory, params_from_text, **params
+        As :func:`run` takes them.
+
+    Returns
+    -------
+    Checked
+        The checked request.
+
+    Raises
+    ------
+    TopocastError
+        The first check that fails, as :func:`run` raises it.
+    """
     from .memory import resolve_limit
-    from .sim.models import Model
     from .spec import build, parse_spec
     from .topology.core import UnbuiltTopology
 
@@ -135,11 +177,48 @@ def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: i
         raise TopocastError(
             f"algorithm {alg.name}: runs on {', '.join(alg.families)}, not on family '{topology.family}'")
     check_run_size(alg, topology.num_nodes, engine, max_memory)
-    the_plan = plan(topology, alg, kwargs, engine, seed, max_memory)
-    model = alg.model(kwargs) if alg.model else Model()
-    ran_on = plan_engine(the_plan, engine)
-    return execute(topology, the_plan, ran_on, model, algorithm=alg.name, seed=seed, params=kwargs,
-                   max_bytes=max_memory)
+    return Checked(topology, alg, engine, seed, max_memory, kwargs)
+
+
+def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: int = 0,
+        max_memory: float | None = None, params_from_text: bool = False, **params: Any):
+    """Build (if needed), plan ``algorithm``, execute, verify, and return a :class:`RunResult`.
+
+    Every check is :func:`prepare`'s; then the algorithm's :func:`plan`, its model, and
+    :func:`topocast.execute.execute` on the engine that runs the plan.
+
+    >>> import topocast as tc
+    >>> tc.run("hypercube:3", "allgather-recursive-doubling").metrics["steps"]
+    3
+    """
+    from .execute import execute
+
+    checked = prepare(spec, algorithm, engine, seed, max_memory, params_from_text, **params)
+    the_plan = plan(checked.topology, checked.algorithm, checked.params, checked.engine, checked.seed,
+                    checked.max_memory)
+    model = model_of(checked)
+    return execute(checked.topology, the_plan, plan_engine(the_plan, checked.engine), model,
+                   algorithm=checked.algorithm.name, seed=checked.seed, params=checked.params,
+                   max_bytes=checked.max_memory)
+
+
+def model_of(checked: Checked):
+    """The :class:`~topocast.sim.models.Model` a checked run is measured under: the algorithm's, else the default.
+
+    Parameters
+    ----------
+    checked : Checked
+        The checked run.
+
+    Returns
+    -------
+    Model
+        Ports, costs and router from the algorithm's model parameters.
+    """
+    from .sim.models import Model
+
+    alg = checked.algorithm
+    return alg.model(checked.params) if alg.model else Model()
 
 
 def check_run_size(alg: registry.Algorithm, nodes: int, engine: str, max_memory: float | None) -> None:
