@@ -192,6 +192,23 @@ def lone_tail_time(hops, total_hops, config: RouterConfig):
     credit steps: ``r + q*(l + r) + L + max_m [m*(l + r + c - B) -
     r*max(0, q + m - h)]`` over ``0 <= m <= floor((L - 1)/B)``, a concave
     function of ``m`` whose maximum is at ``0``, ``h - q`` or the top.
+
+    Parameters
+    ----------
+    hops : int or array_like of int
+        Hops down the path to the destination asked about (``q``).
+    total_hops : int or array_like of int
+        Hops of the whole path (``h``), broadcast with ``hops``.
+    config : RouterConfig
+        The router.
+
+    Returns
+    -------
+    numpy.ndarray
+        Cycles (int64), the broadcast shape of ``hops`` and ``total_hops``.
+
+    >>> int(lone_tail_time(3, 3, RouterConfig()))  # the defaults: hops + flits
+    35
     """
     q = np.asarray(hops, dtype=np.int64)
     h = np.asarray(total_hops, dtype=np.int64)
