@@ -118,7 +118,7 @@ def check_size(topology: Topology, collective: str, engine: str, chunks: int | N
                max_memory: float | None) -> None:
     """Refuse, before any planning, a synthesis past :data:`MAX_PAIRS` or whose estimated peak
     (:func:`estimate_bytes`) is over ``max_memory`` (default: half of RAM)."""
-    from ..memory import default_limit, human_bytes, words
+    from ..memory import check_need, words
 
     n = topology.num_nodes
     c = chunks or (max(CHUNK_CHOICES) if collective == "broadcast" else 1)
@@ -127,11 +127,8 @@ def check_size(topology: Topology, collective: str, engine: str, chunks: int | N
         raise TopocastError(f"synthesize: {collective} on {words(n)} ({c} chunk{'s' if c > 1 else ''} per message) "
                             f"tracks {words(pairs, '(node, message) pairs')}, more than the {MAX_PAIRS:,} "
                             "a synthesis handles; synthesise a smaller network or fewer chunks")
-    limit = default_limit() if max_memory is None else max_memory
-    need = estimate_bytes(topology, collective, engine, chunks)
-    if need > limit:
-        raise TopocastError(f"max-memory: synthesising {collective} on {topology.spec} ({words(n)}) needs about "
-                            f"{human_bytes(need)}, over the limit of {human_bytes(limit)}")
+    check_need(f"synthesising {collective} on {topology.spec} ({words(n)})",
+               estimate_bytes(topology, collective, engine, chunks), max_memory)
 
 
 def _topology(topology: str | Topology, max_memory: float | None) -> Topology:
@@ -160,8 +157,8 @@ def _chunked(origin: np.ndarray, targets: Any, chunks: int) -> tuple[np.ndarray,
     return np.repeat(origin, chunks), targets if isinstance(targets, str) else np.repeat(targets, chunks)
 
 
-def to_schedule(plan: greedy.Plan, num_nodes: int, origin, targets, collective: str, chunk_bytes: float,
-                step: np.ndarray | None = None, meta: dict | None = None) -> Schedule:
+def to_schedule(plan: greedy.TimedTransfers, num_nodes: int, origin, targets, collective: str,
+                chunk_bytes: float, step: np.ndarray | None = None, meta: dict | None = None) -> Schedule:
     """A step-ordered :class:`Schedule` from a plan: ``step`` is the dense rank of the start time, so the
     event engine keeps each link's order and every transfer after the ones that brought its data."""
     if step is None:

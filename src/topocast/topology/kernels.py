@@ -81,6 +81,18 @@ def many_sources(indptr, indices, sources, hist_len):
 
 
 @nb.njit(cache=True, parallel=True)
+def all_pairs(indptr, indices, out):
+    """Hop distances from every source into ``out[s, v]`` (int32, -1 unreached), sources in parallel."""
+    n = len(indptr) - 1
+    for s in nb.prange(n):
+        dist = np.empty(n, np.int32)
+        queue = np.empty(n, np.int64)
+        bfs_into(indptr, indices, s, dist, queue)
+        for i in range(n):  # element by element: no slice assignment (numba compiles its error message slowly)
+            out[s, i] = dist[i]
+
+
+@nb.njit(cache=True, parallel=True)
 def girth(indptr, indices, sources):
     """Shortest cycle through each source in the underlying simple graph (0 when none), early-stopping BFS."""
     n = len(indptr) - 1
