@@ -48,6 +48,7 @@ MODULES = ['topocast.algorithms.base',
  'topocast.experiments.hdn',
  'topocast.experiments.hdn_paper_route',
  'topocast.experiments.multicast',
+ 'topocast.experiments.topologies',
  'topocast.experiments.traces',
  'topocast.topology.butterfly_butterfly',
  'topocast.topology.ccc',
@@ -2372,4 +2373,12 @@ EXPERIMENTS = [{'name': 'classic',
   'doc': '``topocast reproduce multicast``: Figures 3-6 of Al-Dubai et al. (2003) and their claims.',
   'paper': 'Al-Dubai, Ould-Khaoua, El-Zayyat, Mackenzie: On balancing traffic load in path-based multicast '
            'communication',
-  'module': 'topocast.experiments.multicast'}]
+  'module': 'topocast.experiments.multicast'},
+ {'name': 'topologies',
+  'doc': "The seeds' networks (Galaxyfly, Dragonfly, HDN, EJ) against PolarFly, Slim Fly, HyperX, Dragonfly+, fat "
+         'trees and Jellyfish at matched sizes; a verdict per claim the seeds make about their networks',
+  'paper': "the seeds' networks (Zhuang et al. 2023, Galaxyfly; Li, Peng, Chu 2012, HDN; Hussain 2018, EJ) against "
+           'PolarFly (Lakhotia et al. SC 2022), Slim Fly (Besta and Hoefler SC 2014), HyperX (Ahn et al. SC 2009), '
+           'Dragonfly+ (Shpiner et al. 2017), k-ary n-trees (Petrini and Vanneschi 1997), Jellyfish (Singla et al. '
+           'NSDI 2012) and the Dragonfly (Kim et al. ISCA 2008)',
+  'module': 'topocast.experiments.topologies'}]

@@ -444,8 +444,8 @@ def candidates(family: str, radix: int, limit: int) -> list[Candidate]:
                 out.append(Candidate(f"dragonfly:g={g},a={a},h={h},p={p}", g * a, g * a * p, a - 1 + h + p,
                                      "a = 2p = 2h (Kim et al. 2008)"))
     elif family == "galaxyfly":
-        for q in [1] + [q for q in _prime_powers(64) if q % 4 != 2]:
-            for n in range(1, 17):
+        for q in [1] + [q for q in _prime_powers(128) if q % 4 != 2]:
+            for n in range(1, 65):
                 delta = {1: 1, 3: -1, 0: 0}[q % 4] if q > 1 else 0
                 d = (q - delta) // 2 + n - 1 if q > 1 else n - 1
                 for a in range(1, radix + 1):
@@ -631,7 +631,10 @@ def plot(comparison: Comparison, path) -> Path:
             ax.bar(x + (i - (len(keys) - 1) / 2) * width, [val(r, key) for r in rows], width, label=name)
         ax.set_title(title, fontsize=9)
         ax.set_xticks(x, labels, fontsize=6)
-        if log:
+        values = np.array([val(r, key) for r in rows for key in keys], dtype=float)
+        if not np.any(np.isfinite(values) & (values > 0)):
+            ax.text(0.5, 0.5, "not measured", ha="center", va="center", transform=ax.transAxes, fontsize=9)
+        elif log:
             ax.set_yscale("log")
         ax.legend(fontsize=7)
         ax.grid(alpha=0.3, axis="y")
