@@ -24,8 +24,9 @@ from ..errors import TopocastError
 from ..schedule import Schedule, ScheduleBuilder
 from ..sim.models import PortModel
 from ..topology.core import Topology
+from ..topology.metrics import all_distances
 from .base import register
-from .generic_trees import all_distances, require_connected
+from .generic_trees import require_connected
 
 
 @nb.njit(cache=True)
