@@ -14,7 +14,7 @@ from figures import Figures, add_argument
 
 import topocast as tc
 from topocast.algorithms.classic_allgather import recursive_doubling_allgather
-from topocast.sim.step import run_steps
+from topocast.measure.step import run_steps
 
 
 def main() -> None:
