@@ -159,7 +159,7 @@ class NodeFindings(NamedTuple):
     group_completion: np.ndarray
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _first_lacking(held, plan, t):
     """The first message transfer ``t`` carries (range by range) that is not set in ``held``, or -1."""
     for r in range(plan.range_ptr[t], plan.range_ptr[t + 1]):
@@ -172,32 +172,40 @@ def _first_lacking(held, plan, t):
     return -1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _take(held, req, plan, v, t):
     """Set the bits of transfer ``t``'s messages at node ``v``; returns (receipts, redundant, newly
-    required, newly held of ``v``'s group)."""
+    required, newly held of ``v``'s group, words touched)."""
     receipts = 0
     redundant = 0
     fresh_required = 0
     fresh_group = 0
+    touched = 0
     for r in range(plan.range_ptr[t], plan.range_ptr[t + 1]):
         lo = plan.first[r]
         hi = lo + plan.count[r]
         receipts += plan.count[r]
+        again = 0
         for w in range(lo // 64, (hi + 63) // 64):
             mask = range_mask(w, lo, hi)
             old = held[w]
-            fresh = mask & ~old
-            redundant += popcount(mask & old)
-            fresh_required += popcount(fresh if plan.all_required else fresh & req[w])
+            if mask & old:
+                again += popcount(mask & old)
+            if not plan.all_required:
+                fresh_required += popcount(mask & ~old & req[w])
             if plan.grouped:
+                fresh = mask & ~old
                 while fresh:
                     m = w * 64 + lowest_bit(fresh)
                     if plan.groups[plan.origin[m]] == plan.groups[v]:
                         fresh_group += 1
                     fresh &= fresh - np.uint64(1)
             held[w] = old | mask
-    return receipts, redundant, fresh_required, fresh_group
+            touched += 1
+        redundant += again
+        if plan.all_required:
+            fresh_required += plan.count[r] - again
+    return receipts, redundant, fresh_required, fresh_group, touched
 
 
 @nb.njit(cache=True)
@@ -265,6 +273,7 @@ def _replay_node(plan, run, found, v, held, req):
     redundant = 0
     fail_pos = -1
     fail_msg = -1
+    touched = 0
     # stage 2: receipts and sends in the engine's order; a receipt counts for a send when its key is smaller
     i, i_end = run.in_ptr[v], run.in_ptr[v + 1]
     j, j_end = run.out_ptr[v], run.out_ptr[v + 1]
@@ -272,7 +281,8 @@ def _replay_node(plan, run, found, v, held, req):
         limit = run.key[run.out_ids[j]] if j < j_end else _NEVER
         while i < i_end and run.key[run.in_ids[i]] < limit:
             t = run.in_ids[i]
-            got, dup, fresh, fresh_group = _take(held, req, plan, v, t)
+            got, dup, fresh, fresh_group, words = _take(held, req, plan, v, t)
+            touched += words
             receipts += got
             redundant += dup
             have += fresh
@@ -310,11 +320,15 @@ def _replay_node(plan, run, found, v, held, req):
     # stage 4: clear the words v used, for the next node of this chunk
     for i in range(plan.origin_ptr[v], plan.origin_ptr[v + 1]):
         held[plan.origin_msgs[i] >> 6] = 0
-    for i in range(run.in_ptr[v], run.in_ptr[v + 1]):
-        t = run.in_ids[i]
-        for r in range(plan.range_ptr[t], plan.range_ptr[t + 1]):
-            for w in range(plan.first[r] // 64, (plan.first[r] + plan.count[r] + 63) // 64):
-                held[w] = 0
+    if 2 * touched >= len(held):
+        for w in range(len(held)):
+            held[w] = 0
+    else:
+        for i in range(run.in_ptr[v], run.in_ptr[v + 1]):
+            t = run.in_ids[i]
+            for r in range(plan.range_ptr[t], plan.range_ptr[t + 1]):
+                for w in range(plan.first[r] // 64, (plan.first[r] + plan.count[r] + 63) // 64):
+                    held[w] = 0
     if not plan.all_required:
         for i in range(plan.target_ptr[v], plan.target_ptr[v + 1]):
             req[plan.target_msgs[i] >> 6] = 0
