@@ -47,6 +47,9 @@ _NEVER = np.int64(2**63 - 1)
 PARALLEL_TRANSFERS = 200_000
 #: node chunks per thread (each chunk allocates its bit sets once)
 CHUNKS_PER_THREAD = 16
+#: bytes the replay keeps per transfer (its position, its place in the receiver's and the sender's list) and
+#: per node (ten findings and list pointers)
+PER_TRANSFER, PER_NODE = 24, 104
 
 
 @dataclass(frozen=True)
@@ -424,17 +427,32 @@ class Delivery:
     data_stop: int = -1
 
 
-def replay_bytes(schedule: Schedule, checked: int | None = None) -> int:
-    """Peak bytes :func:`check_deliveries` adds for ``schedule``: per transfer its position and its place in
-    the receiver's and the sender's list (24), per message its origin list entry (8) and, for targets given
-    per message, one entry per (message, target) pair (8); per node 10 findings and list pointers (104); per
-    thread chunk two bit sets of ``messages / 8`` bytes (three chunks at a time counted per thread)."""
+@nb.njit(cache=True)
+def _most_receipts(dst, range_ptr, count, n):
+    """The most messages any one node receives."""
+    got = np.zeros(n, np.int64)
+    for t in range(len(dst)):
+        for r in range(range_ptr[t], range_ptr[t + 1]):
+            got[dst[t]] += count[r]
+    return got.max() if n else 0
+
+
+def replay_bytes(schedule: Schedule, checked: int | None = None, timed: bool = False) -> int:
+    """Peak bytes :func:`check_deliveries` adds for ``schedule``: :data:`PER_TRANSFER` per transfer, per message
+    its origin list entry (8) and, for targets given per message, one entry per (message, target) pair and
+    the pointers of the targets (16); :data:`PER_NODE` per node; per thread two bit sets of ``messages / 8``
+    bytes (three counted per thread) and, for a timed run, the receipts of the busiest node (24 bytes each:
+    message, time and sort order, for a node that received some message twice)."""
     n, m, nt = schedule.num_nodes, schedule.num_messages, schedule.num_transfers
     nt = nt if checked is None else checked
-    pairs = 0 if isinstance(schedule.targets, str) else len(schedule.target_csr()[1])
+    pairs = 0 if isinstance(schedule.targets, str) else 8 * len(schedule.target_csr()[1]) + 8 * m
     words = max(1, (m + 63) // 64)
     threads = nb.get_num_threads()
-    return 24 * nt + 8 * m + 8 * pairs + 104 * (n + 1) + 3 * threads * 2 * 8 * words
+    busiest = 0
+    if timed and schedule.num_transfers:
+        busiest = int(_most_receipts(schedule.dst, schedule.range_ptr, schedule.range_count, n))
+    return (PER_TRANSFER * nt + 8 * m + pairs + PER_NODE * (n + 1)
+            + threads * (3 * 2 * 8 * words + 24 * busiest))
 
 
 def check_deliveries(schedule: Schedule, order: np.ndarray, applied: int, checked: int, *,
@@ -474,7 +492,7 @@ def check_deliveries(schedule: Schedule, order: np.ndarray, applied: int, checke
     n, nt = schedule.num_nodes, schedule.num_transfers
     words = max(1, (schedule.num_messages + 63) // 64)
     guard(f"verifying {schedule.num_messages:,} messages over {checked:,} transfers on {n:,} nodes",
-          replay_bytes(schedule, checked), max_bytes)
+          replay_bytes(schedule, checked, finish is not None), max_bytes)
     order = np.asarray(order, dtype=np.int64)
     pos = _positions(order, checked, nt)
     in_ptr, in_ids = _bucket_transfers(schedule.dst, order, applied, n)
