@@ -4,6 +4,7 @@
     python benchmarks/collective_scale.py --quick             # small sizes (about 2 minutes)
     python benchmarks/collective_scale.py --series alltoall-event
     python benchmarks/collective_scale.py --source OTHER/src  # the same runs against another source tree
+    python benchmarks/collective_scale.py --largest 10        # sizes up to torus:10x10x10 (or 10 nodes)
     python benchmarks/collective_scale.py --figures PATH      # also write the figures as JSON rows
 
 Every size runs in its own process (``resource.getrusage`` gives that
@@ -124,6 +125,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes")
     parser.add_argument("--series", nargs="*", default=list(SERIES), choices=list(SERIES))
     parser.add_argument("--source", default=None, help="run the sizes against this source tree (its src/ dir)")
+    parser.add_argument("--largest", type=int, default=None, help="skip sizes above this one")
     add_argument(parser)
     args = parser.parse_args()
     env = dict(os.environ)
@@ -133,7 +135,7 @@ def main() -> None:
     figures = Figures("collective_scale")
     for name in args.series:
         kind, quick_sizes, alg, engine, full_sizes = SERIES[name]
-        sizes = quick_sizes if args.quick else full_sizes
+        sizes = [k for k in (quick_sizes if args.quick else full_sizes) if args.largest is None or k <= args.largest]
         print(f"\n{name}: {alg} on {'torus:KxKxK' if kind == 'torus' else 'random 6-regular graphs'}, "
               f"{engine} engine")
         print(f"{'size':>6} {'nodes':>7} {'deliveries':>13} {'plan s':>7} {'engine+verify s':>15} {'peak':>9} "
