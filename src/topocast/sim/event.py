@@ -95,6 +95,17 @@ class Costs(NamedTuple):
     half: bool
 
 
+class Sequence(NamedTuple):
+    """The order transfers are taken in: ``order`` (step schedules) or, with ``use_deps``, each transfer's
+    successors ``succ[succ_ptr[t]:succ_ptr[t + 1]]`` and its number of dependencies from ``after_ptr``."""
+
+    use_deps: bool
+    order: np.ndarray
+    succ_ptr: np.ndarray
+    succ: np.ndarray
+    after_ptr: np.ndarray
+
+
 class Clock(NamedTuple):
     """Times the engine keeps: per channel when it frees, per node when its ports free, per arc its busy
     time, per transfer its start, finish, the latest arrival of its dependencies, and its message count."""
@@ -349,13 +360,14 @@ def _process(t, links, tr, feeders, costs, clock):
 
 
 @nb.njit(cache=True)
-def _simulate(use_deps, order, succ_ptr, succ, after_ptr, links, tr, feeders, costs, clock, taken):
+def _simulate(seq, links, tr, feeders, costs, clock, taken):
     """Time every transfer: in ``order`` (step schedules) or, with dependencies, as a discrete-event loop
     where ready transfers leave in order of ready time.  ``taken`` receives the transfers in the order
     processed, then the one the run stopped at; returns (that transfer or -1, its code, transfers
     processed)."""
     nt = len(tr.src)
-    waiting = after_ptr[1:] - after_ptr[:-1]
+    use_deps = seq.use_deps
+    waiting = seq.after_ptr[1:] - seq.after_ptr[:-1]
     # ready transfers by (ready time, index); sizes typed (a literal 0 would compile heap.push twice)
     hkey = np.empty(max(1, nt), np.float64)
     hitem = np.empty((max(1, nt), 2), np.int64)
@@ -376,15 +388,15 @@ def _simulate(use_deps, order, succ_ptr, succ, after_ptr, links, tr, feeders, co
         else:
             if done == nt:
                 break
-            t = order[done]
+            t = seq.order[done]
         code = _process(t, links, tr, feeders, costs, clock)
         taken[done] = t
         if code != OK:
             return t, code, done
         done += 1
         if use_deps:
-            for k in range(succ_ptr[t], succ_ptr[t + 1]):
-                s = succ[k]
+            for k in range(seq.succ_ptr[t], seq.succ_ptr[t + 1]):
+                s = seq.succ[k]
                 if clock.finish[t] > clock.dep_ready[s]:
                     clock.dep_ready[s] = clock.finish[t]
                 waiting[s] -= 1
@@ -529,7 +541,8 @@ def simulate(topology: Topology, schedule: Schedule, cost: CostModel = CostModel
                   np.zeros(len(topology.indices), np.float64), np.full(nt, np.nan), np.full(nt, np.nan),
                   np.zeros(nt), _message_counts(schedule.range_ptr, schedule.range_count))
     taken = np.full(max(1, nt), -1, np.int64)
-    bad, code, done = _simulate(use_deps, order, succ_ptr, succ, after_ptr, links, tr, feeders, costs, clock, taken)
+    seq = Sequence(use_deps, order, succ_ptr, succ, after_ptr)
+    bad, code, done = _simulate(seq, links, tr, feeders, costs, clock, taken)
     if bad < 0 and done != nt:
         raise TopocastError("schedule: the dependencies contain a cycle")
     finish = clock.finish
