@@ -43,8 +43,8 @@ from .schedule import Schedule
 
 #: greater than every key (positions and steps are int64)
 _NEVER = np.int64(2**63 - 1)
-#: transfers at or above which the parallel build of the replay runs
-PARALLEL_TRANSFERS = 200_000
+#: transfers, or message deliveries, at or above which the parallel build of the replay runs
+PARALLEL_TRANSFERS, PARALLEL_DELIVERIES = 200_000, 2_000_000
 #: node chunks per thread (each chunk allocates its bit sets once)
 CHUNKS_PER_THREAD = 16
 #: bytes the replay keeps per transfer (its position, its place in the receiver's and the sender's list) and
@@ -519,7 +519,8 @@ def check_deliveries(schedule: Schedule, order: np.ndarray, applied: int, checke
     threads = nb.get_num_threads()
     chunks = max(1, min(n, threads * CHUNKS_PER_THREAD))
     bounds = np.linspace(0, n, chunks + 1).astype(np.int64)
-    (_replay_parallel if nt >= PARALLEL_TRANSFERS else _replay)(plan, run, found, bounds, words)
+    parallel = nt >= PARALLEL_TRANSFERS or int(schedule.range_count.sum()) >= PARALLEL_DELIVERIES
+    (_replay_parallel if parallel else _replay)(plan, run, found, bounds, words)
     failed = found.fail_pos >= 0
     if not failed.any():
         return found, -1, -1

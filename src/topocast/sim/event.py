@@ -52,11 +52,11 @@ from .step import _NO_REVERSE, Links, Transfers
 OK, NO_LINK, NOT_HELD = 0, 1, 2
 #: feeder entries: a transfer id (>= 0), NEVER (the message never reaches the sender), or -(group + 2)
 NEVER = -1
-#: hash table values: the message starts at the node (held at time 0)
-_FREE = -1
+#: hash table values: the message starts at the node (held at time 0), several receipts bring it
+_FREE, _MANY = -1, -2
 _EMPTY = -1
-#: transfers at or above which the feeders are found in parallel
-PARALLEL_TRANSFERS = 200_000
+#: transfers, or message deliveries, at or above which the feeders are found in parallel
+PARALLEL_TRANSFERS, PARALLEL_DELIVERIES = 200_000, 2_000_000
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -141,7 +141,8 @@ def _node_feeders(u, tr, lists, feeders, counting):
     else write them at ``feeders.ptr[t]`` and the groups at ``lists.group_base[u]``.
     """
     in_lo, in_hi = lists.in_ptr[u], lists.in_ptr[u + 1]
-    # a hash table of the messages u starts with or receives: who brings each (local receipt index, _FREE)
+    # stage 1: a hash table of the messages u starts with or receives, and who brings each: the local index
+    # of the receipt, _FREE (it starts at u) or _MANY (several receipts bring it)
     size = lists.origin_ptr[u + 1] - lists.origin_ptr[u]
     for i in range(in_lo, in_hi):
         t = lists.in_ids[i]
@@ -153,83 +154,87 @@ def _node_feeders(u, tr, lists, feeders, counting):
     shift = 64 - bits
     keys = np.full(1 << bits, _EMPTY, np.int64)
     who = np.empty(1 << bits, np.int64)
-    times = np.zeros(1 << bits, np.int64)
     for i in range(lists.origin_ptr[u], lists.origin_ptr[u + 1]):
-        s = _slot(keys, lists.origin_msgs[i], shift)
-        keys[s] = lists.origin_msgs[i]
-        who[s] = _FREE
+        k = _slot(keys, lists.origin_msgs[i], shift)
+        keys[k] = lists.origin_msgs[i]
+        who[k] = _FREE
+    repeated = 0
     for i in range(in_lo, in_hi):
         t = lists.in_ids[i]
         for r in range(tr.range_ptr[t], tr.range_ptr[t + 1]):
             for m in range(tr.first[r], tr.first[r] + tr.count[r]):
-                s = _slot(keys, m, shift)
-                if keys[s] == _EMPTY:
-                    keys[s] = m
-                    who[s] = i - in_lo
-                    times[s] = 1
-                elif who[s] != _FREE:
-                    times[s] += 1
-    # messages brought more than once form groups (local numbers, with their receipts)
-    group_of = np.full(1 << bits, -1, np.int64)
-    group_ptr = np.zeros(1, np.int64)
-    groups = 0
-    for s in range(1 << bits):
-        if keys[s] != _EMPTY and who[s] != _FREE and times[s] > 1:
-            group_of[s] = groups
-            groups += 1
-    if groups:
-        group_ptr = np.zeros(groups + 1, np.int64)
-        for s in range(1 << bits):
-            if group_of[s] >= 0:
-                group_ptr[group_of[s] + 1] = times[s]
-        for g in range(groups):
+                k = _slot(keys, m, shift)
+                if keys[k] == _EMPTY:
+                    keys[k] = m
+                    who[k] = i - in_lo
+                elif who[k] >= 0:
+                    who[k] = _MANY
+                    repeated += 1
+    # stage 2 (only when some message arrives twice): those messages form groups with their receipts
+    group_of = np.full(1 if repeated == 0 else 1 << bits, -1, np.int64)
+    group_ptr = np.zeros(repeated + 1, np.int64)
+    if repeated:
+        g = 0
+        for k in range(1 << bits):
+            if keys[k] != _EMPTY and who[k] == _MANY:
+                group_of[k] = g
+                g += 1
+        for i in range(in_lo, in_hi):
+            t = lists.in_ids[i]
+            for r in range(tr.range_ptr[t], tr.range_ptr[t + 1]):
+                for m in range(tr.first[r], tr.first[r] + tr.count[r]):
+                    k = _slot(keys, m, shift)
+                    if who[k] == _MANY:
+                        group_ptr[group_of[k] + 1] += 1
+        for g in range(repeated):
             group_ptr[g + 1] += group_ptr[g]
         if not counting:
             fill = group_ptr[:-1].copy()
             base, entry = lists.group_base[u], lists.entry_base[u]
-            for g in range(groups):
+            for g in range(repeated):
                 feeders.group_ptr[base + g] = entry + group_ptr[g]
             for i in range(in_lo, in_hi):
                 t = lists.in_ids[i]
                 for r in range(tr.range_ptr[t], tr.range_ptr[t + 1]):
                     for m in range(tr.first[r], tr.first[r] + tr.count[r]):
-                        g = group_of[_slot(keys, m, shift)]
-                        if g >= 0:
+                        k = _slot(keys, m, shift)
+                        if who[k] == _MANY:
+                            g = group_of[k]
                             feeders.group_ids[entry + fill[g]] = t
                             fill[g] += 1
-    # each transfer out of u: its feeders, once each
+    # stage 3: each transfer out of u, its feeders once each
     seen = np.full(in_hi - in_lo, -1, np.int64)
-    seen_group = np.full(max(groups, 1), -1, np.int64)
+    seen_group = np.full(max(repeated, 1), -1, np.int64)
     for j in range(lists.out_ptr[u], lists.out_ptr[u + 1]):
         t = lists.out_ids[j]
-        k = 0 if counting else feeders.ptr[t]
+        n_fed = 0 if counting else feeders.ptr[t]
         never = False
         for r in range(tr.range_ptr[t], tr.range_ptr[t + 1]):
             for m in range(tr.first[r], tr.first[r] + tr.count[r]):
-                s = _slot(keys, m, shift)
-                if keys[s] == _EMPTY:
+                k = _slot(keys, m, shift)
+                if keys[k] == _EMPTY:
                     never = True
-                elif who[s] == _FREE:
+                elif who[k] == _FREE:
                     continue
-                elif group_of[s] >= 0:
-                    g = group_of[s]
+                elif who[k] == _MANY:
+                    g = group_of[k]
                     if seen_group[g] != j:
                         seen_group[g] = j
                         if not counting:
-                            feeders.ids[k] = -(lists.group_base[u] + g + 2)
-                        k += 1
-                elif seen[who[s]] != j:
-                    seen[who[s]] = j
+                            feeders.ids[n_fed] = -(lists.group_base[u] + g + 2)
+                        n_fed += 1
+                elif seen[who[k]] != j:
+                    seen[who[k]] = j
                     if not counting:
-                        feeders.ids[k] = lists.in_ids[in_lo + who[s]]
-                    k += 1
+                        feeders.ids[n_fed] = lists.in_ids[in_lo + who[k]]
+                    n_fed += 1
         if never:
             if not counting:
-                feeders.ids[k] = NEVER
-            k += 1
+                feeders.ids[n_fed] = NEVER
+            n_fed += 1
         if counting:
-            feeders.ptr[t + 1] = k
-    return groups, group_ptr[groups]
+            feeders.ptr[t + 1] = n_fed
+    return repeated, group_ptr[repeated]
 
 
 @nb.njit(cache=True)
@@ -280,7 +285,8 @@ def _feeders(schedule: Schedule, tr: Transfers, what: str, max_bytes: float | No
     lists = NodeLists(in_ptr, in_ids, out_ptr, out_ids, origin_ptr, origin_msgs, empty, empty)
     counts = Feeders(np.zeros(nt + 1, np.int64), empty, empty, empty)
     node_groups, node_entries = np.zeros(n, np.int64), np.zeros(n, np.int64)
-    kernel = _all_feeders_parallel if nt >= PARALLEL_TRANSFERS else _all_feeders
+    parallel = nt >= PARALLEL_TRANSFERS or int(schedule.range_count.sum()) >= PARALLEL_DELIVERIES
+    kernel = _all_feeders_parallel if parallel else _all_feeders
     kernel(tr, lists, counts, True, node_groups, node_entries)
     ptr = np.cumsum(counts.ptr, out=counts.ptr)
     groups, entries = int(node_groups.sum()), int(node_entries.sum())
