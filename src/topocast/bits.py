@@ -89,11 +89,13 @@ def range_mask(word, lo, hi):
 
 @nb.njit(cache=True, inline="always")
 def lowest_bit(x):
-    """Position of the lowest set bit of a non-zero word."""
-    bit = 0
-    while not (x >> np.uint64(bit)) & np.uint64(1):
-        bit += 1
-    return bit
+    """Position of the lowest set bit of a non-zero word (the set bits below its lowest one, counted).
+
+    >>> lowest_bit(np.uint64(0b101000))
+    3
+    """
+    low = x & (~x + np.uint64(1))
+    return np.int64(popcount(low - np.uint64(1)))
 
 
 __all__ = ["ALL_ONES", "WORD", "bitmap_popcount", "lowest_bit", "popcount", "range_mask"]
