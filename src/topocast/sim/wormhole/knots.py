@@ -1,7 +1,14 @@
-"""Deadlock analysis of the wormhole kernels: knots of blocked worms and one cycle of their wait-for graph."""
+"""Deadlock analysis of the wormhole kernels: knots of blocked worms and one cycle of their wait-for graph.
+
+The kernels call :func:`_knot` with a few records: :class:`Flight` (the
+worms in flight and where their headers and tails are), :class:`Routes`
+(the route each runs), :class:`Rules` (what of the router the search needs),
+the VC owners and the free ejection channels.
+"""
 
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import TYPE_CHECKING
 
 import numba as nb
@@ -11,6 +18,16 @@ from ...plans.wormhole import WormTraffic
 
 if TYPE_CHECKING:
     from .engine import RouterConfig
+
+#: the worms in flight, ``active[:n_active]``, and per worm its header's and its tail's path positions (relative
+#: to its route's first)
+Flight = namedtuple("Flight", "active n_active head tail")
+#: per worm the first and last-plus-one path positions of the route it runs, and the plan's per-position node,
+#: arc, VC and destination slot
+Routes = namedtuple("Routes", "starts ends node arc vc slot")
+#: flits per worm, flits of buffer per VC, VCs per link, ejection channels per node (0: unlimited), whether
+#: intermediate destinations hold one, and when an owner frees its VC (0: ``tail-left``, 1: ``tail-sent``)
+Rules = namedtuple("Rules", "flits depth vcs ej_channels inter_ej tail_sent")
 
 
 @nb.njit(cache=True)
@@ -24,13 +41,20 @@ def _span_position(w, ch, lo, hi, starts, path_arc, path_vc, vcs):
     return -1
 
 
-@nb.njit(cache=True)
 def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_channels, inter_ej,
                starts, ends, path_node, path_arc, path_vc, path_slot, vcs, owner, num_nodes, dead, tail_sent):
+    """:func:`_knot_search` with every field of its records given on its own, the form its unit tests call."""
+    return _knot_search(Flight(active, n_active, head, tail), wait_ch, wait_ej,
+                        Routes(starts, ends, path_node, path_arc, path_vc, path_slot),
+                        Rules(flits, depth, vcs, ej_channels, inter_ej, tail_sent), owner, num_nodes, dead)
+
+
+@nb.njit(cache=True)
+def _knot_search(flight, wait_ch, wait_ej, routes, rules, owner, num_nodes, dead):
     """Mark in ``dead`` the worms of a knot (blocked for good); return how many.
 
-    Worm ``w`` runs the path positions ``starts[w] .. ends[w] - 1`` (its route).
-    ``head``/``tail`` are every worm's header and tail positions,
+    Worm ``w`` runs the path positions ``starts[w] .. ends[w] - 1`` (its route, ``routes``).
+    ``flight.head``/``flight.tail`` are every worm's header and tail positions,
     ``wait_ch``/``wait_ej`` (per active index) the channel or the node whose
     ejection channels its header waits for (-1: not blocked).  A worm is
     *live* if it is not blocked, or waits for a channel (ejection channels)
@@ -41,6 +65,9 @@ def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_
     must fit in the buffers of ``q + 1 ..`` its header) or enters it
     (``tail_sent`` 1: in those of ``q ..`` its header).
     """
+    active, n_active, head, tail = flight
+    starts, ends, path_node, path_arc, path_vc, path_slot = routes
+    flits, depth, vcs, ej_channels, inter_ej, tail_sent = rules
     n_worms = len(dead)
     live = np.zeros(n_active, np.bool_)
     slot_of = np.full(n_worms, -1, np.int64)      # worm -> index in active
@@ -132,17 +159,18 @@ def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_
 
 
 @nb.njit(cache=True)
-def _knot(t, active, n_active, worm_inject, worm_pos, worm_tail, flits, depth, ej_channels, inter_ej, starts, ends,
-          path_node, path_arc, path_vc, path_slot, vcs, owner, ej_free, num_nodes, dead, tail_sent):
-    """The waits of the worms in flight (their header and tail positions in ``worm_pos``, ``worm_tail``), then
-    :func:`_find_knot`.  Only waits for an owned VC or for ejection channels count: with ``tail_sent`` release
-    a header may also wait behind another worm's flits in its buffer or for a slot of the next one, and such a
-    worm counts as live (sound: a knot through such waits is missed, never made up)."""
+def _knot(t, flight, inject, routes, rules, owner, ej_free, num_nodes, dead):
+    """The waits of the worms in flight (``flight``; ``inject`` per worm the cycle it was injected), then
+    :func:`_knot_search`.  Only waits for an owned VC or for ejection channels count: with ``tail_sent``
+    release a header may also wait behind another worm's flits in its buffer or for a slot of the next one,
+    and such a worm counts as live (sound: a knot through such waits is missed, never made up)."""
+    active, n_active, worm_pos, _ = flight
+    starts, ends, path_node, path_arc, path_vc, path_slot = routes
     wait_ch = np.full(n_active, -1, np.int64)
     wait_ej = np.full(n_active, -1, np.int64)
     for i in range(n_active):
         w = active[i]
-        if worm_inject[w] == t:
+        if inject[w] == t:
             continue
         # a header still crossing a link or in the router pipeline will then wait like a ready one
         base = starts[w]
@@ -150,17 +178,15 @@ def _knot(t, active, n_active, worm_inject, worm_pos, worm_tail, flits, depth, e
         p = worm_pos[w]
         if p >= h:
             continue
-        ch = path_arc[base + p + 1] * vcs + path_vc[base + p + 1]
+        ch = path_arc[base + p + 1] * rules.vcs + path_vc[base + p + 1]
         if owner[ch] >= 0:
             wait_ch[i] = ch
             continue
         x = path_node[base + p + 1]
         s = path_slot[base + p + 1]
-        if ej_channels > 0 and s >= 0 and (inter_ej or p + 1 == h) and ej_free[x] == 0:
+        if rules.ej_channels > 0 and s >= 0 and (rules.inter_ej or p + 1 == h) and ej_free[x] == 0:
             wait_ej[i] = x
-    return _find_knot(active, n_active, worm_pos, worm_tail, wait_ch, wait_ej, flits, depth, ej_channels,
-                      inter_ej, starts, ends, path_node, path_arc, path_vc, path_slot, vcs, owner, num_nodes, dead,
-                      tail_sent)
+    return _knot_search(flight, wait_ch, wait_ej, routes, rules, owner, num_nodes, dead)
 
 
 def wait_for_cycle(traffic: WormTraffic, worm_pos, worm_tail, owner, dead, config: RouterConfig,

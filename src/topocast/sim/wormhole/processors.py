@@ -1,10 +1,10 @@
 """The processors of the wormhole kernels, and the timing of their deadlock watchdog.
 
-Both kernels of :mod:`topocast.sim.wormhole.engine` keep their state in a
-few arrays of rows (``nodes``, ``jobs``, ``worms``: the row indices below)
-rather than one array per quantity: a numba function counts a reference to
-every array it is passed, atomically, and the processors run nearly every
-cycle.  :func:`_processors` is the per-cycle step of the nodes (jobs
+Both kernels (:mod:`~topocast.sim.wormhole.kernel`,
+:mod:`~topocast.sim.wormhole.rigid`) keep the processors' state in a few
+arrays of rows (``nodes``, ``jobs``, ``worms``: the row indices below; the
+group :class:`~topocast.sim.wormhole.state.Procs`) rather than one array per
+quantity.  :func:`_processors` is the per-cycle step of the nodes (jobs
 released, start-ups, injection); a start-up in progress waits on a timer
 wheel of :data:`WHEEL` buckets.
 """
@@ -93,7 +93,16 @@ def _heap_sort(a, n):
 
 
 @nb.njit(cache=True, inline="always")
-def _processors(t, busy, rp, n_timed, n_active, n_pend, startup, batch, jobs, nodes, worms, active, wheel):
+def _processors_due(t, n_pend, rp, procs):
+    """Whether :func:`_processors` has something to do in cycle ``t``: nodes pending, a start-up ending, a job
+    released."""
+    jobs = procs.jobs
+    return (n_pend > 0 or procs.wheel[t & (WHEEL - 1)] >= 0
+            or (rp < procs.n_timed and jobs[J_RELEASE, jobs[J_ORDER, rp]] <= t))
+
+
+@nb.njit(cache=True, inline="always")
+def _processors(t, counts, run, procs):
     """Steps 1 and 2 of a cycle: jobs released by time, processors, injection (new worms appended to ``active``).
 
     Only the nodes where something can happen are visited, in increasing
@@ -102,9 +111,13 @@ def _processors(t, busy, rp, n_timed, n_active, n_pend, startup, batch, jobs, no
     waiting), a processor whose start-up ends now (bucket ``t % WHEEL`` of
     the timer wheel ``wheel``, a list linked through ``nodes[T_NEXT]``).
     Any other node's visit would change nothing (the kernels call this only
-    when one of these is due).  Returns the updated ``(busy nodes, next
-    timed job, worms in flight, pending nodes)``.
+    when one of these is due, :func:`_processors_due`).  ``counts`` = (busy
+    nodes, next timed job, worms in flight, pending nodes), returned updated;
+    ``run`` and ``procs`` the groups of :mod:`topocast.sim.wormhole.state`.
     """
+    busy, rp, n_active, n_pend = counts
+    startup, batch = run.startup, run.batch
+    jobs, n_timed, nodes, worms, active, wheel = procs
     n = 0
     while rp < n_timed and jobs[J_RELEASE, jobs[J_ORDER, rp]] <= t:
         j = jobs[J_ORDER, rp]
