@@ -50,6 +50,55 @@ def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_
 
 
 @nb.njit(cache=True)
+def _ejection_holders(flight, routes, rules, num_nodes):
+    """The worms in flight holding ejection channels, grouped by node: ``(node_ptr, hold_idx, hold_soft)``, the
+    holders of node ``v``'s channels at ``node_ptr[v] .. node_ptr[v + 1] - 1``, each its index in
+    ``flight.active`` and whether it frees the channel by compressing its flits into its buffers ahead."""
+    active, n_active, head, tail = flight
+    starts, ends, path_node, _, _, path_slot = routes
+    hold_node = np.empty(0, np.int64)
+    hold_idx = np.empty(0, np.int64)
+    hold_soft = np.empty(0, np.bool_)
+    if rules.ej_channels > 0:
+        count = 0
+        for pass_ in range(2):
+            if pass_ == 1:
+                hold_node = np.empty(count, np.int64)
+                hold_idx = np.empty(count, np.int64)
+                hold_soft = np.empty(count, np.bool_)
+                count = 0
+            for i in range(n_active):
+                w = active[i]
+                base = starts[w]
+                h = ends[w] - base - 1
+                p = head[w]
+                lo = tail[w] if tail[w] > 1 else 1
+                hi = p if p < h else h
+                for q in range(lo, hi + 1):
+                    if path_slot[base + q] >= 0 and (rules.inter_ej or q == h):
+                        if pass_ == 1:
+                            hold_node[count] = path_node[base + q]
+                            hold_idx[count] = i
+                            hold_soft[count] = (p - q) * rules.depth >= rules.flits
+                        count += 1
+    # grouped by node in their order (a counting sort: numba's argsort costs a second to compile)
+    node_ptr = np.zeros(num_nodes + 1, np.int64)
+    for k in range(len(hold_node)):
+        node_ptr[hold_node[k] + 1] += 1
+    for v in range(num_nodes):
+        node_ptr[v + 1] += node_ptr[v]
+    at = node_ptr.copy()
+    by_idx = np.empty(len(hold_node), np.int64)
+    by_soft = np.empty(len(hold_node), np.bool_)
+    for k in range(len(hold_node)):
+        r = at[hold_node[k]]
+        by_idx[r] = hold_idx[k]
+        by_soft[r] = hold_soft[k]
+        at[hold_node[k]] = r + 1
+    return node_ptr, by_idx, by_soft
+
+
+@nb.njit(cache=True)
 def _knot_search(flight, wait_ch, wait_ej, routes, rules, owner, num_nodes, dead):
     """Mark in ``dead`` the worms of a knot (blocked for good); return how many.
 
@@ -66,65 +115,21 @@ def _knot_search(flight, wait_ch, wait_ej, routes, rules, owner, num_nodes, dead
     (``tail_sent`` 1: in those of ``q ..`` its header).
     """
     active, n_active, head, tail = flight
-    starts, ends, path_node, path_arc, path_vc, path_slot = routes
-    flits, depth, vcs, ej_channels, inter_ej, tail_sent = rules
-    n_worms = len(dead)
     live = np.zeros(n_active, np.bool_)
-    slot_of = np.full(n_worms, -1, np.int64)      # worm -> index in active
+    slot_of = np.full(len(dead), -1, np.int64)      # worm -> index in active
     for i in range(n_active):
         slot_of[active[i]] = i
-    # holders of ejection channels, as (node, active index, frees-by-compression) triples
-    hold_node = np.empty(0, np.int64)
-    hold_idx = np.empty(0, np.int64)
-    hold_soft = np.empty(0, np.bool_)
-    if ej_channels > 0:
-        count = 0
-        for pass_ in range(2):
-            if pass_ == 1:
-                hold_node = np.empty(count, np.int64)
-                hold_idx = np.empty(count, np.int64)
-                hold_soft = np.empty(count, np.bool_)
-                count = 0
-            for i in range(n_active):
-                w = active[i]
-                base = starts[w]
-                h = ends[w] - base - 1
-                p = head[w]
-                lo = tail[w] if tail[w] > 1 else 1
-                hi = p if p < h else h
-                for q in range(lo, hi + 1):
-                    if path_slot[base + q] >= 0 and (inter_ej or q == h):
-                        if pass_ == 1:
-                            hold_node[count] = path_node[base + q]
-                            hold_idx[count] = i
-                            hold_soft[count] = (p - q) * depth >= flits
-                        count += 1
-    # the holders grouped by node in their order (a counting sort: numba's argsort costs a second to compile)
-    node_ptr = np.zeros(num_nodes + 1, np.int64)
-    for k in range(len(hold_node)):
-        node_ptr[hold_node[k] + 1] += 1
-    for v in range(num_nodes):
-        node_ptr[v + 1] += node_ptr[v]
-    at = node_ptr.copy()
-    by_idx = np.empty(len(hold_node), np.int64)
-    by_soft = np.empty(len(hold_node), np.bool_)
-    for k in range(len(hold_node)):
-        r = at[hold_node[k]]
-        by_idx[r] = hold_idx[k]
-        by_soft[r] = hold_soft[k]
-        at[hold_node[k]] = r + 1
-    hold_idx = by_idx
-    hold_soft = by_soft
-    hard = np.zeros(n_active, np.bool_)       # the owner of the channel waited for cannot free it alone
-    for i in range(n_active):
+    node_ptr, hold_idx, hold_soft = _ejection_holders(flight, routes, rules, num_nodes)
+    for i in range(n_active):       # live: not blocked, or the owner of what it waits for can free it alone
         if wait_ch[i] < 0 and wait_ej[i] < 0:
             live[i] = True
         elif wait_ch[i] >= 0:
             x = owner[wait_ch[i]]
+            hard = False
             if x >= 0 and slot_of[x] >= 0:
-                q = _span_position(x, wait_ch[i], tail[x], head[x], starts, path_arc, path_vc, vcs)
-                hard[i] = q >= 0 and (head[x] - q + tail_sent) * depth < flits
-            if not hard[i]:
+                q = _span_position(x, wait_ch[i], tail[x], head[x], routes.starts, routes.arc, routes.vc, rules.vcs)
+                hard = q >= 0 and (head[x] - q + rules.tail_sent) * rules.depth < rules.flits
+            if not hard:
                 live[i] = True
         else:
             x = wait_ej[i]
@@ -133,7 +138,7 @@ def _knot_search(flight, wait_ch, wait_ej, routes, rules, owner, num_nodes, dead
                     live[i] = True
                     break
     changed = True
-    while changed:
+    while changed:                  # or waits for a live worm
         changed = False
         for i in range(n_active):
             if live[i]:
