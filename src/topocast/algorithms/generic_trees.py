@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import TopocastError
 from ..topology.core import Topology
-from ..topology.metrics import bfs_into, is_connected
+from ..topology.metrics import bfs_into, distance_matrix, is_connected
 
 
 def require_connected(topology: Topology, algorithm: str) -> None:
@@ -71,20 +71,6 @@ def bfs_tree(topology: Topology, root: int) -> tuple[np.ndarray, np.ndarray, np.
     return dist, parent, order
 
 
-@nb.njit(cache=True, parallel=True)
-def _all_distances(indptr, indices, out):
-    n = len(indptr) - 1
-    for s in nb.prange(n):
-        dist = np.empty(n, np.int32)
-        queue = np.empty(n, np.int64)
-        bfs_into(indptr, indices, s, dist, queue)
-        for i in range(n):  # element by element: no slice assignment (numba compiles its error message slowly)
-            out[s, i] = dist[i]
-
-
 def all_distances(topology: Topology) -> np.ndarray:
     """``D[s, v]``: hop distance between every pair (``int32``, ``N x N``; one BFS per node, in parallel)."""
-    n = topology.num_nodes
-    out = np.empty((n, n), np.int32)
-    _all_distances(topology.indptr, topology.indices, out)
-    return out
+    return distance_matrix(topology)

@@ -16,7 +16,7 @@ import heapq
 import numba as nb
 import numpy as np
 
-from ..topology.metrics import bfs_distances
+from ..topology.metrics import distance_matrix
 from .greedy import Plan, channels
 
 _INF = np.inf
@@ -155,7 +155,7 @@ def _ranges(tptr: np.ndarray, carried: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 def all_distances(topology) -> np.ndarray:
     """``dist[u, v]`` for every pair (one BFS per node; small networks only)."""
-    return np.stack([bfs_distances(topology, s) for s in range(topology.num_nodes)]).astype(np.int32)
+    return distance_matrix(topology)
 
 
 def route(topology, origin: np.ndarray, target: np.ndarray, cost, ports, chunk_bytes: float) -> Plan:
