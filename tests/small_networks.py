@@ -7,4 +7,7 @@ SMALL = {
     "galaxyfly": "galaxyfly:n=3,q=3,a=2", "dragonfly": "dragonfly:g=3,a=2", "gft": "gft:h=2,m=2,w=2",
     "butterfly": "butterfly:n=3,d=2", "omega": "omega:n=3,d=2", "baseline": "baseline:n=3,d=2",
     "benes": "benes:n=3,d=2", "butterfly-butterfly": "butterfly-butterfly:n=3", "clos": "clos:n=2,m=3,r=4",
+    "polarfly": "polarfly:q=3", "slimfly": "slimfly:q=3", "hyperx": "hyperx:3x2,t=1x2",
+    "dragonfly-plus": "dragonfly-plus:l=2,s=2,h=1,g=3", "fattree": "fattree:k=2,n=3", "jellyfish": "jellyfish:n=12,d=3",
+    "kautz": "kautz:d=2,n=2", "debruijn": "debruijn:d=2,n=3",
 }

@@ -17,7 +17,8 @@ from topocast.algorithms.butterfly_rls import (
 )
 from topocast.errors import TopocastError
 from topocast.experiments.traces import check_rls
-from topocast.sim.circuit import shift_route, trace, trace_many
+from topocast.plans.circuit import shift_route
+from topocast.sim.circuit import trace, trace_many
 from topocast.topology.butterfly_butterfly import butterfly_butterfly_network, butterfly_digit
 from topocast.topology.stages import path_counts
 from topocast.verify import is_latin_square

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from topocast.errors import TopocastError
-from topocast.sim.circuit import shift_route, trace, trace_many, window_route, xor_route
+from topocast.plans.circuit import shift_route, window_route, xor_route
+from topocast.sim.circuit import trace, trace_many
 from topocast.topology.stages import MultistageNetwork
 from topocast.verify import delivery_counts, is_latin_square
 

@@ -127,7 +127,7 @@ def test_zero_load_latency_of_the_router():
     """8-flit messages in 8-flit buffers, no start-up or router delay: a lone message takes 8 + hops cycles."""
     hops = np.array([1, 2, 3, 5])
     weight = np.array([0.1, 0.2, 0.3, 0.4])
-    assert gn.zero_load_latency(hops, weight, gn.ROUTER) == pytest.approx(8 + np.dot(hops, weight))
+    assert gn.route_law_latency(hops, weight, gn.ROUTER) == pytest.approx(8 + np.dot(hops, weight))
 
 
 # -- the saturation rule on a tiny instance ------------------------------------------------------------
@@ -139,7 +139,7 @@ def test_minimal_group_shift_saturates_at_or_below_its_bound(spec):
     gamma, _ = _brute_loads(t, "minimal", "group-shift")
     bound = 1.0 / gamma.max()
     law = gn.law_routes(t, "minimal", "group-shift")
-    zero = gn.zero_load_latency(law["hops"], law["weight"], gn.ROUTER)
+    zero = gn.route_law_latency(law["hops"], law["weight"], gn.ROUTER)
     points = []
     for i, f in enumerate((0.3, 0.6, 0.9, 1.2, 2.0)):
         load = min(1.0, f * bound)

@@ -10,7 +10,8 @@ import topocast as tc
 from topocast.algorithms.min_alltoall import min_latin_routes, random_base
 from topocast.errors import TopocastError
 from topocast.experiments.traces import check_min_square, partition_check
-from topocast.sim.circuit import shift_route, trace
+from topocast.plans.circuit import shift_route
+from topocast.sim.circuit import trace
 from topocast.topology.core import Topology
 from topocast.topology.fattree import gft
 from topocast.topology.multistage import (

@@ -460,7 +460,7 @@ def test_every_family_runs_every_combination_that_applies(family):
             n = tc.build(spec).num_nodes
             assert "\n" not in text
             if (routing == "dor" and family not in ur.DOR_FAMILIES) or (
-                    routing == "ugal" and family not in ur.SUPERNODE_FAMILIES):
+                    routing == "ugal" and family not in ur.UGAL_FAMILIES):
                 assert "parameter 'routing'" in text
             else:
                 assert "parameter 'traffic'" in text and traffic in ("transpose", "bit-reverse")

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 import topocast as tc
 from topocast.algorithms.mesh_routing import ECUBE, HIGH, LOW, arc_keys, expand_paths, snake_labels
-from topocast.algorithms.mesh_unicast import bisection_bound, mean_distance, zero_load_latency
+from topocast.algorithms.mesh_unicast import bisection_bound, mean_distance
+from topocast.algorithms.mesh_unicast import closed_form_mean_latency as zero_load_latency
 from topocast.algorithms.worm_traffic import TrafficBuilder
 from topocast.measure.wormhole import startup_chains
 from topocast.measure.wormhole import zero_load_latency as plan_zero_load

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from . import registry
@@ -93,17 +94,58 @@ def plan(topology: Topology, alg: registry.Algorithm, params: dict[str, Any], en
     return alg.plan(topology, **kwargs)
 
 
-def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: int = 0,
-        max_memory: float | None = None, params_from_text: bool = False, **params: Any):
-    """Build (if needed), plan ``algorithm``, execute, verify, and return a :class:`RunResult`.
+@dataclass(frozen=True)
+class Checked:
+    """A run request that passed every check of :func:`run`, before its plan: what :func:`prepare` returns.
 
-    >>> import topocast as tc
-    >>> tc.run("hypercube:3", "allgather-recursive-doubling").metrics["steps"]
-    3
+    Attributes
+    ----------
+    topology : Topology or UnbuiltTopology
+        The network (built, given, or from the spec alone for an unbuilt engine).
+    algorithm : registry.Algorithm
+        The algorithm.
+    engine : str
+        The engine asked for (one of the algorithm's).
+    seed : int
+        The seed.
+    max_memory : float or None
+        The memory limit in bytes (None: half of the machine's RAM).
+    params : dict
+        The algorithm's parameters, resolved against its schema.
     """
-    from .execute import execute
+
+    topology: Any
+    algorithm: registry.Algorithm
+    engine: str
+    seed: int
+    max_memory: float | None
+    params: dict[str, Any]
+
+
+def prepare(spec: str | Topology, algorithm: str, engine: str | None = None, seed: int = 0,
+            max_memory: float | None = None, params_from_text: bool = False, **params: Any) -> Checked:
+    """Every check :func:`run` makes before planning: seed, memory limit, algorithm, engine, parameters, costs,
+    the network (built, or sized for an unbuilt engine), its family and the run's size.
+
+    :func:`run` is ``prepare``, then :func:`plan`, the model and :func:`topocast.execute.execute`; a caller
+    that runs one plan under several models (a reproduction) checks each run here and reuses its plan.
+
+    Parameters
+    ----------
+    spec, algorithm, engine, seed, max_memory, params_from_text, **params
+        As :func:`run` takes them.
+
+    Returns
+    -------
+    Checked
+        The checked request.
+
+    Raises
+    ------
+    TopocastError
+        The first check that fails, as :func:`run` raises it.
+    """
     from .memory import resolve_limit
-    from .sim.models import Model
     from .spec import build, parse_spec
     from .topology.core import UnbuiltTopology
 
@@ -134,27 +176,132 @@ def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: i
     if alg.families and topology.family not in alg.families:
         raise TopocastError(
             f"algorithm {alg.name}: runs on {', '.join(alg.families)}, not on family '{topology.family}'")
-    check_run_size(alg, topology.num_nodes, engine, max_memory)
-    the_plan = plan(topology, alg, kwargs, engine, seed, max_memory)
-    model = alg.model(kwargs) if alg.model else Model()
-    ran_on = plan_engine(the_plan, engine)
-    return execute(topology, the_plan, ran_on, model, algorithm=alg.name, seed=seed, params=kwargs,
-                   max_bytes=max_memory)
+    check_run_size(alg, topology, engine, max_memory)
+    return Checked(topology, alg, engine, seed, max_memory, kwargs)
 
 
-def check_run_size(alg: registry.Algorithm, nodes: int, engine: str, max_memory: float | None) -> None:
-    """Refuse, before planning, an all-gather or all-to-all on the step or event engine whose state cannot fit:
-    per (node, message) pair the verifier's hold and required bits (and, on the event engine, an arrival time),
-    per delivery a transfer entry and its bookkeeping (about 48 bytes: measured 45 on torus all-gathers).
-    Algorithms with a frontier form choose their own plan by size."""
+def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: int = 0,
+        max_memory: float | None = None, params_from_text: bool = False, **params: Any):
+    """Build (if needed), plan ``algorithm``, execute, verify, and return a :class:`RunResult`.
+
+    Every check is :func:`prepare`'s; then the algorithm's :func:`plan`, its model, and
+    :func:`topocast.execute.execute` on the engine that runs the plan.
+
+    >>> import topocast as tc
+    >>> tc.run("hypercube:3", "allgather-recursive-doubling").metrics["steps"]
+    3
+    """
+    from .execute import execute
+
+    checked = prepare(spec, algorithm, engine, seed, max_memory, params_from_text, **params)
+    the_plan = plan(checked.topology, checked.algorithm, checked.params, checked.engine, checked.seed,
+                    checked.max_memory)
+    model = model_of(checked)
+    return execute(checked.topology, the_plan, plan_engine(the_plan, checked.engine), model,
+                   algorithm=checked.algorithm.name, seed=checked.seed, params=checked.params,
+                   max_bytes=checked.max_memory)
+
+
+def model_of(checked: Checked):
+    """The :class:`~topocast.sim.models.Model` a checked run is measured under: the algorithm's, else the default.
+
+    Parameters
+    ----------
+    checked : Checked
+        The checked run.
+
+    Returns
+    -------
+    Model
+        Ports, costs and router from the algorithm's model parameters.
+    """
+    from .sim.models import Model
+
+    alg = checked.algorithm
+    return alg.model(checked.params) if alg.model else Model()
+
+
+#: bytes a step/event plan holds at the peak of its construction, per transfer (sender, receiver, step, range
+#: pointer, as built, copied by the builder and concatenated), per id range (first id and count, three times)
+#: and per message (origin, target, the id array they came from); measured on ring and torus all-gathers
+#: (112 bytes per transfer and range together) and bfs-trees plans (48 per range)
+PLAN_PER_TRANSFER, PLAN_PER_RANGE, PLAN_PER_MESSAGE = 64, 48, 24
+#: bytes a finished plan keeps: per transfer and range as built (measured: 96 per ring transfer with its range,
+#: 21 per bfs-trees range), per message origin and target
+KEPT_PER_TRANSFER, KEPT_PER_RANGE, KEPT_PER_MESSAGE = 72, 24, 16
+#: bytes of the first run's compiled kernels, loaded once per process (measured 40-67 MiB)
+KERNELS = 72 * 2**20
+
+
+def plan_shape(name: str, collective: str, topology: Topology) -> tuple[float, float, float]:
+    """``(transfers, id ranges, extra bytes)`` of the plan ``name`` makes on ``topology``, before planning:
+    counted for the generic and classic all-gathers and all-to-alls (the extra bytes are the planner's own
+    arrays), else the most any plan of the collective needs (one transfer and range per delivery)."""
+    import math
+
+    from .topology.metrics import distance_distribution
+
+    n = float(topology.num_nodes)
+    arcs = float(topology.num_arcs)
+    dims = topology.params.get("dims") or (topology.params.get("n", topology.num_nodes),)
+    side = float(sum(dims))
+    log = math.log2(max(n, 2.0))
+    pairs = n * (n - 1)
+    if name == "allgather-recursive-doubling":
+        return n * log, n * log, 0.0
+    if name == "allgather-ring":
+        return pairs, pairs, 0.0
+    if name == "allgather-mesh":
+        return n * side, n * side, 0.0
+    if name == "alltoall-hypercube":
+        return n * log, pairs, 0.0
+    if name == "alltoall-mesh":
+        return n * side, n * n * side / 3, 0.0
+    if name == "alltoall-ring":
+        return pairs, n * n * n / 2, 0.0
+    if name in ("allgather-bfs-trees", "alltoall-shortest-paths") or collective == "alltoall":
+        counts = distance_distribution(topology)
+        diameter = float(len(counts) - 1)
+        if name == "allgather-bfs-trees":
+            # all-pairs distances (int32) and each receiver's choice per source (int16)
+            return min(pairs, arcs * diameter), pairs, 6 * n * n
+        hops = float(sum(d * int(c) for d, c in enumerate(counts)))
+        # next hop (int64) and distance (int32) per pair; per hop its arc, step and message, then the
+        # grouping's order, first, count and dependency: 56 bytes, 96 measured with the builder's copies
+        extra = 12 * n * n + 96 * hops if name == "alltoall-shortest-paths" else 0.0
+        return min(hops, arcs * diameter), hops, extra
+    return pairs, pairs, 0.0
+
+
+def run_bytes(name: str, collective: str, topology: Topology, engine: str) -> float:
+    """Peak bytes an all-gather or all-to-all adds on the step or event engine, before planning: the
+    planner's peak, or the kept plan with the engine's and the verifier's state, whichever is larger, plus
+    the kernels a first run loads (:data:`KERNELS`)."""
+    from .verify import PER_NODE as VERIFY_PER_NODE
+    from .verify import PER_TRANSFER as VERIFY_PER_TRANSFER
+
+    n = float(topology.num_nodes)
+    messages = n if collective == "allgather" else n * n
+    transfers, ranges, extra = plan_shape(name, collective, topology)
+    planning = PLAN_PER_TRANSFER * transfers + PLAN_PER_RANGE * ranges + PLAN_PER_MESSAGE * messages + extra
+    kept = KEPT_PER_TRANSFER * transfers + KEPT_PER_RANGE * ranges + KEPT_PER_MESSAGE * messages
+    engine_state = (48 if engine == "step" else 160) * transfers
+    verifier = VERIFY_PER_TRANSFER * transfers + 16 * messages + VERIFY_PER_NODE * n
+    return KERNELS + max(planning, kept + engine_state + verifier)
+
+
+def check_run_size(alg: registry.Algorithm, topology: Topology, engine: str, max_memory: float | None) -> None:
+    """Refuse, before planning, an all-gather or all-to-all on the step or event engine whose plan, engine and
+    verifier cannot fit next to what this process holds (:func:`run_bytes`; the engines and the verifier check
+    again from the plan's real size).  Algorithms with a frontier form choose their own plan by size."""
+    from .footprint import resident_bytes
     from .memory import default_limit, human_bytes, words
 
     if engine not in ("step", "event") or "frontier" in alg.engines or alg.collective not in ("allgather", "alltoall"):
         return
-    n = float(nodes)
-    messages = n if alg.collective == "allgather" else n * n
-    deliveries = messages * (n - 1) if alg.collective == "allgather" else messages
-    need = n * messages / 4 + (8 * n * messages if engine == "event" else 0.0) + 48 * deliveries
+    nodes = topology.num_nodes
+    messages = nodes if alg.collective == "allgather" else nodes * nodes
+    need = resident_bytes() + run_bytes(alg.name, alg.collective, topology, engine)
     limit = default_limit() if max_memory is None else max_memory
     if need > limit:
         what = f"{alg.collective}, {words(messages, 'messages')}, {engine} engine"
@@ -187,17 +334,36 @@ def check_seed(seed: Any) -> int:
 
 
 def check_unbuilt(spec: str, engine: str, nodes: Any, max_memory: float | None) -> None:
-    """Refuse an engine that runs from the spec alone (bitmaps of one bit per node, three of them) on a
-    network whose bitmaps would not fit, before any array is made."""
-    from .memory import default_limit, float_of, human_bytes, words
+    """Refuse an engine that runs from the spec alone on a network whose bitmaps would not fit, before any
+    array is made.
+
+    The engine keeps at most three bitmaps of one bit per node and numbers nodes with 64-bit integers.
+
+    Parameters
+    ----------
+    spec : str
+        The network.
+    engine : str
+        The engine (one of the algorithm's ``unbuilt_engines``).
+    nodes : int or float or None
+        The family's estimate of the node count (None: unknown, nothing checked).
+    max_memory : float, optional
+        The limit in bytes; None: half of the machine's RAM.
+
+    Raises
+    ------
+    TopocastError
+        ``max-memory: the ENGINE engine on SPEC (N nodes) ... needs about X, over the limit of Y``
+        (:func:`topocast.memory.check_need`), or past 2**62 nodes whatever the limit.
+    """
+    from .memory import check_need, float_of, words
 
     if nodes is None:
         return
-    limit = default_limit() if max_memory is None else max_memory
-    need = 3 * float_of(nodes) / 8
-    if float_of(nodes) >= 2**62 or need > limit:
-        raise TopocastError(f"max-memory: the {engine} engine on {spec} ({words(nodes)}) needs about "
-                            f"{human_bytes(need)} of bitmaps, over the limit of {human_bytes(limit)}")
+    what = f"the {engine} engine on {spec} ({words(nodes)}) with its bitmaps"
+    if float_of(nodes) >= 2**62:
+        raise TopocastError(f"max-memory: {what} numbers nodes with 64-bit integers: at most 2**62 nodes")
+    check_need(what, 3 * float_of(nodes) / 8, max_memory)
 
 
 #: longest time one transfer may take (seconds); beyond it the makespans overflow
@@ -205,13 +371,31 @@ MAX_TRANSFER_TIME = 1e100
 
 
 def check_costs(name: str, params: dict[str, Any]) -> None:
-    """Refuse cost parameters whose product (one transfer's time) overflows: every time would be inf."""
+    """Refuse cost parameters whose product (one transfer's time) overflows: every time would be inf.
+
+    One transfer of ``message_bytes`` costs the one cost formula (:func:`topocast.sim.models.link_time`),
+    plus ``per_hop`` and a circuit's ``setup`` where the algorithm has them.
+
+    Parameters
+    ----------
+    name : str
+        The algorithm, for the message.
+    params : dict
+        Its resolved parameters (nothing is checked without ``per_byte`` and ``message_bytes``).
+
+    Raises
+    ------
+    TopocastError
+        When that time is not finite or over :data:`MAX_TRANSFER_TIME`.
+    """
     import math
+
+    from .sim.models import link_time
 
     if "per_byte" not in params or "message_bytes" not in params:
         return
-    parts = [params.get(k) or 0.0 for k in ("startup", "per_hop", "setup")]
-    total = float(params["message_bytes"]) * float(params["per_byte"]) + sum(float(v) for v in parts)
+    startup, per_hop, setup = (float(params.get(k) or 0.0) for k in ("startup", "per_hop", "setup"))
+    total = link_time.py_func(startup, float(params["per_byte"]), float(params["message_bytes"])) + per_hop + setup
     if not math.isfinite(total) or total > MAX_TRANSFER_TIME:
         raise TopocastError(f"algorithm {name}: parameters 'message_bytes', 'per_byte', 'startup' give one transfer "
                             f"a time of {total:g} s, over {MAX_TRANSFER_TIME:g} s: the times would overflow")

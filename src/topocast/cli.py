@@ -376,6 +376,64 @@ def route(
     out.print(" -> ".join("(" + ",".join(map(str, lab)) + ")" for lab in data["path"]))
 
 
+# -- compare ----------------------------------------------------------------
+@app.command()
+@_guard
+def compare(
+    specs: list[str] = typer.Argument(None, help="topology specs to compare (or use --terminals and --radix)"),
+    terminals: int | None = typer.Option(None, "--terminals", help="target terminals: each family's nearest "
+                                                                   "configuration is added"),
+    radix: int | None = typer.Option(None, "--radix", help="router ports (terminals included) for --terminals"),
+    families: list[str] = typer.Option([], "--family", help="a family to size for --terminals (repeatable; default "
+                                                            "polarfly, slimfly, hyperx, dragonfly-plus, fattree, "
+                                                            "jellyfish)"),
+    messages: str = typer.Option("8,1048576", "--messages", help="small,large all-gather bytes per terminal"),
+    pairs: int = typer.Option(16, "--pairs", help="router pairs sampled for edge-disjoint paths"),
+    seed: int = typer.Option(0, "--seed", help="seed of the sampled pairs"),
+    no_collectives: bool = typer.Option(False, "--no-collectives", help="skip the all-gather columns"),
+    no_bisection: bool = typer.Option(False, "--no-bisection", help="skip the bisection and cut-bound columns"),
+    as_json: bool = typer.Option(False, "--json"),
+    csv: str | None = typer.Option(None, "--csv", help="write the table as CSV"),
+    plot_file: str | None = typer.Option(None, "--plot", help="write the figure (PNG)"),
+    max_memory: str | None = typer.Option(None, "--max-memory", help="refuse builds larger than this"),
+):
+    """Several networks side by side: size, cost, distances, bisection, paths, throughput bound, all-gather."""
+    from . import compare as cmp
+    from .api import check_seed
+    from .fileio import check_output_file
+    from .progress import Progress
+
+    seed = _checked("--seed", check_seed, seed)
+    for path, option in ((csv, "--csv"), (plot_file, "--plot")):
+        if path is not None:
+            check_output_file(path, option)
+    try:
+        sizes = tuple(float(v) for v in messages.split(","))
+    except ValueError:
+        raise TopocastError(f"--messages: must be two sizes in bytes, small,large, got '{messages}'") from None
+    settings = cmp.check_settings(cmp.Settings(messages=sizes, pairs=pairs, seed=seed,
+                                               collectives=not no_collectives, bisection=not no_bisection,
+                                               max_memory=parse_size(max_memory)))
+    chosen, target = cmp.specs_for(list(specs or []), terminals, radix, families)
+    result = cmp.compare(chosen, settings, target, Progress(enabled=not as_json and sys.stderr.isatty()))
+    if csv is not None:
+        cmp.write_csv(result, csv)
+    if plot_file is not None:
+        cmp.plot(result, plot_file)
+    if as_json:
+        _dump(result.as_json())
+        return
+    header, rows = cmp.text_rows(result)
+    table = RichTable(title="topocast compare")
+    for name in header:
+        table.add_column(escape(name))
+    for row in rows:
+        table.add_row(*map(escape, row))
+    out.print(table)
+    for line in result.notes + [f"{r['spec']}: {n}" for r in result.rows for n in r["notes"]]:
+        out.print(f"note: {line}", markup=False)
+
+
 # -- export -----------------------------------------------------------------
 @app.command()
 @_guard

@@ -170,10 +170,41 @@ def check_need(what: str, need: int | float, limit: float | None = None) -> None
     ...
     topocast.errors.TopocastError: max-memory: a test needs about 2.0 GiB, over the limit of 1.0 GiB
     """
+    refused = over_limit(what, need, limit)
+    if refused is not None:
+        raise TopocastError(f"max-memory: {refused}")
+
+
+def over_limit(what: str, need: int | float, limit: float | None = None) -> str | None:
+    """The words of :func:`check_need` without raising: ``WHAT needs about X, over the limit of Y``, or None
+    when ``need`` fits.
+
+    For a caller that turns a refusal into something else (a fallback plan with a note, an error under an
+    option's name); every other caller raises through :func:`check_need`.
+
+    Parameters
+    ----------
+    what : str
+        The work, in words.
+    need : int or float
+        Its estimated peak in bytes.
+    limit : float, optional
+        The limit in bytes; None: half of the machine's RAM.
+
+    Returns
+    -------
+    str or None
+        Why it does not fit, or None.
+
+    >>> over_limit("a test", 2**31, 2**30)
+    'a test needs about 2.0 GiB, over the limit of 1.0 GiB'
+    >>> over_limit("a test", 10, 100) is None
+    True
+    """
     limit = default_limit() if limit is None else limit
     if need > limit:
-        raise TopocastError(f"max-memory: {what} needs about {human_bytes(need)}, over the limit of "
-                            f"{human_bytes(limit)}")
+        return f"{what} needs about {human_bytes(need)}, over the limit of {human_bytes(limit)}"
+    return None
 
 
 def human_bytes(value: int | float) -> str:

@@ -80,15 +80,23 @@ def series(rows: list[dict], x: str, y: str, hue: str | None = "algorithm") -> d
 
 
 def band(values: list[float]) -> tuple[float, float]:
-    """Mean and the half-width of its Student-t 95% confidence interval (0 for one value)."""
+    """Mean and the half-width of its Student-t 95% confidence interval (0 for one value).
+
+    Parameters
+    ----------
+    values : list of float
+        The seeds' values at one ``x``.
+
+    Returns
+    -------
+    tuple of float
+        ``(mean, half-width)``: :func:`topocast.stats.t_half_width`, 0 below two values.
+    """
+    from .stats import t_half_width
+
     n = len(values)
     mean = sum(values) / n
-    if n < 2:
-        return mean, 0.0
-    from scipy.stats import t
-
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    return mean, float(t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
+    return mean, (t_half_width(values) if n >= 2 else 0.0)
 
 
 def plot(store: str | Path, x: str, y: str, hue: str | None = "algorithm", out: str | Path | None = None,

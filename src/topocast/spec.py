@@ -126,10 +126,22 @@ def check_nodes(spec: str, nodes: int | float) -> None:
 
 
 def check_read(need: float, what: str, max_memory: float | None) -> None:
-    """Refuse reading an input whose reader would need more than ``max_memory`` (default: half of RAM)."""
-    from .memory import default_limit, human_bytes
+    """Refuse reading an input whose reader would need more than ``max_memory`` (:func:`topocast.memory.check_need`).
 
-    limit = default_limit() if max_memory is None else max_memory
-    if need > limit:
-        raise TopocastError(f"max-memory: {what} needs about {human_bytes(need)}, over the limit of "
-                            f"{human_bytes(limit)}")
+    Parameters
+    ----------
+    need : float
+        The reader's estimated peak in bytes.
+    what : str
+        The reading, in words (``"reading FILE (N bytes)"``).
+    max_memory : float, optional
+        The limit in bytes; None: half of the machine's RAM.
+
+    Raises
+    ------
+    TopocastError
+        ``max-memory: WHAT needs about X, over the limit of Y``.
+    """
+    from .memory import check_need
+
+    check_need(what, need, max_memory)

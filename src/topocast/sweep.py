@@ -213,16 +213,13 @@ def grid_size(grid: dict) -> int:
 def check_size(grid: dict, max_memory: float | None = None) -> int:
     """The number of runs of ``grid``, refused past :data:`MAX_RUNS` or when their tasks would not fit in
     ``max_memory`` (default: half of RAM), before any run is made."""
-    from .memory import default_limit, human_bytes, words
+    from .memory import check_need, words
 
     runs = grid_size(grid)
-    limit = default_limit() if max_memory is None else max_memory
     if runs > MAX_RUNS:
         raise TopocastError(f"sweep: the grid holds {words(runs, 'runs')}, more than the {MAX_RUNS:,} one sweep "
                             "may run; split it into several grids")
-    if runs * BYTES_PER_RUN > limit:
-        raise TopocastError(f"max-memory: the grid's {words(runs, 'runs')} need about "
-                            f"{human_bytes(runs * BYTES_PER_RUN)} to plan, over the limit of {human_bytes(limit)}")
+    check_need(f"planning the grid's {words(runs, 'runs')}", runs * BYTES_PER_RUN, max_memory)
     return runs
 
 
@@ -305,8 +302,29 @@ def run_task(task: dict) -> dict:
 # -- the executor ------------------------------------------------------------------------------
 def check_workers(workers: Any, option: str = "--workers", max_memory: float | None = None) -> int | None:
     """``workers`` local worker processes checked: a whole number >= 1, at most :data:`WORKERS_PER_CORE` per
-    core, and no more than fit in ``max_memory`` (default: half of RAM) at :data:`BYTES_PER_WORKER` each."""
-    from .memory import default_limit, human_bytes
+    core, and no more than fit in ``max_memory`` (default: half of RAM) at :data:`BYTES_PER_WORKER` each.
+
+    Parameters
+    ----------
+    workers : int or None
+        The number asked for (None: no local workers, nothing checked).
+    option : str
+        The option's name, for the message.
+    max_memory : float, optional
+        The limit in bytes; None: half of the machine's RAM.
+
+    Returns
+    -------
+    int or None
+        ``workers``.
+
+    Raises
+    ------
+    TopocastError
+        ``OPTION: ...`` when the number is not whole, exceeds the cores' share, or its memory
+        (:func:`topocast.memory.check_need`) is over the limit, saying how many fit.
+    """
+    from .memory import default_limit, over_limit
 
     if workers is None:
         return None
@@ -316,11 +334,10 @@ def check_workers(workers: Any, option: str = "--workers", max_memory: float | N
     if workers > WORKERS_PER_CORE * cores:
         raise TopocastError(f"{option}: {workers} worker processes on {cores} core{'s' if cores > 1 else ''}: at most "
                             f"{WORKERS_PER_CORE * cores} ({WORKERS_PER_CORE} per core; more only wait for a core)")
-    limit = default_limit() if max_memory is None else max_memory
-    if workers * BYTES_PER_WORKER > limit:
-        raise TopocastError(f"{option}: {workers} worker processes need about "
-                            f"{human_bytes(workers * BYTES_PER_WORKER)}, over the memory limit of "
-                            f"{human_bytes(limit)}; at most {max(1, int(limit // BYTES_PER_WORKER))} fit")
+    refused = over_limit(f"running {workers} worker processes", workers * BYTES_PER_WORKER, max_memory)
+    if refused is not None:  # the guard's words under the option's name, and how many would fit
+        fit = max(1, int((default_limit() if max_memory is None else max_memory) // BYTES_PER_WORKER))
+        raise TopocastError(f"{option}: {refused}; at most {fit} fit")
     return workers
 
 

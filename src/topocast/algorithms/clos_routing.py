@@ -204,15 +204,30 @@ MAX_ROUTES = 10**6
 
 
 def _check_work(permutations: int, n_terms: int, max_memory: float | None) -> None:
-    """Refuse, before any work, a run whose permutations would not fit or would take hours."""
-    from ..memory import default_limit, human_bytes
+    """Refuse, before any work, a run whose permutations would take hours or not fit.
 
-    limit = default_limit() if max_memory is None else max_memory
-    need = 32.0 * permutations * n_terms
-    if need > limit or permutations * n_terms > MAX_ROUTES:
+    Parameters
+    ----------
+    permutations : int
+        Permutations asked for.
+    n_terms : int
+        Terminals of the network.
+    max_memory : float, optional
+        The limit in bytes; None: half of the machine's RAM.
+
+    Raises
+    ------
+    TopocastError
+        Past :data:`MAX_ROUTES` terminal routes, or when the routes would not fit
+        (:func:`topocast.memory.check_need`).
+    """
+    from ..memory import check_need
+
+    if permutations * n_terms > MAX_ROUTES:
         raise TopocastError(f"algorithm clos-permutation-routing: parameter 'permutations' = {permutations} on "
-                            f"{n_terms} terminals is too large (about {human_bytes(need)}; at most "
-                            f"{MAX_ROUTES:.0e} terminal routes per run, limit {human_bytes(limit)})")
+                            f"{n_terms} terminals is too large (at most {MAX_ROUTES:.0e} terminal routes per run)")
+    check_need(f"algorithm clos-permutation-routing with {permutations} permutations on {n_terms} terminals",
+               32.0 * permutations * n_terms, max_memory)
 
 
 def clos_plan(topology: Topology, *, seed: int = 0, permutations: int = 10,

@@ -40,10 +40,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import TopocastError
-from ..memory import default_limit, human_bytes
+from ..memory import over_limit
 from ..plans.frontier import FrontierPlan, Phase
+from ..plans.frontier_rule import replay
 from ..schedule import Schedule, ScheduleBuilder
-from ..sim.frontier import run_frontier
 from ..topology.eisenstein_jacobi import PHASE_SECTORS, EJRing
 from .base import register
 from .ej_broadcast import HALF_DUPLEX_ALL_PORT, PAPER, ring_of
@@ -98,7 +98,7 @@ def translate(ring: EJRing, n: int, add: np.ndarray, nodes: np.ndarray, shift: n
 def all_to_all_schedule(topology, message_bytes: float = 1024.0) -> Schedule:
     """Every node's message (id = node index) through the three phases, links combined per step."""
     ring, n = ring_of(topology)
-    single = run_frontier(single_source_plan(ring, n), record=True)  # the rule writes node 0's transfers
+    single = replay(single_source_plan(ring, n))  # the rule writes node 0's transfers
     nodes = topology.num_nodes
     add = addition_table(ring)
     sources = np.arange(nodes, dtype=np.int64)
@@ -136,10 +136,9 @@ def all_to_all_plan(topology, engine: str = "step", message_bytes: float = 1024.
     ring, n = ring_of(topology)
     if engine == "frontier":
         return single_source_plan(ring, n)
-    need, limit = full_run_bytes(ring.norm ** n), default_limit() if max_memory is None else max_memory
-    if need > limit:
-        why = (f"the full simulation of all {ring.norm ** n} messages needs about {human_bytes(need)}, "
-               f"over the limit of {human_bytes(limit)}")
+    why = over_limit(f"the full simulation of all {ring.norm ** n} messages", full_run_bytes(ring.norm ** n),
+                     max_memory)
+    if why is not None:  # a fallback with the guard's words, not an error (but on an engine that needs them all)
         if engine != "step":
             raise TopocastError(f"all-to-all-three-phase: {why}; use --engine frontier "
                                 "(node 0's message and the translation symmetry)")

@@ -25,8 +25,8 @@ import numpy as np
 
 from ..errors import TopocastError
 from ..plans.frontier import FrontierPlan
+from ..plans.frontier_rule import Replay, replay
 from ..schedule import Schedule, ScheduleBuilder
-from ..sim.frontier import FrontierTrace, run_frontier
 from ..sim.models import PortModel
 from ..topology.eisenstein_jacobi import EJRing, ej_ring
 from .base import register
@@ -56,9 +56,28 @@ def broadcast_plan(ring: EJRing, n: int, algorithm: str) -> FrontierPlan:
     return ej_plan(ring, n, phases, phase_table(ring, True), notes=(FRONTIER_NOTE,))
 
 
-def records_to_schedule(nodes: int, trace: FrontierTrace, collective: str, message_bytes: float,
+def records_to_schedule(nodes: int, trace: Replay, collective: str, message_bytes: float,
                         meta: dict) -> Schedule:
-    """A one-message Schedule from the transfers a recorded frontier run wrote."""
+    """A one-message Schedule from the transfers a replayed rule wrote (:func:`~topocast.plans.frontier_rule.replay`).
+
+    Parameters
+    ----------
+    nodes : int
+        Nodes of the network.
+    trace : Replay
+        The replayed rule's transfers, step by step.
+    collective : str
+        The Schedule's collective.
+    message_bytes : float
+        Bytes of the message.
+    meta : dict
+        The Schedule's metadata.
+
+    Returns
+    -------
+    Schedule
+        One transfer per recorded transfer, at its step.
+    """
     builder = ScheduleBuilder(nodes, origin=[0], collective=collective, message_bytes=message_bytes,
                               meta=meta)
     for step, (src, dst, _lab) in enumerate(trace.records):
@@ -70,12 +89,12 @@ def records_to_schedule(nodes: int, trace: FrontierTrace, collective: str, messa
 def broadcast_schedule(topology, algorithm: str, message_bytes: float = 1024.0) -> Schedule:
     """The Schedule of ``improved`` or ``iterative`` on an ``ej`` topology, root 0.
 
-    The frontier rule with ``record`` on writes every transfer: one rule serves the
-    billion-node bitmap run and this verified Schedule, which the step and event
-    engines then check on their own.
+    The frontier rule replayed with ``record`` on (:func:`~topocast.plans.frontier_rule.replay`) writes
+    every transfer: one rule serves the billion-node bitmap run and this verified Schedule, which the step
+    and event engines then check on their own.
     """
     ring, n = ring_of(topology)
-    trace = run_frontier(broadcast_plan(ring, n, algorithm), record=True)
+    trace = replay(broadcast_plan(ring, n, algorithm))
     return records_to_schedule(topology.num_nodes, trace, "broadcast", message_bytes,
                                {"algorithm": algorithm, "phase_of_step": trace.phase_of_step})
 

@@ -5,7 +5,7 @@ frontier engine (:mod:`topocast.sim.frontier`) runs, and :func:`ej_plan`
 wraps it in a :class:`~topocast.plans.frontier.FrontierPlan`.  A step takes
 the *frontier* (the nodes that send in this step, in the engine's two
 bitmaps), applies the sending rule to each of its nodes from the node's
-coordinates alone and marks the receivers (:func:`~topocast.sim.frontier.receive_word`:
+coordinates alone and marks the receivers (:func:`~topocast.plans.frontier_rule.receive_word`:
 a receipt by a node that already holds the message, or already received it
 in this step, is counted as redundant), so a run that ends with no
 redundant receipt and every node held has delivered exactly once.  With
@@ -45,10 +45,11 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from ..bits import bitmap_popcount
+from ..bits import popcount as _pop
 from ..plans.frontier import FrontierPlan, Phase
-from ..sim.frontier import FIRST_BAD, SENDERS, TRANSFERS, popcount, receive_word
+from ..plans.frontier_rule import FIRST_BAD, SENDERS, TRANSFERS, receive_word
 from ..topology.eisenstein_jacobi import SECTOR_PHASE, EJRing
-from ..verify import popcount as _pop
 
 SECTOR, ITERATIVE = 0, 1
 
@@ -329,12 +330,12 @@ class EJRule:
                        np.flatnonzero(_bits(cross, words)).astype(np.int64), line_dim)
 
     def expand_compact(self, held, mark, arg, stats, label_counts, record, workers):
-        """One step over the two-bitmap state (:func:`topocast.sim.frontier.run_frontier`)."""
+        """One step over the two-bitmap state (:mod:`topocast.plans.frontier_rule`)."""
         mode, cur = int(arg[0]), int(arg[1])
         tab = self.tables(mode, cur)
         ring, words = self.ring, self.words
         if record:
-            cap = max(1, popcount(held & mark))
+            cap = max(1, bitmap_popcount(held & mark))
             sender_pos = np.empty(cap, np.int64)
             rs, rd, rl = (np.empty(cap * self.labels, np.int64) for _ in range(3))
         else:

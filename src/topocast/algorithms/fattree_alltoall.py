@@ -52,9 +52,8 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from ..errors import TopocastError
-from ..plans.circuit import CircuitPlan
+from ..plans.circuit import CircuitPlan, shift_route, window_route, xor_route
 from ..registry import Param
-from ..sim.circuit import shift_route, window_route, xor_route
 from ..topology.core import Topology
 from ..topology.fattree import GFTShape, check_gft_params
 from ..topology.stages import ROUTE_DTYPE

@@ -48,7 +48,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import TopocastError
-from ..memory import default_limit
+from ..memory import over_limit
 from ..schedule import Schedule
 from ..topology.galaxyfly import SupernodeView
 
@@ -290,11 +290,10 @@ def one_packet_per_transfer(schedule: Schedule, split: np.ndarray, max_bytes: fl
     T, M = schedule.num_transfers, schedule.num_messages
     split = np.asarray(split, dtype=bool)
     rows_total = int(schedule.range_count.sum())
-    limit = default_limit() if max_bytes is None else max_bytes
-    if rows_total * SPLIT_BYTES_PER_ROW > limit:
-        raise TopocastError(f"forwarding: 'packet' rewires {rows_total} packet deliveries "
-                            f"({rows_total * SPLIT_BYTES_PER_ROW / 2**30:.1f} GiB), over the memory limit "
-                            f"{limit / 2**30:.1f} GiB; use forwarding=block on a network this large")
+    refused = over_limit("rewiring them", rows_total * SPLIT_BYTES_PER_ROW, max_bytes)
+    if refused is not None:  # the guard's words under the parameter's name
+        raise TopocastError(f"forwarding: 'packet' rewires {rows_total} packet deliveries; {refused}; "
+                            "use forwarding=block on a network this large")
     # one row per (transfer, packet), transfers in order, packets in range order
     range_owner = np.repeat(np.arange(T, dtype=np.int64), np.diff(schedule.range_ptr))
     count = schedule.range_count

@@ -43,8 +43,9 @@ from ..registry import Param
 from ..schedule import Schedule, ScheduleBuilder
 from ..sim.models import PortModel
 from ..topology.core import Topology
+from ..topology.metrics import all_distances
 from .base import register
-from .generic_trees import all_distances, require_connected
+from .generic_trees import require_connected
 
 RULES = ("balanced", "lowest")
 

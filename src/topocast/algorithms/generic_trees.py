@@ -69,22 +69,3 @@ def bfs_tree(topology: Topology, root: int) -> tuple[np.ndarray, np.ndarray, np.
         raise TopocastError(f"the network {topology.spec} is not connected: node "
                             f"{int(np.flatnonzero(dist < 0)[0])} cannot be reached from node {root}")
     return dist, parent, order
-
-
-@nb.njit(cache=True, parallel=True)
-def _all_distances(indptr, indices, out):
-    n = len(indptr) - 1
-    for s in nb.prange(n):
-        dist = np.empty(n, np.int32)
-        queue = np.empty(n, np.int64)
-        bfs_into(indptr, indices, s, dist, queue)
-        for i in range(n):  # element by element: no slice assignment (numba compiles its error message slowly)
-            out[s, i] = dist[i]
-
-
-def all_distances(topology: Topology) -> np.ndarray:
-    """``D[s, v]``: hop distance between every pair (``int32``, ``N x N``; one BFS per node, in parallel)."""
-    n = topology.num_nodes
-    out = np.empty((n, n), np.int32)
-    _all_distances(topology.indptr, topology.indices, out)
-    return out

@@ -188,6 +188,8 @@ def _free_mask(layout: HDNLayout, free, pairs: int) -> np.ndarray:
 
 
 def _base_distance(layout: HDNLayout, ca: np.ndarray, cb: np.ndarray) -> np.ndarray:
+    from ..bits import bit_counts  # numba, which bits.py loads, only when a distance is asked for
+
     dist = np.zeros(len(ca), dtype=np.int64)
     for i, f in enumerate(layout.factors):
         x, y = ca[:, i], cb[:, i]
@@ -197,17 +199,8 @@ def _base_distance(layout: HDNLayout, ca: np.ndarray, cb: np.ndarray) -> np.ndar
         elif f.kind == "complete":
             dist += x != y
         else:
-            dist += _popcount(x ^ y)
+            dist += bit_counts(x ^ y)
     return dist
-
-
-def _popcount(x: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(x), dtype=np.int64)
-    x = x.copy()
-    while np.any(x):
-        out += x & 1
-        x >>= 1
-    return out
 
 
 def route_lengths(layout: HDNLayout, sources, targets, literal: bool = False, free=None) -> np.ndarray:

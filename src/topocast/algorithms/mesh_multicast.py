@@ -42,8 +42,7 @@ import numpy as np
 
 from ..errors import TopocastError
 from ..registry import Param
-from ..sim.models import Model
-from ..sim.wormhole.engine import RouterConfig
+from ..sim.models import Model, RouterConfig
 from ..topology.core import Topology
 from .base import register
 from .mesh_routing import ECUBE, HIGH, LOW, labels_for, mesh_dims
@@ -231,16 +230,30 @@ def check_load(name: str, topology: Topology, load: float, destinations: int, sp
 
 
 def guard_memory(name: str, topology: Topology, params: dict, max_memory: float | None = None) -> None:
-    """Refuse a workload whose worm and path arrays would not fit."""
-    from ..memory import default_limit
+    """Refuse a workload whose worm and path arrays would not fit (:func:`topocast.memory.check_need`).
 
-    limit = default_limit() if max_memory is None else max_memory
+    Parameters
+    ----------
+    name : str
+        The algorithm, for the message.
+    topology : Topology
+        The mesh.
+    params : dict
+        The load point: ``cycles``, ``load``, ``flits``, ``destinations``, ``spread``.
+    max_memory : float, optional
+        The limit in bytes; None: half of the machine's RAM.
+
+    Raises
+    ------
+    TopocastError
+        ``max-memory: NAME with M multicasts needs about X, over the limit of Y``.
+    """
+    from ..memory import check_need
+
     multicasts = topology.num_nodes * params["cycles"] * params["load"] / params["flits"]
     side = max(mesh_dims(topology))
     need = multicasts * (params["destinations"] + params["spread"]) * (8 * 6 + 24 * side)
-    if need > limit:
-        raise TopocastError(f"max-memory: {name} with {multicasts:.3g} multicasts needs about "
-                            f"{need / 2**30:.1f} GiB, over the limit of {limit / 2**30:.1f} GiB")
+    check_need(f"{name} with {multicasts:.3g} multicasts", need, max_memory)
 
 
 def multicast_plan(name: str, key: str, planner_factory: Callable[..., Callable[[int, Any], list]]):

@@ -43,8 +43,28 @@ def mean_distance(dims: tuple[int, ...]) -> float:
     return total * n / (n - 1)
 
 
-def zero_load_latency(dims: tuple[int, ...], startup: int = 33, flits: int = 32, prep: int = 0) -> float:
-    """Closed form of the mean unicast latency at vanishing load (uniform destinations)."""
+def closed_form_mean_latency(dims: tuple[int, ...], startup: int = 33, flits: int = 32, prep: int = 0) -> float:
+    """Closed form of the mean unicast latency on a mesh at vanishing load (uniform destinations, defaults).
+
+    ``prep + startup + mean_distance + flits``: the rigid worm of the default
+    router, alone.  The measured zero-load latency of a run (any router, any
+    topology) is :func:`topocast.measure.wormhole.zero_load_latency`.
+
+    Parameters
+    ----------
+    dims : tuple of int
+        The mesh's sides.
+    startup, flits, prep : int
+        Start-up and preparation in cycles, message length in flits.
+
+    Returns
+    -------
+    float
+        Cycles.
+
+    >>> closed_form_mean_latency((2, 2))
+    66.33333333333334
+    """
     return prep + startup + mean_distance(dims) + flits
 
 

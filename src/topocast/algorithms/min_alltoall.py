@@ -25,9 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import TopocastError
-from ..plans.circuit import CircuitPlan
+from ..plans.circuit import CircuitPlan, shift_route
 from ..registry import Param
-from ..sim.circuit import shift_route
 from ..topology.core import Topology
 from ..topology.multistage import network_of
 from ..topology.stages import ROUTE_DTYPE, MultistageNetwork

@@ -8,7 +8,7 @@ one worm on the route of ``routing`` (:mod:`topocast.algorithms.unicast_routing`
 on virtual channels that keep the routing deadlock-free.  The router's
 options (``vcs``, ``buffer_depth``, ``router_delay``, ``link_latency``,
 ``credit_delay``, ``flits``, ``startup``, injection and ejection channels)
-are run parameters passed to :class:`~topocast.sim.wormhole.engine.RouterConfig`.
+are run parameters passed to :class:`~topocast.sim.models.RouterConfig`.
 
 Virtual channels: ``vc_scheme=auto`` (default) uses the routing's own
 deadlock-free scheme: one VC for ``dor`` on a mesh, path or hypercube, the
@@ -25,7 +25,7 @@ deadlock-free and more worms can be in flight on a link at once.
 
 ``info``: ``mean_hops`` of the drawn routes; ``zero_load_latency``, the mean
 over the drawn messages of the engine's closed form for a worm alone
-(``startup + L + h*l + (h + 1)*r + ...``, :func:`topocast.sim.wormhole.engine.lone_tail_time`);
+(``startup + L + h*l + (h + 1)*r + ...``, :func:`topocast.sim.models.lone_tail_time`);
 ``throughput_bound``, the channel-load bound of :mod:`topocast.algorithms.unicast_bounds`
 in flits per node per cycle (None where it is not cheap);
 ``vc_scheme_used`` and ``vcs_needed``; ``idle_nodes`` for the permutations
@@ -45,8 +45,7 @@ import numpy as np
 
 from ..errors import TopocastError
 from ..registry import Algorithm, Param, register_algorithm
-from ..sim.models import Model
-from ..sim.wormhole.engine import RouterConfig, lone_tail_time
+from ..sim.models import Model, RouterConfig, lone_tail_time
 from ..topology.core import Topology
 from ..topology.kernels import bfs_from_set
 from .mesh_multicast import ROUTER_PARAMS, WORKLOAD_PARAMS
@@ -157,16 +156,28 @@ def expected_hops(topology: Topology, routing: str) -> float:
 
 
 def guard_memory(topology: Topology, params: dict, max_memory: float | None) -> None:
-    """Refuse a load point whose worms and paths would not fit in ``max_memory`` (default: the machine's)."""
-    from ..memory import default_limit
+    """Refuse a load point whose worms and paths would not fit (:func:`topocast.memory.check_need`).
 
-    limit = default_limit() if max_memory is None else max_memory
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    params : dict
+        The load point: ``cycles``, ``load``, ``flits``, ``routing``.
+    max_memory : float, optional
+        The limit in bytes; None: half of the machine's RAM.
+
+    Raises
+    ------
+    TopocastError
+        ``max-memory: unicast with M messages needs about X, over the limit of Y``.
+    """
+    from ..memory import check_need
+
     messages = topology.num_nodes * params["cycles"] * params["load"] / params["flits"]
     # path arrays: node, arc, slot, VC (and the engine's copy of the VCs), twice while the routes are joined
     need = messages * (expected_hops(topology, params["routing"]) * 8 * 8 + 8 * 16)
-    if need > limit:
-        raise TopocastError(f"max-memory: {NAME} with {messages:.3g} messages needs about {need / 2**30:.1f} GiB, "
-                            f"over the limit of {limit / 2**30:.1f} GiB")
+    check_need(f"{NAME} with {messages:.3g} messages", need, max_memory)
 
 
 def resolve_vcs(routing: str, scheme: str, need: int, vcs: int | None) -> int:

@@ -86,14 +86,17 @@ import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
-from ..sim.heap import grow
+from ..heap import grow
 from ..topology.core import Topology
 from ..topology.kernels import bfs_from_set
 
 ROUTINGS = ("minimal", "dor", "valiant", "ugal")
 DOR_FAMILIES = ("mesh", "torus", "ring", "path", "hypercube")
 WRAP_FAMILIES = ("torus", "ring")
-SUPERNODE_FAMILIES = ("dragonfly", "galaxyfly")
+SUPERNODE_FAMILIES = ("dragonfly", "galaxyfly", "dragonfly-plus")
+#: families with ugal: the supernode families (Valiant through a random group) and, with Valiant through a random
+#: router, Slim Fly, PolarFly and HyperX (UGAL as their papers run it; docs/topologies.md)
+UGAL_FAMILIES = SUPERNODE_FAMILIES + ("slimfly", "polarfly", "hyperx")
 VC_SCHEMES = ("auto", "hop", "single", "ring")
 #: dor on a ring dimension when both ways are k/2 hops
 TIES = ("plus", "random")
@@ -509,9 +512,9 @@ def route(topology: Topology, routing: str, src: np.ndarray, dst: np.ndarray, rn
 
 
 def check_ugal(topology: Topology) -> None:
-    """``ugal`` runs on the supernode families only (a TopocastError naming ``routing`` otherwise)."""
-    if topology.family not in SUPERNODE_FAMILIES:
-        raise TopocastError(f"unicast: parameter 'routing' ugal runs on {', '.join(SUPERNODE_FAMILIES)}, not on "
+    """``ugal`` runs on :data:`UGAL_FAMILIES` only (a TopocastError naming ``routing`` otherwise)."""
+    if topology.family not in UGAL_FAMILIES:
+        raise TopocastError(f"unicast: parameter 'routing' ugal runs on {', '.join(UGAL_FAMILIES)}, not on "
                             f"family '{topology.family}'; use routing=minimal or valiant")
 
 

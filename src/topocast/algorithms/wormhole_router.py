@@ -1,6 +1,6 @@
 """Run parameters of the wormhole router's network options, declared once for every wormhole algorithm.
 
-:class:`~topocast.sim.wormhole.engine.RouterConfig` has, besides the
+:class:`~topocast.sim.models.RouterConfig` has, besides the
 processor and channel counts of :data:`topocast.algorithms.mesh_multicast.ROUTER_PARAMS`,
 the options of the router's network side (``docs/simulator.md``): virtual
 channels, buffer depth, router pipeline delay, link latency, credit
@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..registry import Param
-from ..sim.wormhole.engine import VC_RELEASES
+from ..sim.models import VC_RELEASES
 
-#: the router's network options (:class:`~topocast.sim.wormhole.engine.RouterConfig` fields of the same names)
+#: the router's network options (:class:`~topocast.sim.models.RouterConfig` fields of the same names)
 NETWORK_PARAMS: tuple[Param, ...] = (
     Param("vcs", "int", 1, "virtual channels per link (the plan's path_vc picks one per hop)", minimum=1),
     Param("buffer_depth", "int", 1, "flits of buffer per virtual channel at a link's head", minimum=1),

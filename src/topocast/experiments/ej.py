@@ -30,10 +30,10 @@ from ..algorithms.ej_all_to_all import literal_coverage
 from ..algorithms.ej_broadcast import PAPER, broadcast_plan, product_counts
 from ..api import run
 from ..fileio import save_figure, write_csv
+from ..plans.frontier_rule import state_bytes
 from ..progress import SILENT, Progress
 from ..registry import Experiment, register_experiment
 from ..report import Claim, Compare, Report, Table
-from ..sim.frontier import bitmap_bytes
 from ..spec import build
 from ..topology.eisenstein_jacobi import distance_distribution_formula, ej_ring
 from .traces import simulate_broadcast
@@ -131,7 +131,7 @@ def measure_averages(ev: Evidence, quick: bool, progress: Progress) -> None:
     ev.averages = {alg: {k: np.zeros(12) for k in ("senders", "receivers", "active")} for alg in ALGS}
     for a, b, n in progress.track(TWELVE_STEP_NETWORKS, "Figures 19-21"):
         nodes = (a ** 2 + a * b + b * b) ** n
-        bitmaps = bitmap_bytes(nodes, broadcast_plan(ej_ring(a, b), n, "improved").rule)
+        bitmaps = state_bytes(broadcast_plan(ej_ring(a, b), n, "improved"))
         simulate = nodes < 10 ** 7 if quick else bitmaps <= FULL_RUN_BITMAPS
         for alg in ALGS:
             counts, method, _ = _counts(a, b, n, alg, simulate, progress)

@@ -23,11 +23,10 @@ from ..algorithms import fattree_alltoall as ft
 from ..algorithms.clos_routing import blocking_example, greedy_route, route_permutation
 from ..algorithms.min_alltoall import random_base
 from ..api import run
-from ..measure.circuit import exchange_lower_bound
+from ..measure.circuit import exchange_lower_bound, trace
 from ..progress import Progress
 from ..registry import Experiment, register_experiment
 from ..report import Claim, Compare, Report, Table
-from ..sim.circuit import trace
 from ..sim.models import CostModel
 from ..topology.fattree import GFTShape, gft
 from ..topology.multistage import (

@@ -29,19 +29,20 @@ every claim shows its verdict per reading (``Claim.readings``):
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import numpy as np
 
-from .. import registry
 from ..algorithms.galaxyfly_broadcast import BANDWIDTH, PAPER, PER_HOP, STARTUP
-from ..api import check_costs, plan, resolve_params
+from ..api import model_of, plan, plan_engine, prepare
 from ..execute import execute
 from ..progress import Progress
 from ..registry import Experiment, register_experiment
 from ..report import Claim, Compare, Report, Table
+from ..result import RunResult
 from ..spec import build
+from .galaxyfly_fit import Fit
 
 PERFORMANCE = [(3, 5, 4), (4, 5, 4), (4, 5, 5), (4, 7, 4), (3, 5, 8)]   # Tables 3 and 4
 VALIDATION = [(3, 5, 4), (3, 5, 8), (4, 5, 5), (4, 7, 4), (4, 7, 5)]    # Table 2
@@ -90,13 +91,11 @@ PAPER_A2A = {
 #: printed cells that differ from the values above, which correct them (errata): (table, metric, column) -> as
 #: printed; Table 3's MinTime of (4,7,4) is printed 117,000, above its own MaxTime of 101,300
 PRINTED_AS = {("SFATA", "MinTime", 3): 117000}
-#: the paper's metric names (section 5.1) -> the event engine's; AvgPacket is redundant_receipts per router
+#: the paper's metric names (section 5.1) -> ours: the run's metric names, also the fields of :class:`RunMetrics`
+#: (AvgPacket, redundant receipts per router, is derived there); the paper's names live only in the tables
 KEYS = {"AvgTime": "mean_completion_time", "MaxTime": "time", "MinTime": "min_completion_time",
         "AvgPacket": "redundant_per_node", "RouterTime": "mean_group_completion_time",
         "AvgChannel": "mean_link_utilisation"}
-#: the paper's metric names -> the fields of this report's evidence (what tables and claims read)
-FIELDS = {"AvgTime": "avg_time", "MaxTime": "max_time", "MinTime": "min_time", "AvgPacket": "avg_packet",
-          "RouterTime": "router_time", "AvgChannel": "avg_channel"}
 TIME_TOL = 0.10   # relative tolerance of a time cell's match mark
 TRENDS = {"n": [((3, 5, 4), (4, 5, 4))], "q": [((4, 5, 4), (4, 7, 4))],
           "a": [((4, 5, 4), (4, 5, 5)), ((3, 5, 4), (3, 5, 8))]}
@@ -107,67 +106,132 @@ def galaxyfly_spec(n: int, q: int, a: int) -> str:
 
 
 # -- compute -----------------------------------------------------------------------------------
-def _metric(metrics: dict, key: str) -> float:
-    """A metric of a run; ``redundant_per_node`` (redundant receipts per router) and ``success_rate`` are derived."""
-    if key == "redundant_per_node":
-        return metrics["redundant_receipts"] / metrics["nodes"]
-    if key == "success_rate":
-        return metrics["nodes_complete"] / metrics["nodes"]
-    return metrics[key]
+@dataclass(frozen=True)
+class RunMetrics:
+    """What this report keeps of one run, each metric under the name the run gives it (``RunResult.metrics``).
+
+    The paper's names are the tables' (:data:`KEYS`); two are derived here: ``redundant_per_node``
+    (AvgPacket: redundant receipts per router) and ``used_link_utilisation`` (AvgChannel over the link
+    directions that carried traffic, the other reading of AvgChannel).
+
+    Attributes
+    ----------
+    mean_completion_time, time, min_completion_time, mean_group_completion_time : float
+        AvgTime, MaxTime, MinTime and RouterTime in seconds.
+    redundant_per_node : float
+        AvgPacket.
+    mean_link_utilisation, used_link_utilisation : float
+        AvgChannel over all link directions, and over the used ones (fractions).
+    lower_bound, lower_bound_ratio : float
+        The run's lower bound on ``time`` (s) and ``time`` over it.
+    exactly_once, verified : bool
+        The run's verification.
+    """
+
+    mean_completion_time: float
+    time: float
+    min_completion_time: float
+    redundant_per_node: float
+    mean_group_completion_time: float
+    mean_link_utilisation: float
+    used_link_utilisation: float
+    lower_bound: float
+    lower_bound_ratio: float
+    exactly_once: bool
+    verified: bool
+
+    @classmethod
+    def of(cls, result) -> RunMetrics:
+        """The record of a :class:`~topocast.result.RunResult` of the event engine."""
+        m = result.metrics
+        util = result.trace.link_utilisation() if result.trace is not None else np.zeros(0)
+        return cls(mean_completion_time=m["mean_completion_time"], time=m["time"],
+                   min_completion_time=m["min_completion_time"],
+                   redundant_per_node=m["redundant_receipts"] / m["nodes"],
+                   mean_group_completion_time=m["mean_group_completion_time"],
+                   mean_link_utilisation=m["mean_link_utilisation"],
+                   used_link_utilisation=float(util[util > 0].mean()) if np.any(util > 0) else 0.0,
+                   lower_bound=m["lower_bound"], lower_bound_ratio=m["lower_bound_ratio"],
+                   exactly_once=m["exactly_once"], verified=bool(result.verified))
+
+    @classmethod
+    def mean(cls, runs: list[RunMetrics]) -> RunMetrics:
+        """The records of several runs (every root A) averaged: numbers averaged, checks required of every run."""
+        out = {}
+        for f in fields(cls):
+            values = [getattr(r, f.name) for r in runs]
+            out[f.name] = all(values) if isinstance(values[0], bool) else float(np.mean(values))
+        return cls(**out)
 
 
-def _evidence(result) -> dict:
-    """The metrics of one run this report uses, as plain values under the report's own field names."""
-    values = {FIELDS[name]: _metric(result.metrics, key) for name, key in KEYS.items()}
-    values.update(time_lower_bound=result.metrics["lower_bound"], lower_bound_ratio=result.metrics["lower_bound_ratio"],
-                  exactly_once=result.metrics["exactly_once"], verified=bool(result.verified))
-    # the other reading of AvgChannel: mean utilisation over the link directions that carried traffic
-    util = result.trace.link_utilisation() if result.trace is not None else np.zeros(0)
-    values["avg_channel_used"] = float(util[util > 0].mean()) if np.any(util > 0) else 0.0
-    return values
-
-
-def _mean_evidence(runs: list[dict]) -> dict:
-    """Evidence averaged over runs (every root A): numbers averaged, checks required of every run."""
-    out = {}
-    for key, value in runs[0].items():
-        values = [r[key] for r in runs]
-        out[key] = all(values) if isinstance(value, bool) else float(np.mean(values))
-    return out
+def success_rate(metrics: dict) -> float:
+    """Table 2's SuccessRate of a run: the fraction of routers holding every packet."""
+    return metrics["nodes_complete"] / metrics["nodes"]
 
 
 class Runner:
-    """Runs through the one run path (plan, then :func:`~topocast.execute.execute` on the event engine),
-    building each network once and each plan once: runs that differ only in model parameters (start-up,
-    per hop) share the plan, and so do runs of a :data:`SIZE_FREE` plan that differ only in packet size."""
+    """The reproduction's runs through the one run path, each network built once and each plan made once.
+
+    Every run is checked by :func:`topocast.api.prepare` (every check of :func:`topocast.api.run`) and
+    measured by :func:`topocast.execute.execute`; its plan is :func:`topocast.api.plan`'s, made once per
+    network, algorithm and plan parameters: runs that differ only in model parameters (start-up, time per
+    byte, time per hop) share it, and so do runs of a :data:`SIZE_FREE` plan that differ only in packet size
+    (the plan re-sized).  ``plans`` holds them.
+    """
 
     def __init__(self):
         self.topologies: dict = {}
         self.plans: dict = {}
 
     def topology(self, spec: str):
+        """The network of ``spec``, built once."""
         if spec not in self.topologies:
             self.topologies[spec] = build(spec)
         return self.topologies[spec]
 
-    def run(self, spec: str, name: str, **given):
-        alg = registry.algorithm(name)
-        params = resolve_params(alg, given)
-        check_costs(alg.name, params)
+    def run(self, spec: str, name: str, **given) -> RunResult:
+        """``topocast.run(spec, name, engine="event", **given)``, the plan made once.
+
+        Parameters
+        ----------
+        spec : str
+            The network.
+        name : str
+            The algorithm (a registered name or alias).
+        **given
+            Its parameters, as :func:`topocast.api.run` takes them.
+
+        Returns
+        -------
+        RunResult
+            The verified, measured run.
+        """
+        checked = prepare(self.topology(spec), name, engine="event", **given)
+        alg, params = checked.algorithm, checked.params
         plan_params = {k: v for k, v in params.items() if k not in alg.model_params}
         if alg.name in SIZE_FREE:
             plan_params.pop("message_bytes")
         key = (spec, alg.name, tuple(sorted(plan_params.items())))
-        topology = self.topology(spec)
         if key not in self.plans:
-            self.plans[key] = plan(topology, alg, params, "event", 0)
+            self.plans[key] = plan(checked.topology, alg, params, checked.engine, checked.seed, checked.max_memory)
         the_plan = self.plans[key]
         if the_plan.message_bytes != params["message_bytes"]:
             the_plan = replace(the_plan, message_bytes=float(params["message_bytes"]))
-        return execute(topology, the_plan, "event", alg.model(params), algorithm=alg.name, params=params)
+        return execute(checked.topology, the_plan, plan_engine(the_plan, checked.engine), model_of(checked),
+                       algorithm=alg.name, seed=checked.seed, params=params, max_bytes=checked.max_memory)
 
 
-def measure_success(runner: Runner, progress: Progress) -> dict:
+@dataclass(frozen=True)
+class SuccessRates:
+    """Table 2 for one algorithm: per packet size the worst SuccessRate and FailureRate over the networks."""
+
+    success: list[float]
+    failure: list[float]
+    exactly_once: bool
+    networks: int
+
+
+def measure_success(runner: Runner, progress: Progress) -> dict[str, SuccessRates]:
     """Section 5, Table 2: worst SuccessRate and FailureRate over the five networks, per packet size."""
     specs = [galaxyfly_spec(*c) for c in VALIDATION]
     jobs = [(ps, spec, alg) for ps in PACKET_SIZES for spec in specs for alg in ALGORITHMS.values()]
@@ -176,14 +240,49 @@ def measure_success(runner: Runner, progress: Progress) -> dict:
     out = {}
     for label, alg in ALGORITHMS.items():
         runs = {ps: [results[ps, s, alg] for s in specs] for ps in PACKET_SIZES}
-        success = [min(_metric(m, "success_rate") for m in runs[ps]) for ps in PACKET_SIZES]
-        out[label] = {"success": success, "failure": [1.0 - v for v in success],
-                      "exact": all(m["exactly_once"] for ps in PACKET_SIZES for m in runs[ps]),
-                      "networks": len(specs)}
+        success = [min(success_rate(m) for m in runs[ps]) for ps in PACKET_SIZES]
+        out[label] = SuccessRates(success, [1.0 - v for v in success],
+                                  all(m["exactly_once"] for ps in PACKET_SIZES for m in runs[ps]), len(specs))
     return out
 
 
-def measure_performance(runner: Runner, progress: Progress) -> dict:
+@dataclass
+class Performance:
+    """Section 5, Tables 3-5 at root S1 (one entry per network of :data:`PERFORMANCE` or :data:`DRAGONFLY`).
+
+    Attributes
+    ----------
+    galaxyfly : dict of str to list of RunMetrics
+        Every variant of :data:`VARIANTS` on the Galaxyflys.
+    a2a, a2a_galaxyfly : list of RunMetrics
+        A2A on the Dragonflies, and on the Galaxyflys.
+    stand_in : list of RunMetrics
+        SFATA (block) on the Dragonflies: Table 5's former stand-in.
+    forwarding : dict
+        Start-up -> variant -> MaxTime (s) per Galaxyfly.
+    completion : list of numpy.ndarray
+        Per-router completion times (s) on the first networks, for the figure.
+    """
+
+    galaxyfly: dict[str, list[RunMetrics]]
+    a2a: list[RunMetrics]
+    a2a_galaxyfly: list[RunMetrics]
+    stand_in: list[RunMetrics]
+    forwarding: dict[float, dict[str, list[float]]]
+    completion: list[np.ndarray]
+
+    @property
+    def sfata(self) -> list[RunMetrics]:
+        """SFATA under the default forwarding reading."""
+        return self.galaxyfly[FORWARDINGS[DEFAULT_FORWARDING][0]]
+
+    @property
+    def rfata(self) -> list[RunMetrics]:
+        """RFATA under the default forwarding reading."""
+        return self.galaxyfly[FORWARDINGS[DEFAULT_FORWARDING][1]]
+
+
+def measure_performance(runner: Runner, progress: Progress) -> Performance:
     """Section 5, Tables 3-5 at root S1: SFATA and RFATA (both forwarding readings) on the Galaxyflys, A2A on
     Dragonflies of equal router count and on the Galaxyflys themselves, and the former stand-in (SFATA on the
     Dragonflies); plus RFATA/SFATA MaxTime under each forwarding reading at two start-ups."""
@@ -198,22 +297,53 @@ def measure_performance(runner: Runner, progress: Progress) -> dict:
     for spec, label, startup in progress.track(jobs, "Tables 3-5"):
         name, own = runs[label]
         res[spec, label, startup] = runner.run(spec, name, packet_size=160, startup=startup, **own)
-    galaxyfly = {label: [_evidence(res[s, label, STARTUP]) for s in gspecs] for label in VARIANTS}
-    forwarding = {startup: {label: [res[s, label, startup].metrics["time"] for s in gspecs] for label in VARIANTS}
-                  for startup in FORWARDING_STARTUPS}
     first = [res[gspecs[0], label, STARTUP] for label in ("SFATA", "RFATA", "RFATA packet")] \
         + [res[dspecs[0], "A2A", STARTUP]]
-    sv, rv = FORWARDINGS[DEFAULT_FORWARDING]
-    return {"galaxyfly": galaxyfly, "SFATA": galaxyfly[sv], "RFATA": galaxyfly[rv],
-            "A2A": [_evidence(res[s, "A2A", STARTUP]) for s in dspecs],
-            "A2A_galaxyfly": [_evidence(res[s, "A2A", STARTUP]) for s in gspecs],
-            "DF": [_evidence(res[s, "DF", STARTUP]) for s in dspecs],
-            "forwarding": forwarding,
-            # per-router completion times (s) on the first networks, for the figure
-            "completion": [r.trace.completion_time for r in first]}
+    return Performance(
+        galaxyfly={label: [RunMetrics.of(res[s, label, STARTUP]) for s in gspecs] for label in VARIANTS},
+        a2a=[RunMetrics.of(res[s, "A2A", STARTUP]) for s in dspecs],
+        a2a_galaxyfly=[RunMetrics.of(res[s, "A2A", STARTUP]) for s in gspecs],
+        stand_in=[RunMetrics.of(res[s, "DF", STARTUP]) for s in dspecs],
+        forwarding={startup: {label: [res[s, label, startup].metrics["time"] for s in gspecs] for label in VARIANTS}
+                    for startup in FORWARDING_STARTUPS},
+        completion=[r.trace.completion_time for r in first])
 
 
-def measure_roots(runner: Runner, progress: Progress, quick: bool) -> dict:
+@dataclass(frozen=True)
+class Sensitivity:
+    """RFATA/SFATA MaxTime per root A of one network under one cost model and forwarding reading."""
+
+    config: tuple[int, int, int]
+    startup: float
+    per_hop: float
+    forwarding: str
+    ratios: list[float]
+
+
+@dataclass
+class Roots:
+    """Every root A (the paper's step 4).
+
+    Attributes
+    ----------
+    sensitivity : list of Sensitivity
+        RFATA/SFATA MaxTime per root under a few cost models.
+    mean : dict of str to list
+        Per variant (SFATA, RFATA, RFATA packet) and network of :data:`PERFORMANCE`, the records averaged over
+        every root under our default model (None for a network not run).
+    reading : str
+        The name of this reading in the claims.
+    configs : list of tuple
+        The networks run.
+    """
+
+    sensitivity: list[Sensitivity]
+    mean: dict[str, list[RunMetrics | None]]
+    reading: str
+    configs: list[tuple[int, int, int]]
+
+
+def measure_roots(runner: Runner, progress: Progress, quick: bool) -> Roots:
     """Every root A (the paper's step 4: results over repeated runs): RFATA/SFATA MaxTime per root under a
     few cost models (block forwarding; ours, not the paper's), and every metric averaged over the roots
     under our default model for SFATA, RFATA and RFATA with per-packet forwarding.
@@ -232,33 +362,43 @@ def measure_roots(runner: Runner, progress: Progress, quick: bool) -> dict:
                     continue
                 name, forwarding = VARIANTS[label]
                 result = runner.run(spec, name, root=root, forwarding=forwarding, startup=startup, per_hop=per_hop)
-                per_root.setdefault((config, startup, per_hop, label), []).append(
-                    _evidence(result) if (startup, per_hop) == (STARTUP, PER_HOP) else
-                    {"max_time": result.metrics["time"]})
+                per_root.setdefault((config, startup, per_hop, label), []).append(RunMetrics.of(result))
     for config in configs:
         for startup, per_hop in models:
             for forwarding, (sf, rf) in FORWARDINGS.items():
                 key = (config, startup, per_hop)
                 if key + (rf,) not in per_root or key + (sf,) not in per_root:
                     continue
-                ratios = [b["max_time"] / a["max_time"] for a, b in zip(per_root[key + (sf,)], per_root[key + (rf,)],
-                                                                        strict=True)]
-                rows.append({"config": config, "startup": startup, "per_hop": per_hop, "forwarding": forwarding,
-                             "ratios": ratios})
-    mean = {label: [_mean_evidence(per_root[(c, STARTUP, PER_HOP, label)]) if c in configs else None
+                ratios = [b.time / a.time for a, b in zip(per_root[key + (sf,)], per_root[key + (rf,)], strict=True)]
+                rows.append(Sensitivity(config, startup, per_hop, forwarding, ratios))
+    mean = {label: [RunMetrics.mean(per_root[(c, STARTUP, PER_HOP, label)]) if c in configs else None
                     for c in PERFORMANCE] for label in labels}
     name = "all roots" if not quick else "all roots of " + ", ".join(str(c) for c in configs)
-    return {"sensitivity": rows, "mean": mean, "reading": name, "configs": configs}
-def measure_synthesis(progress: Progress) -> list[dict]:
+    return Roots(rows, mean, name, configs)
+
+
+@dataclass(frozen=True)
+class SynthesisRun:
+    """The synthesised all-gather on one network, its metrics under the names of :class:`RunMetrics`."""
+
+    config: tuple[int, int, int]
+    time: float
+    lower_bound: float
+    lower_bound_ratio: float
+    method: str
+    seconds: float
+    verified: bool
+
+
+def measure_synthesis(progress: Progress) -> list[SynthesisRun]:
     """The synthesised all-gather (topocast.synthesis, default seed) on the Tables 3-4 networks, same model."""
     from ..synthesis import synthesize
 
     rows = []
     for config in progress.track(PERFORMANCE, "synthesised all-gather"):
         s = synthesize(galaxyfly_spec(*config), "allgather", packet_size=160)
-        rows.append({"config": config, "max_time": s.measured, "time_lower_bound": s.lower_bound,
-                     "lower_bound_ratio": s.ratio, "method": s.method, "seconds": s.seconds,
-                     "verified": bool(s.result.verified and s.result.metrics["exactly_once"])})
+        rows.append(SynthesisRun(config, s.measured, s.lower_bound, s.ratio, s.method, s.seconds,
+                                 bool(s.result.verified and s.result.metrics["exactly_once"])))
     return rows
 
 
@@ -307,7 +447,38 @@ def model_times(runner: Runner, forwarding: str, cells: list) -> Callable[[np.nd
     return times
 
 
-def measure_fit(runner: Runner, progress: Progress) -> dict:
+@dataclass(frozen=True)
+class FittedModel:
+    """One fit of :data:`FITS`: what was fitted, under which forwarding reading, and the fit."""
+
+    what: str
+    forwarding: str
+    fit: Fit
+
+
+@dataclass
+class FitEvidence:
+    """The timing fits (:func:`measure_fit`).
+
+    Attributes
+    ----------
+    cells : list of tuple
+        The printed times fitted (:func:`fit_cells`).
+    printed : numpy.ndarray
+        Their values in seconds.
+    fits : list of FittedModel
+        Every fit of :data:`FITS`, the default first.
+    ours : dict of str to numpy.ndarray
+        Per forwarding reading, the relative residuals of our own constants.
+    """
+
+    cells: list[tuple[str, str, int, float]]
+    printed: np.ndarray
+    fits: list[FittedModel]
+    ours: dict[str, np.ndarray]
+
+
+def measure_fit(runner: Runner, progress: Progress) -> FitEvidence:
     """Every fit of :data:`FITS` (:func:`topocast.experiments.galaxyfly_fit.fit_times`), and the residuals of
     our own constants under each forwarding reading."""
     from .galaxyfly_fit import fit_times
@@ -316,25 +487,37 @@ def measure_fit(runner: Runner, progress: Progress) -> dict:
     printed = np.array([c[3] for c in cells])
     fits = []
     for what, forwarding, free in progress.track(FITS, "timing fits"):
-        fits.append({"what": what, "forwarding": forwarding,
-                     "fit": fit_times(model_times(runner, forwarding, cells), printed, OUR_CONSTANTS, free)})
+        fits.append(FittedModel(what, forwarding,
+                                fit_times(model_times(runner, forwarding, cells), printed, OUR_CONSTANTS, free)))
     ours = {fwd: model_times(runner, fwd, cells)(np.array(OUR_CONSTANTS)) / printed - 1.0
             for fwd in dict.fromkeys(f for _, f, _ in FITS)}
-    return {"cells": cells, "printed": printed, "fits": fits, "ours": ours}
+    return FitEvidence(cells, printed, fits, ours)
 
 
-def measure(quick: bool, progress: Progress) -> dict:
-    """Compute: every run of the Galaxyfly reproduction, as plain data."""
+@dataclass
+class Evidence(Performance):
+    """Every run of the Galaxyfly reproduction: Tables 3-5 (:class:`Performance`), Table 2, every root, the
+    synthesised all-gather and the timing fits."""
+
+    success: dict[str, SuccessRates]
+    roots: Roots
+    synthesis: list[SynthesisRun]
+    fit: FitEvidence
+
+
+def measure(quick: bool, progress: Progress) -> Evidence:
+    """Compute: every run of the Galaxyfly reproduction, as typed records."""
     runner = Runner()
     roots = measure_roots(runner, progress, quick)
-    return {"success": measure_success(runner, progress), **measure_performance(runner, progress),
-            "roots": roots, "sensitivity": roots["sensitivity"], "synthesis": measure_synthesis(progress),
-            "fit": measure_fit(runner, progress)}
+    success = measure_success(runner, progress)
+    performance = measure_performance(runner, progress)
+    return Evidence(**vars(performance), success=success, roots=roots, synthesis=measure_synthesis(progress),
+                    fit=measure_fit(runner, progress))
 
 
 # -- tables ------------------------------------------------------------------------------------
-def _ours(values: dict, name: str) -> float:
-    value = values[FIELDS[name]]
+def _ours(values: RunMetrics, name: str) -> float:
+    value = getattr(values, KEYS[name])
     if name == "AvgChannel":
         return round(100 * value, 3)
     if name == "AvgPacket":
@@ -342,12 +525,12 @@ def _ours(values: dict, name: str) -> float:
     return round(value * 1e6, 3)
 
 
-def success_table(success: dict) -> Table:
+def success_table(success: dict[str, SuccessRates]) -> Table:
     """Section 5, Table 2: the paper prints 100% success and 0% failure everywhere."""
     rows = []
     for label in ALGORITHMS:
-        rows.append([f"{label}.SuccessRate"] + [Compare(round(100 * v, 3), 100.0) for v in success[label]["success"]])
-        rows.append([f"{label}.FailureRate"] + [Compare(round(100 * v, 3), 0.0) for v in success[label]["failure"]])
+        rows.append([f"{label}.SuccessRate"] + [Compare(round(100 * v, 3), 100.0) for v in success[label].success])
+        rows.append([f"{label}.FailureRate"] + [Compare(round(100 * v, 3), 0.0) for v in success[label].failure])
     return Table("Table 2: SuccessRate and FailureRate (%) by packet size, worst of the five networks (ours | paper)",
                  ["metric"] + [f"{ps}B" for ps in PACKET_SIZES], rows,
                  notes=["networks: " + ", ".join(f"Galaxyfly{c}" for c in VALIDATION),
@@ -358,7 +541,7 @@ def success_table(success: dict) -> Table:
 TIME_METRICS = ("AvgTime", "MaxTime", "MinTime", "RouterTime")
 
 
-def _metric_cell(label: str, name: str, i: int, values: dict, paper: dict) -> Compare:
+def _metric_cell(label: str, name: str, i: int, values: RunMetrics, paper: dict) -> Compare:
     """Our value of metric ``name`` beside the paper's printed cell (as printed, :data:`PRINTED_AS`): a time is
     not comparable; AvgPacket must be equal, AvgChannel within 10%."""
     printed = PRINTED_AS.get((label, name, i), paper[name][i])
@@ -367,14 +550,14 @@ def _metric_cell(label: str, name: str, i: int, values: dict, paper: dict) -> Co
     return Compare(_ours(values, name), printed, rel_tol=0.0 if name == "AvgPacket" else TIME_TOL)
 
 
-def _metric_table(title: str, label: str, columns: list[str], values: list[dict], paper: dict,
+def _metric_table(title: str, label: str, columns: list[str], values: list[RunMetrics], paper: dict,
                   notes: list[str]) -> Table:
     """Section 5, Tables 3-5 (``label`` SFATA, RFATA or A2A): each printed metric beside ours, then our bound,
     ratio and verification."""
     rows = [[name] + [_metric_cell(label, name, i, v, paper) for i, v in enumerate(values)] for name in paper]
-    rows.append(["lower bound (us)"] + [round(v["time_lower_bound"] * 1e6, 3) for v in values])
-    rows.append(["MaxTime / bound"] + [round(v["lower_bound_ratio"], 2) for v in values])
-    rows.append(["verified, exactly once"] + [bool(v["verified"] and v["exactly_once"]) for v in values])
+    rows.append(["lower bound (us)"] + [round(v.lower_bound * 1e6, 3) for v in values])
+    rows.append(["MaxTime / bound"] + [round(v.lower_bound_ratio, 2) for v in values])
+    rows.append(["verified, exactly once"] + [bool(v.verified and v.exactly_once) for v in values])
     return Table(title, ["metric"] + columns, rows, notes=notes, tidy=_metric_tidy(label, columns, values, paper))
 
 
@@ -382,7 +565,8 @@ UNITS = {"AvgTime": "us", "MaxTime": "us", "MinTime": "us", "RouterTime": "us", 
          "AvgPacket": "redundant packets per router"}
 
 
-def _metric_tidy(label: str, columns: list[str], values: list[dict], paper: dict) -> tuple[list[str], list[list]]:
+def _metric_tidy(label: str, columns: list[str], values: list[RunMetrics], paper: dict
+                 ) -> tuple[list[str], list[list]]:
     """Tables 3-5 as tidy rows: one row per network and metric, ours beside the paper's printed value."""
     header = ["network", "metric", "unit", "ours", "paper", "match", "reference", "relative tolerance",
               "lower bound (us)", "MaxTime / bound", "verified exactly once"]
@@ -391,13 +575,13 @@ def _metric_tidy(label: str, columns: list[str], values: list[dict], paper: dict
         for name in paper:
             cell = _metric_cell(label, name, i, v, paper)
             rows.append([column, name, UNITS[name], cell.ours, cell.paper, cell.match, cell.kind, cell.rel_tol,
-                         round(v["time_lower_bound"] * 1e6, 3), round(v["lower_bound_ratio"], 2),
-                         bool(v["verified"] and v["exactly_once"])])
+                         round(v.lower_bound * 1e6, 3), round(v.lower_bound_ratio, 2),
+                         bool(v.verified and v.exactly_once)])
     return header, rows
 
 
 def _ratios(xs: list, ys: list, key: str) -> list:
-    return [round(x[key] / y[key], 3) if x is not None and y is not None and y[key] else None
+    return [round(getattr(x, key) / getattr(y, key), 3) if x is not None and y is not None and getattr(y, key) else None
             for x, y in zip(xs, ys, strict=False)]
 
 
@@ -405,27 +589,30 @@ def _paper_ratios(p1: dict, p2: dict, key: str) -> list:
     return [round(x / y, 3) for x, y in zip(p1[key], p2[key], strict=False)]
 
 
-def relations_table(sf: list[dict], rf: list[dict], a2a: list[dict], stand_in: list[dict]) -> Table:
+def relations_table(sf: list[RunMetrics], rf: list[RunMetrics], a2a: list[RunMetrics],
+                    stand_in: list[RunMetrics]) -> Table:
     """Unit-free ratios of Tables 3-5 under the default reading: comparable even though the timing models differ."""
     rows = []
     for label, ours, paper in [
-        ("RFATA / SFATA MaxTime", _ratios(rf, sf, "max_time"), _paper_ratios(PAPER_RFATA, PAPER_SFATA, "MaxTime")),
-        ("RFATA / SFATA AvgTime", _ratios(rf, sf, "avg_time"), _paper_ratios(PAPER_RFATA, PAPER_SFATA, "AvgTime")),
-        ("RFATA / SFATA MinTime", _ratios(rf, sf, "min_time"), _paper_ratios(PAPER_RFATA, PAPER_SFATA, "MinTime")),
-        ("SFATA / RFATA RouterTime", _ratios(sf, rf, "router_time"),
+        ("RFATA / SFATA MaxTime", _ratios(rf, sf, "time"), _paper_ratios(PAPER_RFATA, PAPER_SFATA, "MaxTime")),
+        ("RFATA / SFATA AvgTime", _ratios(rf, sf, "mean_completion_time"),
+         _paper_ratios(PAPER_RFATA, PAPER_SFATA, "AvgTime")),
+        ("RFATA / SFATA MinTime", _ratios(rf, sf, "min_completion_time"),
+         _paper_ratios(PAPER_RFATA, PAPER_SFATA, "MinTime")),
+        ("SFATA / RFATA RouterTime", _ratios(sf, rf, "mean_group_completion_time"),
          _paper_ratios(PAPER_SFATA, PAPER_RFATA, "RouterTime")),
-        ("SFATA / RFATA AvgChannel", _ratios(sf, rf, "avg_channel"),
+        ("SFATA / RFATA AvgChannel", _ratios(sf, rf, "mean_link_utilisation"),
          _paper_ratios(PAPER_SFATA, PAPER_RFATA, "AvgChannel")),
-        ("A2A (Dragonfly) / SFATA MaxTime", _ratios(a2a, sf, "max_time"),
+        ("A2A (Dragonfly) / SFATA MaxTime", _ratios(a2a, sf, "time"),
          _paper_ratios(PAPER_A2A, PAPER_SFATA, "MaxTime")),
-        ("A2A (Dragonfly) / SFATA AvgTime", _ratios(a2a, sf, "avg_time"),
+        ("A2A (Dragonfly) / SFATA AvgTime", _ratios(a2a, sf, "mean_completion_time"),
          _paper_ratios(PAPER_A2A, PAPER_SFATA, "AvgTime")),
-        ("SFATA MinTime / MaxTime", [round(x["min_time"] / x["max_time"], 3) for x in sf],
+        ("SFATA MinTime / MaxTime", [round(x.min_completion_time / x.time, 3) for x in sf],
          [round(a / b, 3) for a, b in zip(PAPER_SFATA["MinTime"], PAPER_SFATA["MaxTime"], strict=False)]),
     ]:
         rows.append([label] + [Compare(o, p, rel_tol=TIME_TOL, kind="derived")
                                for o, p in zip(ours, paper, strict=False)])
-    rows.append(["stand-in SFATA (Dragonfly) / SFATA MaxTime"] + _ratios(stand_in, sf, "max_time"))
+    rows.append(["stand-in SFATA (Dragonfly) / SFATA MaxTime"] + _ratios(stand_in, sf, "time"))
     return Table("Tables 3-5 as unit-free ratios (ours | the ratio of the paper's printed values)",
                  ["ratio"] + [f"{c}" for c in PERFORMANCE], rows,
                  notes=["the paper prints none of these ratios: each is computed from two printed cells (Table 3's "
@@ -438,19 +625,19 @@ def relations_table(sf: list[dict], rf: list[dict], a2a: list[dict], stand_in: l
 
 
 #: Table 6's relations: label -> (numerator SFATA?, key) -- the ratio is RFATA/SFATA or SFATA/RFATA of key
-RELATIONS = {"RFATA / SFATA MaxTime": ("rf", "max_time", "MaxTime"),
-             "RFATA / SFATA AvgTime": ("rf", "avg_time", "AvgTime"),
-             "RFATA / SFATA MinTime": ("rf", "min_time", "MinTime"),
-             "SFATA / RFATA RouterTime": ("sf", "router_time", "RouterTime"),
-             "SFATA / RFATA AvgChannel, all link directions": ("sf", "avg_channel", "AvgChannel"),
-             "SFATA / RFATA AvgChannel, used link directions": ("sf", "avg_channel_used", None)}
+RELATIONS = {"RFATA / SFATA MaxTime": ("rf", "time", "MaxTime"),
+             "RFATA / SFATA AvgTime": ("rf", "mean_completion_time", "AvgTime"),
+             "RFATA / SFATA MinTime": ("rf", "min_completion_time", "MinTime"),
+             "SFATA / RFATA RouterTime": ("sf", "mean_group_completion_time", "RouterTime"),
+             "SFATA / RFATA AvgChannel, all link directions": ("sf", "mean_link_utilisation", "AvgChannel"),
+             "SFATA / RFATA AvgChannel, used link directions": ("sf", "used_link_utilisation", None)}
 
 
-def views(ev: dict) -> dict[str, tuple[list, list]]:
+def views(ev: Evidence) -> dict[str, tuple[list, list]]:
     """Every reading of the SFATA and RFATA runs: name -> (SFATA per network, RFATA per network), ``None`` for a
     network a reading did not run; the default reading (:data:`DEFAULT`) first."""
-    out = {f"{fwd} & root=S1": (ev["galaxyfly"][sv], ev["galaxyfly"][rv]) for fwd, (sv, rv) in FORWARDINGS.items()}
-    mean, name = ev["roots"]["mean"], ev["roots"]["reading"]
+    out = {f"{fwd} & root=S1": (ev.galaxyfly[sv], ev.galaxyfly[rv]) for fwd, (sv, rv) in FORWARDINGS.items()}
+    mean, name = ev.roots.mean, ev.roots.reading
     out.update({f"{fwd} & {name}": (mean[sv], mean[rv]) for fwd, (sv, rv) in FORWARDINGS.items()
                 if sv in mean and rv in mean})
     return out
@@ -460,7 +647,7 @@ def views(ev: dict) -> dict[str, tuple[list, list]]:
 PAPER_ROW = "paper (ratio of printed values)"
 
 
-def readings_table(ev: dict) -> Table:
+def readings_table(ev: Evidence) -> Table:
     """Table 6's relations under every reading; the paper's ratio in its own row (shown, not counted)."""
     rows = []
     for label, (top, key, paper_key) in RELATIONS.items():
@@ -477,7 +664,7 @@ def readings_table(ev: dict) -> Table:
                  notes=["forwarding=packet (default, the paper's text): RFATA spreads each packet received from "
                         "another supernode on its own as it arrives (SFATA unchanged); forwarding=block: as whole "
                         "transfers of the block; packet for both: SFATA's RPD(A, m) per packet too",
-                        f"{ev['roots']['reading']}: every metric averaged over every root supernode A (the paper's "
+                        f"{ev.roots.reading}: every metric averaged over every root supernode A (the paper's "
                         "step 4 repeats its runs); '—' = not run in this mode",
                         "the paper prints no AvgChannel over used link directions"])
 
@@ -502,31 +689,31 @@ def forwarding_table(forwarding: dict) -> Table:
                         "start-up"])
 
 
-def sensitivity_table(rows: list[dict]) -> Table:
+def sensitivity_table(rows: list[Sensitivity]) -> Table:
     """RFATA/SFATA MaxTime over every root and cost model: all ours, nothing compared."""
     return Table("RFATA / SFATA MaxTime over every root supernode A and cost model (ours)",
                  ["(n,q,a)", "reading", "start-up us", "per hop ns", "min", "mean", "max", "roots with >= 1.05",
                   "roots"],
-                 [[str(r["config"]), r["forwarding"], f"{r['startup'] * 1e6:g}", f"{r['per_hop'] * 1e9:g}",
-                   round(min(r["ratios"]), 3), round(float(np.mean(r["ratios"])), 3), round(max(r["ratios"]), 3),
-                   sum(x >= 1.05 for x in r["ratios"]), len(r["ratios"])] for r in rows],
+                 [[str(r.config), r.forwarding, f"{r.startup * 1e6:g}", f"{r.per_hop * 1e9:g}",
+                   round(min(r.ratios), 3), round(float(np.mean(r.ratios)), 3), round(max(r.ratios), 3),
+                   sum(x >= 1.05 for x in r.ratios), len(r.ratios)] for r in rows],
                  notes=["the paper's claim needs >= 1.05; its choice of A is not stated",
                         "per-packet forwarding runs under the default cost model only"])
 
 
-def comparators_table(ev: dict) -> Table:
+def comparators_table(ev: Evidence) -> Table:
     """Table 5's algorithm against the former stand-in and against itself on the Galaxyfly (MaxTime, us)."""
     rows = []
     for i, (df, gf) in enumerate(zip(DRAGONFLY, PERFORMANCE, strict=True)):
-        rows.append([str(df), round(ev["A2A"][i]["max_time"] * 1e6, 2), round(ev["DF"][i]["max_time"] * 1e6, 2),
-                     str(gf), round(ev["A2A_galaxyfly"][i]["max_time"] * 1e6, 2),
-                     round(ev["galaxyfly"]["SFATA"][i]["max_time"] * 1e6, 2),
-                     round(ev["galaxyfly"]["RFATA"][i]["max_time"] * 1e6, 2),
-                     round(ev["galaxyfly"]["RFATA packet"][i]["max_time"] * 1e6, 2),
-                     round(ev["A2A"][i]["max_time"] / ev["galaxyfly"]["SFATA"][i]["max_time"], 3),
+        rows.append([str(df), round(ev.a2a[i].time * 1e6, 2), round(ev.stand_in[i].time * 1e6, 2),
+                     str(gf), round(ev.a2a_galaxyfly[i].time * 1e6, 2),
+                     round(ev.galaxyfly["SFATA"][i].time * 1e6, 2),
+                     round(ev.galaxyfly["RFATA"][i].time * 1e6, 2),
+                     round(ev.galaxyfly["RFATA packet"][i].time * 1e6, 2),
+                     round(ev.a2a[i].time / ev.galaxyfly["SFATA"][i].time, 3),
                      round(PAPER_A2A["MaxTime"][i] / PAPER_SFATA["MaxTime"][i], 3),
-                     bool(ev["A2A"][i]["verified"] and ev["A2A"][i]["exactly_once"]
-                          and ev["A2A_galaxyfly"][i]["verified"] and ev["A2A_galaxyfly"][i]["exactly_once"])])
+                     bool(ev.a2a[i].verified and ev.a2a[i].exactly_once
+                          and ev.a2a_galaxyfly[i].verified and ev.a2a_galaxyfly[i].exactly_once)])
     return Table("Table 5 comparators: MaxTime (us) of A2A, the former stand-in and A2A on the Galaxyfly (ours)",
                  ["Dragonfly (g,a)", "A2A", "stand-in: SFATA on the Dragonfly", "Galaxyfly (n,q,a)",
                   "A2A on the Galaxyfly", "SFATA", "RFATA block", "RFATA packet", "A2A (Dragonfly) / SFATA",
@@ -538,15 +725,16 @@ def comparators_table(ev: dict) -> Table:
                         "same cost model for every run (160 B, 16 Gbps, 1 us start-up, 100 ns per hop, root S1)"])
 
 
-def synthesis_table(sf: list[dict], rf: list[dict], df: list[dict], syn: list[dict]) -> Table:
+def synthesis_table(sf: list[RunMetrics], rf: list[RunMetrics], df: list[RunMetrics],
+                    syn: list[SynthesisRun]) -> Table:
     """SFATA, RFATA, A2A on the Dragonfly and the synthesised all-gather beside their bounds (all ours)."""
     rows = []
     for i, config in enumerate(PERFORMANCE):
         runs = (sf[i], rf[i], df[i], syn[i])
-        best = min(sf[i]["max_time"], rf[i]["max_time"])
-        rows.append([str(config)] + [round(r["max_time"] * 1e6, 2) for r in runs]
-                    + [round(syn[i]["time_lower_bound"] * 1e6, 2)] + [round(r["lower_bound_ratio"], 2) for r in runs]
-                    + [round(best / syn[i]["max_time"], 2), bool(syn[i]["verified"])])
+        best = min(sf[i].time, rf[i].time)
+        rows.append([str(config)] + [round(r.time * 1e6, 2) for r in runs]
+                    + [round(syn[i].lower_bound * 1e6, 2)] + [round(r.lower_bound_ratio, 2) for r in runs]
+                    + [round(best / syn[i].time, 2), bool(syn[i].verified)])
     return Table("Synthesised all-gather against SFATA, RFATA and A2A on the Dragonfly: MaxTime (us), "
                  "lower bound and each run's ratio to its own bound (ours)",
                  ["(n,q,a)", "SFATA", "RFATA", "A2A (Dragonfly)", "synthesised", "bound", "SFATA/bound",
@@ -571,21 +759,21 @@ def _where(cell: tuple) -> str:
     return f"{label} {name} {(DRAGONFLY if label == 'A2A' else PERFORMANCE)[i]}"
 
 
-def fit_table(fit: dict) -> Table:
+def fit_table(fit: FitEvidence) -> Table:
     """The fitted timing models beside ours: constants, residuals, cells met within 10% (all ours, not counted)."""
-    n = len(fit["cells"])
+    n = len(fit.cells)
     rows = []
-    for forwarding, res in fit["ours"].items():
+    for forwarding, res in fit.ours.items():
         worst = int(np.argmax(np.abs(res)))
         rows.append(["none: our constants", forwarding, _constant(STARTUP, STARTUP, 1e-6), BANDWIDTH / 1e9,
                      _constant(PER_HOP, PER_HOP, 1e-6), n,
-                     round(100 * float(np.sqrt(np.mean(res ** 2))), 1), _where(fit["cells"][worst]),
+                     round(100 * float(np.sqrt(np.mean(res ** 2))), 1), _where(fit.cells[worst]),
                      round(100 * float(res[worst]), 1), int(np.sum(np.abs(res) <= TIME_TOL)), 1])
-    for entry in fit["fits"]:
-        f = entry["fit"]
-        rows.append([entry["what"], entry["forwarding"], _constant(f.constants[0], OUR_CONSTANTS[0], 1e-6),
+    for entry in fit.fits:
+        f = entry.fit
+        rows.append([entry.what, entry.forwarding, _constant(f.constants[0], OUR_CONSTANTS[0], 1e-6),
                      round(f.bandwidth / 1e9, 5), _constant(f.constants[2], OUR_CONSTANTS[2], 1e-6), n,
-                     round(100 * f.rms, 1), _where(fit["cells"][f.worst]), round(100 * float(f.residuals[f.worst]), 1),
+                     round(100 * f.rms, 1), _where(fit.cells[f.worst]), round(100 * float(f.residuals[f.worst]), 1),
                      f.within(TIME_TOL), f.evaluations])
     return Table("Timing model fitted to the paper's printed times by least squares (ours; not counted)",
                  ["constants fitted", "reading", "start-up (us)", "bandwidth (Gbps)", "hop latency (us)",
@@ -602,11 +790,11 @@ def fit_table(fit: dict) -> Table:
                         "three constants are tuned to the cells they are judged on"])
 
 
-def fit_residual_table(fit: dict) -> Table:
+def fit_residual_table(fit: FitEvidence) -> Table:
     """Per printed time: the default fit's time beside the printed one, and the relative residual (not counted)."""
-    entry = fit["fits"][0]
-    f = entry["fit"]
-    by_cell = {c[:3]: (t, r) for c, t, r in zip(fit["cells"], f.times, f.residuals, strict=True)}
+    entry = fit.fits[0]
+    f = entry.fit
+    by_cell = {c[:3]: (t, r) for c, t, r in zip(fit.cells, f.times, f.residuals, strict=True)}
     rows, tidy = [], []
     for label, paper in PRINTED_TABLES.items():
         for name in TIME_METRICS:
@@ -622,7 +810,7 @@ def fit_residual_table(fit: dict) -> Table:
                 tidy.append([label, name, str((DRAGONFLY if label == "A2A" else PERFORMANCE)[i]), t * 1e6, printed,
                              r])
             rows.append(row)
-    return Table(f"Fitted model ({entry['what']} fitted, {entry['forwarding']}) beside the printed times: ours (us) | "
+    return Table(f"Fitted model ({entry.what} fitted, {entry.forwarding}) beside the printed times: ours (us) | "
                  "printed (relative residual)",
                  ["algorithm, metric"] + [f"Galaxyfly{g} | Dragonfly{d}" for g, d in zip(PERFORMANCE, DRAGONFLY,
                                                                                          strict=True)],
@@ -632,61 +820,61 @@ def fit_residual_table(fit: dict) -> Table:
                  tidy=(["algorithm", "metric", "network", "fitted_us", "printed_us", "relative_residual"], tidy))
 
 
-def fit_highlight(fit: dict) -> str:
+def fit_highlight(fit: FitEvidence) -> str:
     """The report's opening sentence on the fit, from its numbers."""
-    entry = fit["fits"][0]
-    f = entry["fit"]
-    n = len(fit["cells"])
+    entry = fit.fits[0]
+    f = entry.fit
+    n = len(fit.cells)
     hop = _constant(f.constants[2], OUR_CONSTANTS[2], 1e-6)
     return (f"The paper's {n} printed times are not comparable with ours (its timing model is not stated); one "
-            f"model with {entry['what']} fitted to all of them ({entry['forwarding']}: start-up "
+            f"model with {entry.what} fitted to all of them ({entry.forwarding}: start-up "
             f"{f.constants[0] * 1e6:.4g} us, {f.bandwidth / 1e9:.3g} Gbps, hop latency "
             f"{hop if isinstance(hop, str) else f'{hop:g} us'}) leaves an RMS relative residual of {100 * f.rms:.0f}%, "
-            f"worst {100 * f.residuals[f.worst]:+.0f}% at {_where(fit['cells'][f.worst])}, and meets "
+            f"worst {100 * f.residuals[f.worst]:+.0f}% at {_where(fit.cells[f.worst])}, and meets "
             f"{f.within(TIME_TOL)} of the {n} within 10%.")
 
 
-def tables(ev: dict) -> list[Table]:
+def tables(ev: Evidence) -> list[Table]:
     cols = [str(c) for c in PERFORMANCE]
     unit_note = (f"ours: us under 16 Gbps, start-up {STARTUP * 1e6:g} us per transfer, {PER_HOP * 1e9:g} ns "
                  f"per hop, root A = S1, {DEFAULT_FORWARDING}; the paper's timing model is not stated (errata), so "
                  "its times are shown beside ours as not comparable and counted apart (the fitted model: table "
                  "timing_fit); AvgChannel in % (agree = within 10%), AvgPacket exact")
     return [
-        success_table(ev["success"]),
-        _metric_table("Table 3: SFATA (ours | paper)", "SFATA", cols, ev["SFATA"], PAPER_SFATA,
+        success_table(ev.success),
+        _metric_table("Table 3: SFATA (ours | paper)", "SFATA", cols, ev.sfata, PAPER_SFATA,
                       [unit_note, "paper MinTime (4,7,4) printed 117,000, above its own MaxTime 101,300: shown as "
                                   "printed; ratios and the fit use 11,700 (errata) or leave it out"]),
-        _metric_table(f"Table 4: RFATA, {DEFAULT_FORWARDING} (ours | paper)", "RFATA", cols, ev["RFATA"],
+        _metric_table(f"Table 4: RFATA, {DEFAULT_FORWARDING} (ours | paper)", "RFATA", cols, ev.rfata,
                       PAPER_RFATA, [unit_note, "RFATA under forwarding=block: the readings and comparators tables"]),
         _metric_table("Table 5: A2A (group-combining-allgather) on Dragonfly(g, a) (ours | paper)", "A2A",
-                      [str(c) for c in DRAGONFLY], ev["A2A"], PAPER_A2A,
+                      [str(c) for c in DRAGONFLY], ev.a2a, PAPER_A2A,
                       [unit_note, "A2A (Xiang and Ju 2021) is not given in the paper; ours implements its published "
                                   "summary (docs/galaxyfly.md); the former stand-in (SFATA on the Dragonfly) is in "
                                   "the comparators table"]),
-        relations_table(ev["SFATA"], ev["RFATA"], ev["A2A"], ev["DF"]),
-        fit_table(ev["fit"]),
-        fit_residual_table(ev["fit"]),
+        relations_table(ev.sfata, ev.rfata, ev.a2a, ev.stand_in),
+        fit_table(ev.fit),
+        fit_residual_table(ev.fit),
         readings_table(ev),
-        forwarding_table(ev["forwarding"]),
+        forwarding_table(ev.forwarding),
         comparators_table(ev),
-        sensitivity_table(ev["sensitivity"]),
-        synthesis_table(ev["SFATA"], ev["RFATA"], ev["A2A"], ev["synthesis"]),
+        sensitivity_table(ev.roots.sensitivity),
+        synthesis_table(ev.sfata, ev.rfata, ev.a2a, ev.synthesis),
     ]
 
 
 # -- claims ------------------------------------------------------------------------------------
-def success_claims(success: dict) -> list[Claim]:
+def success_claims(success: dict[str, SuccessRates]) -> list[Claim]:
     """Section 5, Table 2: both algorithms deliver everything."""
     return [Claim(f"{label} delivers every packet to every router for every packet size",
-                  all(v == 1.0 for v in s["success"]),
-                  f"SuccessRate {', '.join(f'{100 * v:g}%' for v in s['success'])} over "
-                  f"{s['networks']} networks x {len(PACKET_SIZES)} sizes; exactly once: {s['exact']}")
+                  all(v == 1.0 for v in s.success),
+                  f"SuccessRate {', '.join(f'{100 * v:g}%' for v in s.success)} over "
+                  f"{s.networks} networks x {len(PACKET_SIZES)} sizes; exactly once: {s.exactly_once}")
             for label, s in success.items()]
 
 
 def _vals(rs: list, key: str) -> list:
-    return [r[key] for r in rs if r is not None]
+    return [getattr(r, key) for r in rs if r is not None]
 
 
 def _both(sf: list, rf: list) -> list[tuple[dict, dict]]:
@@ -710,14 +898,15 @@ def _judge(test, evidence: str, readings: dict, default: str = DEFAULT) -> tuple
     return verdicts[default], evidence + ("; " + "; ".join(others) if others else ""), verdicts
 
 
-def comparison_claims(ev: dict) -> list[Claim]:
+def comparison_claims(ev: Evidence) -> list[Claim]:
     """Section 5, Table 6: SFATA against RFATA, under every reading."""
     read = views(ev)
     sf, rf = read[DEFAULT]
 
     def ratio(key, top="rf"):
         def test(s, r):
-            values = [(b[key] / a[key] if top == "rf" else a[key] / b[key]) for a, b in _both(s, r)]
+            values = [(getattr(b, key) / getattr(a, key) if top == "rf" else getattr(a, key) / getattr(b, key))
+                      for a, b in _both(s, r)]
             return values, _span(values)
         return test
 
@@ -734,45 +923,47 @@ def comparison_claims(ev: dict) -> list[Claim]:
         return judged
 
     def smaller(s, r):
-        keys = ("avg_time", "max_time", "min_time")
-        verdicts = {k: all(a[k] < b[k] for a, b in _both(s, r)) for k in keys}
+        # the words the evidence prints for AvgTime, MaxTime, MinTime -> the metrics compared
+        keys = {"avg_time": "mean_completion_time", "max_time": "time", "min_time": "min_completion_time"}
+        verdicts = {k: all(getattr(a, key) < getattr(b, key) for a, b in _both(s, r)) for k, key in keys.items()}
         return all(verdicts.values()), ", ".join(f"{k} {'yes' if v else 'no'}" for k, v in verdicts.items())
 
-    max_ratio = [b["max_time"] / a["max_time"] for a, b in _both(sf, rf)]
+    max_ratio = [b.time / a.time for a, b in _both(sf, rf)]
     paper = ", ".join(f"{b / a:.3f}" for a, b in zip(PAPER_SFATA["MaxTime"], PAPER_RFATA["MaxTime"], strict=False))
     out = [Claim("SFATA finishes first: RFATA MaxTime >= 1.05 x SFATA MaxTime (Table 6: lower execution time)",
-                 *_judge(at_least(ratio("max_time"), 1.05),
+                 *_judge(at_least(ratio("time"), 1.05),
                          "RFATA/SFATA MaxTime = " + ", ".join(f"{r:.3f}" for r in max_ratio) + f" (paper: {paper})",
                          read))]
     out.append(Claim("SFATA AvgTime, MaxTime and MinTime are always smaller than RFATA's",
                      *_judge(smaller, smaller(sf, rf)[1], read)))
     def zero(s, r):
-        return all(v == 0 for v in _vals(s, "avg_packet")), "SFATA AvgPacket " + _span(_vals(s, "avg_packet"))
+        values = _vals(s, "redundant_per_node")
+        return all(v == 0 for v in values), "SFATA AvgPacket " + _span(values)
 
     def more(s, r):
-        return (all(b["avg_packet"] > a["avg_packet"] for a, b in _both(s, r)),
-                "RFATA AvgPacket " + _span(_vals(r, "avg_packet")))
+        return (all(b.redundant_per_node > a.redundant_per_node for a, b in _both(s, r)),
+                "RFATA AvgPacket " + _span(_vals(r, "redundant_per_node")))
 
     out.append(Claim("SFATA has no redundant packets (AvgPacket = 0)",
-                     *_judge(zero, "SFATA AvgPacket = " + ", ".join(f"{v:g}" for v in _vals(sf, "avg_packet")),
+                     *_judge(zero, "SFATA AvgPacket = " + ", ".join(f"{v:g}" for v in _vals(sf, "redundant_per_node")),
                              read)))
     out.append(Claim("RFATA has the higher AvgPacket (Table 6: disadvantage)",
-                     *_judge(more, "RFATA AvgPacket = " + ", ".join(f"{v:g}" for v in _vals(rf, "avg_packet"))
+                     *_judge(more, "RFATA AvgPacket = " + ", ".join(f"{v:g}" for v in _vals(rf, "redundant_per_node"))
                              + " (paper: " + ", ".join(f"{v:g}" for v in PAPER_RFATA["AvgPacket"]) + "); "
                              "our RFATA, like our SFATA, sends a router only packets it lacks, per block or per "
                              "packet", read),
-                     why=f"our RFATA AvgPacket is {_span(_vals(rf, 'avg_packet'))} like SFATA's (paper "
+                     why=f"our RFATA AvgPacket is {_span(_vals(rf, 'redundant_per_node'))} like SFATA's (paper "
                          f"{_span(PAPER_RFATA['AvgPacket'])}): a transfer carries only what its receiver lacks"))
-    rt = [a["router_time"] / b["router_time"] for a, b in _both(sf, rf)]
+    rt = [a.mean_group_completion_time / b.mean_group_completion_time for a, b in _both(sf, rf)]
     out.append(Claim("RFATA has the lower RouterTime",
-                     *_judge(above_one(ratio("router_time", "sf")),
+                     *_judge(above_one(ratio("mean_group_completion_time", "sf")),
                              "SFATA/RFATA RouterTime = " + ", ".join(f"{r:.2f}" for r in rt), read)))
     channel = {f"{name} & avg_channel={which}": pair for name, pair in read.items() for which in ("all", "used")}
-    ch = [a["avg_channel"] / b["avg_channel"] for a, b in _both(sf, rf)]
-    ch_used = [a["avg_channel_used"] / b["avg_channel_used"] for a, b in _both(sf, rf)]
+    ch = [a.mean_link_utilisation / b.mean_link_utilisation for a, b in _both(sf, rf)]
+    ch_used = [a.used_link_utilisation / b.used_link_utilisation for a, b in _both(sf, rf)]
 
     def channel_test(name):
-        key = "avg_channel" if name.endswith("=all") else "avg_channel_used"
+        key = "mean_link_utilisation" if name.endswith("=all") else "used_link_utilisation"
         return above_one(ratio(key, "sf"))
 
     verdicts, numbers = {}, []
@@ -787,22 +978,23 @@ def comparison_claims(ev: dict) -> list[Claim]:
     return out
 
 
-def _comparator_readings(ev: dict) -> dict[str, tuple[list, list, list]]:
+def _comparator_readings(ev: Evidence) -> dict[str, tuple[list, list, list]]:
     """Table 5's readings: name -> (comparator per network, SFATA, RFATA) at root S1; the default first."""
-    comparators = {"comparator=A2A": ev["A2A"], "comparator=SFATA on Dragonfly (stand-in)": ev["DF"]}
-    return {f"{c} & {fwd}": (values, ev["galaxyfly"][sv], ev["galaxyfly"][rv])
+    comparators = {"comparator=A2A": ev.a2a, "comparator=SFATA on Dragonfly (stand-in)": ev.stand_in}
+    return {f"{c} & {fwd}": (values, ev.galaxyfly[sv], ev.galaxyfly[rv])
             for c, values in comparators.items() for fwd, (sv, rv) in list(FORWARDINGS.items())[:2]}
 
 
-def dragonfly_claims(ev: dict) -> list[Claim]:
+def dragonfly_claims(ev: Evidence) -> list[Claim]:
     """Section 5, Table 5: A2A on the Dragonfly against the better of SFATA and RFATA, and the paper's reason."""
     read = _comparator_readings(ev)
     default = next(iter(read))
     claims = []
-    for key, label in (("avg_time", "AvgTime"), ("max_time", "MaxTime"), ("min_time", "MinTime")):
+    for key, label in (("mean_completion_time", "AvgTime"), ("time", "MaxTime"), ("min_completion_time", "MinTime")):
         verdicts, numbers = {}, []
         for name, (df, sf, rf) in read.items():
-            ratio = [d[key] / min(a[key], b[key]) for d, a, b in zip(df, sf, rf, strict=True)]
+            ratio = [getattr(d, key) / min(getattr(a, key), getattr(b, key))
+                     for d, a, b in zip(df, sf, rf, strict=True)]
             verdicts[name] = all(r < 1 for r in ratio)
             numbers.append((name, ratio))
         paper = [a / min(s, r) for a, s, r in zip(PAPER_A2A[label], PAPER_SFATA[label], PAPER_RFATA[label],
@@ -814,29 +1006,30 @@ def dragonfly_claims(ev: dict) -> list[Claim]:
             + "; ".join(f"{name}: {_span(r)}" for name, r in numbers[1:]), readings=verdicts))
     verdicts, numbers = {}, []
     for name, (df, sf, rf) in read.items():
-        for which, key in (("all", "avg_channel"), ("used", "avg_channel_used")):
-            ratio = [d[key] / max(a[key], b[key]) for d, a, b in zip(df, sf, rf, strict=True)]
+        for which, key in (("all", "mean_link_utilisation"), ("used", "used_link_utilisation")):
+            ratio = [getattr(d, key) / max(getattr(a, key), getattr(b, key))
+                     for d, a, b in zip(df, sf, rf, strict=True)]
             verdicts[f"{name} & avg_channel={which}"] = all(r > 1 for r in ratio)
             numbers.append(f"{name} & avg_channel={which}: {_span(ratio)}")
-    a2a, sf = ev["A2A"], ev["SFATA"]
+    a2a, sf = ev.a2a, ev.sfata
     claims.append(Claim(
         "A2A on the Dragonfly has the higher AvgChannel at equal router count",
         verdicts[f"{default} & avg_channel=all"],
-        "A2A AvgChannel % = " + ", ".join(f"{100 * v:.2f}" for v in _vals(a2a, "avg_channel"))
-        + " vs SFATA " + ", ".join(f"{100 * v:.2f}" for v in _vals(sf, "avg_channel"))
+        "A2A AvgChannel % = " + ", ".join(f"{100 * v:.2f}" for v in _vals(a2a, "mean_link_utilisation"))
+        + " vs SFATA " + ", ".join(f"{100 * v:.2f}" for v in _vals(sf, "mean_link_utilisation"))
         + " (all link directions; paper: A2A 10.5-13.6, SFATA 4.7-5.7); over used ones: A2A "
-        + ", ".join(f"{100 * v:.2f}" for v in _vals(a2a, "avg_channel_used")) + " vs SFATA "
-        + ", ".join(f"{100 * v:.2f}" for v in _vals(sf, "avg_channel_used"))
+        + ", ".join(f"{100 * v:.2f}" for v in _vals(a2a, "used_link_utilisation")) + " vs SFATA "
+        + ", ".join(f"{100 * v:.2f}" for v in _vals(sf, "used_link_utilisation"))
         + "; comparator / higher of SFATA, RFATA: " + "; ".join(numbers), readings=verdicts))
     # the paper's reason: the gap is the network's (diameter 3 against 5), not the algorithm's
     verdicts, numbers = {}, []
-    on_galaxyfly = ev["A2A_galaxyfly"]
+    on_galaxyfly = ev.a2a_galaxyfly
     for fwd, (sv, rv) in list(FORWARDINGS.items())[:2]:
-        ratio = [g["max_time"] / min(a["max_time"], b["max_time"])
-                 for g, a, b in zip(on_galaxyfly, ev["galaxyfly"][sv], ev["galaxyfly"][rv], strict=True)]
+        ratio = [g.time / min(a.time, b.time)
+                 for g, a, b in zip(on_galaxyfly, ev.galaxyfly[sv], ev.galaxyfly[rv], strict=True)]
         verdicts[fwd] = all(r >= 1 for r in ratio)
         numbers.append(f"{fwd}: A2A on the Galaxyfly / best of SFATA, RFATA MaxTime = {_span(ratio)}")
-    network = [g["max_time"] / d["max_time"] for g, d in zip(on_galaxyfly, a2a, strict=True)]
+    network = [g.time / d.time for g, d in zip(on_galaxyfly, a2a, strict=True)]
     claims.append(Claim(
         "Table 5's gap is the network's (Dragonfly diameter 3 against Galaxyfly 5), not the algorithm's: "
         "run on the Galaxyfly itself, A2A does not beat SFATA and RFATA",
@@ -846,13 +1039,13 @@ def dragonfly_claims(ev: dict) -> list[Claim]:
     return claims
 
 
-def _trend_breaks(values: list[dict], paper: dict, pairs) -> tuple[list[str], list[str]]:
+def _trend_breaks(values: list[RunMetrics], paper: dict, pairs) -> tuple[list[str], list[str]]:
     """The (ours, paper's) cases where a metric does not grow from the smaller to the larger network."""
     index = {c: i for i, c in enumerate(PERFORMANCE)}
     ours_bad, paper_bad = [], []
     for name in ("AvgTime", "MaxTime", "MinTime", "RouterTime", "AvgChannel"):
         for lo, hi in pairs:
-            o = (values[index[lo]][FIELDS[name]], values[index[hi]][FIELDS[name]])
+            o = (getattr(values[index[lo]], KEYS[name]), getattr(values[index[hi]], KEYS[name]))
             p = (paper[name][index[lo]], paper[name][index[hi]])
             if not o[1] > o[0]:
                 ours_bad.append(f"{name} {lo}->{hi}: {_fmt(name, o[0])} -> {_fmt(name, o[1])}")
@@ -861,7 +1054,7 @@ def _trend_breaks(values: list[dict], paper: dict, pairs) -> tuple[list[str], li
     return ours_bad, paper_bad
 
 
-def trend_claims(ev: dict) -> list[Claim]:
+def trend_claims(ev: Evidence) -> list[Claim]:
     """Section 5: 'AvgTime, MaxTime, MinTime, RouterTime and AvgChannel grow with n, q and a' per algorithm,
     under every reading that ran all five networks."""
     read = {name: pair for name, pair in views(ev).items() if all(v is not None for v in pair[0] + pair[1])}
@@ -891,14 +1084,15 @@ def _fmt(name: str, value: float) -> str:
     return f"{100 * value:.2f}%" if name == "AvgChannel" else f"{value * 1e6:.2f}us"
 
 
-def synthesis_claims(sf: list[dict], rf: list[dict], df: list[dict], syn: list[dict]) -> list[Claim]:
+def synthesis_claims(sf: list[RunMetrics], rf: list[RunMetrics], df: list[RunMetrics],
+                     syn: list[SynthesisRun]) -> list[Claim]:
     """Ours, not the paper's: the synthesised all-gather against the paper's algorithms and the bound."""
-    speed = [min(a["max_time"], b["max_time"]) / s["max_time"] for a, b, s in zip(sf, rf, syn, strict=False)]
-    ratio = [s["lower_bound_ratio"] for s in syn]
-    vs_df = [d["max_time"] / s["max_time"] for d, s in zip(df, syn, strict=False)]
+    speed = [min(a.time, b.time) / s.time for a, b, s in zip(sf, rf, syn, strict=False)]
+    ratio = [s.lower_bound_ratio for s in syn]
+    vs_df = [d.time / s.time for d, s in zip(df, syn, strict=False)]
     return [
         Claim("The synthesised all-gather finishes before both SFATA and RFATA on every Tables 3-4 network",
-              all(x > 1 for x in speed) and all(s["verified"] for s in syn),
+              all(x > 1 for x in speed) and all(s.verified for s in syn),
               "best of SFATA, RFATA / synthesised MaxTime = " + ", ".join(f"{x:.2f}x" for x in speed)),
         Claim("The synthesised all-gather is within 2.0x of the lower bound on every Tables 3-4 network",
               max(ratio) <= 2.0, "synthesised / bound = " + ", ".join(f"{r:.2f}" for r in ratio)
@@ -909,10 +1103,10 @@ def synthesis_claims(sf: list[dict], rf: list[dict], df: list[dict], syn: list[d
     ]
 
 
-def claims(ev: dict) -> list[Claim]:
-    sf, rf = ev["SFATA"], ev["RFATA"]
-    return success_claims(ev["success"]) + comparison_claims(ev) + dragonfly_claims(ev) + trend_claims(ev) \
-        + synthesis_claims(sf, rf, ev["A2A"], ev["synthesis"])
+def claims(ev: Evidence) -> list[Claim]:
+    sf, rf = ev.sfata, ev.rfata
+    return success_claims(ev.success) + comparison_claims(ev) + dragonfly_claims(ev) + trend_claims(ev) \
+        + synthesis_claims(sf, rf, ev.a2a, ev.synthesis)
 
 
 # -- write -------------------------------------------------------------------------------------
@@ -967,13 +1161,13 @@ def _completion_figure(out: Path, completion: list) -> Path:
     return save_figure(fig, out / "galaxyfly_router_completion.png")
 
 
-def _times_panel(ax, fit: dict) -> None:
+def _times_panel(ax, fit: FitEvidence) -> None:
     """Printed times against ours, with our constants and with the default fit's, log-log, y = x dashed."""
-    printed = fit["printed"] * 1e6
+    printed = fit.printed * 1e6
     colours = {"SFATA": "tab:blue", "RFATA": "tab:orange", "A2A": "tab:green"}
-    labels = np.array([c[0] for c in fit["cells"]])
-    ours = (fit["ours"][DEFAULT_FORWARDING] + 1.0) * printed
-    fitted = fit["fits"][0]["fit"].times * 1e6
+    labels = np.array([c[0] for c in fit.cells])
+    ours = (fit.ours[DEFAULT_FORWARDING] + 1.0) * printed
+    fitted = fit.fits[0].fit.times * 1e6
     for label, colour in colours.items():
         at = labels == label
         ax.scatter(printed[at], ours[at], facecolors="none", edgecolors=colour, s=22,
@@ -986,19 +1180,19 @@ def _times_panel(ax, fit: dict) -> None:
     ax.legend(fontsize=7)
 
 
-def _ratio_panel(ax, ev: dict) -> None:
+def _ratio_panel(ax, ev: Evidence) -> None:
     """RFATA / SFATA MaxTime per network: the ratio of the paper's printed values and ours per reading."""
     x = np.arange(len(PERFORMANCE))
     ax.plot(x, _paper_ratios(PAPER_RFATA, PAPER_SFATA, "MaxTime"), "ks-", label="paper (ratio of printed values)")
     for reading in FORWARDINGS:
-        ax.plot(x, _forwarding_ratios(ev["forwarding"][STARTUP], reading), "o--", label=f"ours, {reading}")
+        ax.plot(x, _forwarding_ratios(ev.forwarding[STARTUP], reading), "o--", label=f"ours, {reading}")
     ax.axhline(1.05, color="grey", lw=0.8, ls=":", label="1.05 (the paper's claim)")
     ax.set_xticks(x, [str(c) for c in PERFORMANCE], fontsize=8)
     ax.set(xlabel="Galaxyfly (n, q, a)", ylabel="RFATA / SFATA MaxTime", title="Table 6: RFATA against SFATA")
     ax.legend(fontsize=7)
 
 
-def _printed_figure(out: Path, ev: dict) -> Path:
+def _printed_figure(out: Path, ev: Evidence) -> Path:
     """Ours beside the paper's printed values: Tables 3-5's times, and RFATA / SFATA MaxTime per network."""
     import matplotlib
 
@@ -1008,7 +1202,7 @@ def _printed_figure(out: Path, ev: dict) -> Path:
     from ..fileio import save_figure
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5))
-    _times_panel(left, ev["fit"])
+    _times_panel(left, ev.fit)
     _ratio_panel(right, ev)
     fig.tight_layout()
     return save_figure(fig, out / "galaxyfly_printed_vs_ours.png")
@@ -1031,18 +1225,18 @@ def run_galaxyfly(quick: bool = True, out: Path | None = None, progress: Progres
         "its last hops are longer; under forwarding=packet (RFATA spreads each arriving packet on its own, the "
         "closing sentence of the paper's RFATA section) every packet pays its own start-up per hop: "
         "RFATA/SFATA MaxTime " + "; ".join(
-            f"{_span(_forwarding_ratios(ev['forwarding'][startup], 'forwarding=packet'))} at a "
+            f"{_span(_forwarding_ratios(ev.forwarding[startup], 'forwarding=packet'))} at a "
             f"{startup * 1e6:g} us start-up" for startup in FORWARDING_STARTUPS)
         + " (the paper: " + _span(_paper_ratios(PAPER_RFATA, PAPER_SFATA, "MaxTime")) + ")",
-        f"roots: Tables 3-5 use root A = S1; the reading '{ev['roots']['reading']}' averages every metric over "
+        f"roots: Tables 3-5 use root A = S1; the reading '{ev.roots.reading}' averages every metric over "
         "every root A, as the paper's step 4 repeats its runs",
         "A2A (Table 5): the paper does not give it; group-combining-allgather implements its published summary "
         "(docs/galaxyfly.md); the former stand-in, SFATA on the Dragonfly, is kept in the comparators table",
     ]
-    report.highlights.append(fit_highlight(ev["fit"]))
+    report.highlights.append(fit_highlight(ev.fit))
     if out is not None:
         report.figures += [_printed_figure(Path(out), ev), _galaxy_figure(Path(out)),
-                           _completion_figure(Path(out), ev["completion"])]
+                           _completion_figure(Path(out), ev.completion)]
     return report
 
 

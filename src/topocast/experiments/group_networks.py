@@ -43,6 +43,7 @@ from ..progress import Progress
 from ..registry import Experiment, register_experiment
 from ..report import Claim, Report, Table
 from ..report import readings_table as report_readings
+from ..stats import t_half_width
 from ..sweep_points import run_points
 from ..topology.galaxyfly import GLOBAL
 from .multicast import across_seeds, run_seed
@@ -182,9 +183,27 @@ def law_routes(topology, routing: str, traffic: str) -> dict:
             "mean_hops": float(np.dot(hops, weight) / weight.sum())}
 
 
-def zero_load_latency(hops: np.ndarray, weight: np.ndarray, router: dict) -> float:
-    """The mean over a route law of the engine's closed form for a message alone (cycles)."""
-    from ..sim.wormhole.engine import RouterConfig, lone_tail_time
+def route_law_latency(hops: np.ndarray, weight: np.ndarray, router: dict) -> float:
+    """The mean over a route law of the engine's closed form for a message alone (cycles).
+
+    Each route's lone-worm time (:func:`topocast.sim.models.lone_tail_time`) plus the start-up,
+    weighted by the route's probability: the zero-load latency of the law, computed without a run
+    (a run's own is :func:`topocast.measure.wormhole.zero_load_latency`).
+
+    Parameters
+    ----------
+    hops, weight : numpy.ndarray
+        Hop count and probability of every route of the law.
+    router : dict
+        The router's ``startup``, ``flits``, ``buffer_depth``, ``router_delay``, ``link_latency``,
+        ``credit_delay``.
+
+    Returns
+    -------
+    float
+        Cycles.
+    """
+    from ..sim.models import RouterConfig, lone_tail_time
 
     config = RouterConfig(**{k: router[k] for k in ("startup", "flits", "buffer_depth", "router_delay",
                                                     "link_latency", "credit_delay")})
@@ -204,16 +223,6 @@ def one_run(r: dict) -> dict:
             "accepted": r["accepted_load"], "verified": r["verified"], "first_violation": r["first_violation"],
             "measured": r["measured_messages"], "zero_load_latency": r["zero_load_latency"],
             "mean_hops": r["mean_hops"], "vcs": r["params"]["vcs"] or r["vcs_needed"]}
-
-
-def t_interval(values) -> float:
-    """Student-t 95% half-width of the mean of ``values`` (nan below two values)."""
-    from scipy.special import stdtrit  # Student's t quantile
-
-    v = np.asarray([x for x in values if np.isfinite(x)], dtype=float)
-    if len(v) < 2:
-        return float("nan")
-    return float(stdtrit(len(v) - 1, 0.975) * v.std(ddof=1) / math.sqrt(len(v)))
 
 
 def past_knee(point: dict, zero_load: float) -> bool:
@@ -251,7 +260,7 @@ def summarise(runs: list[dict]) -> dict:
     """One load point from its seeds (:func:`one_run` dicts): :func:`~topocast.experiments.multicast.across_seeds`
     plus the accepted load's across-seed interval, the sampled zero-load latency and the VCs used."""
     point = across_seeds(runs)
-    point["accepted_ci"] = t_interval([r["accepted"] for r in runs])
+    point["accepted_ci"] = t_half_width([r["accepted"] for r in runs])
     point["zero_load_sampled"] = float(np.mean([r["zero_load_latency"] for r in runs]))
     point["vcs"] = runs[0]["vcs"]
     return point
@@ -275,7 +284,7 @@ def measure(quick: bool, progress: Progress, seed: int = 0) -> dict:
                 law = law_routes(topology, routing, traffic)
                 laws[net.key, routing, traffic] = {
                     "bound": law["bound"], "mean_hops": law["mean_hops"],
-                    "zero_load": zero_load_latency(law["hops"], law["weight"], ROUTER),
+                    "zero_load": route_law_latency(law["hops"], law["weight"], ROUTER),
                     "loads": offered_loads(law["bound"], fractions)}
             m, v = laws[net.key, "minimal", traffic], laws[net.key, "valiant", traffic]
             laws[net.key, "ugal", traffic] = dict(m, bound=None,

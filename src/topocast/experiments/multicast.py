@@ -135,13 +135,13 @@ def across_seeds(runs: list[dict]) -> dict:
     A majority rather than any one seed: a short run near saturation can look saturated by chance (its
     unfinished multicasts or its last batches), and five such chances would flag a load that three of the
     five seeds carry; ``saturated_seeds`` keeps the count."""
-    from scipy.special import stdtrit  # Student's t quantile: what scipy.stats.t.ppf computes
+    from ..stats import t_half_width
 
     means = np.array([r["mean_latency"] for r in runs], dtype=float)
     means = means[np.isfinite(means)]
     n = len(means)
     mean = float(means.mean()) if n else float("nan")
-    ci = float(stdtrit(n - 1, 0.975) * means.std(ddof=1) / math.sqrt(n)) if n >= 2 else float("nan")
+    ci = t_half_width(means)
     point = {"mean_latency": mean, "ci95": ci, "seeds": len(runs), "seeds_measured": n,
              "saturated": 2 * sum(bool(r["saturated"]) for r in runs) > len(runs),
              "saturated_seeds": sum(bool(r["saturated"]) for r in runs),
@@ -153,8 +153,7 @@ def across_seeds(runs: list[dict]) -> dict:
         std = np.array([r["arrival_std"] for r in runs], dtype=float)
         std = std[np.isfinite(std)]
         point.update(arrival_std=float(std.mean()) if len(std) else float("nan"),
-                     arrival_std_ci95=float(stdtrit(len(std) - 1, 0.975) * std.std(ddof=1) / math.sqrt(len(std)))
-                     if len(std) >= 2 else float("nan"),
+                     arrival_std_ci95=t_half_width(std),
                      arrival_range=float(np.nanmean([r["arrival_range"] for r in runs]))
                      if any(np.isfinite(r["arrival_range"]) for r in runs) else float("nan"))
     if "startups" in runs[0]:
@@ -410,7 +409,7 @@ def _arrival_table(points: dict) -> Table:
 
 def _unicast_table(points, loads, cycles) -> Table:
     """Engine baseline: e-cube unicast on the 16 x 16 mesh against the closed form and the bisection bound."""
-    from ..algorithms.mesh_unicast import zero_load_latency
+    from ..algorithms.mesh_unicast import closed_form_mean_latency
 
     table = Table("E-cube unicast on a 16 x 16 mesh (engine baseline)",
                   ["load (flits/node/cycle)", "mean latency (cycles)", "accepted (flits/node/cycle)",
@@ -421,7 +420,7 @@ def _unicast_table(points, loads, cycles) -> Table:
         best = max(best, m["accepted"])
         latency = f"{m['mean_latency']:.1f} ±{m['ci95']:.1f}"
         table.rows.append([load, latency, round(m["accepted"], 4), m["saturated_seeds"]])
-    zero = zero_load_latency((16, 16))
+    zero = closed_form_mean_latency((16, 16))
     table.notes.append(f"zero-load latency closed form 33 + mean distance {zero - 65:.3f} + 32 = {zero:.3f} "
                        "cycles (asserted exactly per worm in tests/test_wormhole_engine.py)")
     table.notes.append(f"saturation throughput {best:.4f} flits/node/cycle = {best / 0.25:.0%} of the "

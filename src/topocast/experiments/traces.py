@@ -1,14 +1,17 @@
-"""Algorithm plans run on an engine outside the run path: the reproductions', benchmarks' and tests' tools.
+"""Algorithm plans traced for the papers' own questions: the reproductions', benchmarks' and tests' tools.
 
 A registered run goes algorithm -> plan -> :func:`topocast.execute.execute`.
-Some questions of the papers need the engine's raw trace of a plan that is no
-registered run: a whole Latin square of the thesis's own switch states
-(thesis 4.1.3, 4.2.3), every Latin square of a small MIN (Massini 2003), the
-right Latin square of the Butterfly-Butterfly with its first-stage check
-(Izzi and Massini 2020), the EJ broadcasts counted over bitmaps (Hussain 2018),
-and the worms of one multicast alone in a mesh (Al-Dubai et al. 2003).  Each
-function here builds the plan with the algorithm's own code and traces it;
-algorithm modules never call an engine.
+Some questions of the papers need the engine's raw trace of a plan: a whole
+Latin square of the thesis's own switch states (thesis 4.1.3, 4.2.3), every
+Latin square of a small MIN (Massini 2003), the right Latin square of the
+Butterfly-Butterfly with its first-stage check (Izzi and Massini 2020), the
+EJ broadcasts counted over bitmaps (Hussain 2018), and the worms of one
+multicast alone in a mesh (Al-Dubai et al. 2003).  Each function here builds
+the plan with the algorithm's own code and traces it through the public run
+path: :func:`topocast.api.run` and :func:`topocast.execute.execute` (their
+results carry the engine's trace), or the circuit engine's public results in
+:mod:`topocast.measure.circuit`; never an engine's module.  Algorithm modules
+never call an engine.
 """
 
 from __future__ import annotations
@@ -20,21 +23,19 @@ import numpy as np
 
 from ..algorithms import fattree_alltoall as ft
 from ..algorithms.butterfly_rls import RLSPlan, first_stage_straight, rls_circuit_plan
-from ..algorithms.ej_all_to_all import single_source_plan
-from ..algorithms.ej_broadcast import broadcast_plan
+from ..algorithms.ej_broadcast import ALGORITHMS as EJ_ALGORITHMS
 from ..algorithms.mesh_multicast import PREP_TIMES, column_path_planner, dual_path_planner, multi_path_planner
 from ..algorithms.mesh_multicast_qg import qg_planner
 from ..algorithms.min_alltoall import min_latin_routes, min_square_plan
 from ..algorithms.worm_traffic import TrafficBuilder
+from ..api import run
 from ..errors import TopocastError
 from ..execute import execute
+from ..measure.circuit import check_square, trace_many
 from ..progress import SILENT, Progress
-from ..sim.circuit import trace_many, trace_plan
-from ..sim.frontier import FrontierTrace, run_frontier
-from ..sim.models import Model
-from ..sim.wormhole.engine import RouterConfig
+from ..sim.models import Model, RouterConfig
 from ..topology.core import Topology
-from ..topology.eisenstein_jacobi import check_alpha, ej_ring
+from ..topology.eisenstein_jacobi import check_alpha
 from ..topology.fattree import GFTShape
 from ..topology.stages import MultistageNetwork
 from ..verify import SquareCheck, is_latin_square
@@ -44,7 +45,7 @@ from ..verify import SquareCheck, is_latin_square
 
 def route_square(shape: GFTShape, make_routes, rows: np.ndarray, chunk: int = 256, progress=None) -> SquareCheck:
     """Trace ``make_routes(shape, rows_chunk, g)`` for every pass and merge the passes per row (thesis 4.1, 4.2)."""
-    return trace_plan(ft.square_plan(shape, make_routes, rows, chunk=chunk), progress)
+    return check_square(ft.square_plan(shape, make_routes, rows, chunk=chunk), progress)
 
 
 def trace_thesis_algorithm(shape: GFTShape, states_of) -> SquareCheck:
@@ -53,7 +54,7 @@ def trace_thesis_algorithm(shape: GFTShape, states_of) -> SquareCheck:
     Rows are merged over the passes; the check says whether they form a Latin
     square, and ``perms`` can be compared with the rotations ``i -> i - k``.
     """
-    return trace_plan(ft.thesis_plan(shape, states_of))
+    return check_square(ft.thesis_plan(shape, states_of))
 
 
 def xor_square(shape: GFTShape, base: list[np.ndarray]) -> SquareCheck:
@@ -64,7 +65,7 @@ def xor_square(shape: GFTShape, base: list[np.ndarray]) -> SquareCheck:
 
 def check_min_square(net: MultistageNetwork, base: np.ndarray | None = None, chunk: int = 256) -> dict:
     """Route all ``N`` configurations of a MIN's XOR / d-shift square and report the check (thesis 3.2.4)."""
-    check = trace_plan(min_square_plan(net, base, chunk=chunk))
+    check = check_square(min_square_plan(net, base, chunk=chunk))
     return {"perms": check.perms, "latin_square": check.latin_square, "conflicts": check.conflicts,
             "dropped": check.dropped, "undelivered": check.unrouted}
 
@@ -114,7 +115,7 @@ class RLSCheck:
 
 def check_rls(plan: RLSPlan, ks=None, chunk: int = 256) -> RLSCheck:
     """Route rotations ``ks`` (default all ``N``), trace them in chunks, compare with ``i -> i - k`` (3.2.4.2)."""
-    check = trace_plan(rls_circuit_plan(plan, ks, chunk=chunk))
+    check = check_square(rls_circuit_plan(plan, ks, chunk=chunk))
     ks = np.arange(plan.lines, dtype=np.int64) if ks is None else np.asarray(ks, dtype=np.int64)
     return RLSCheck(check.perms, check.conflicts, check.dropped, check.wrong_rows,
                     first_stage_straight(plan, ks, chunk), check.latin_square)
@@ -123,19 +124,61 @@ def check_rls(plan: RLSPlan, ks=None, chunk: int = 256) -> RLSCheck:
 # -- frontier engine: EJ broadcasts over bitmaps -----------------------------------------------------
 
 
-def simulate_broadcast(a: int, b: int, n: int, algorithm: str, record: bool = False,
-                       progress: Progress = SILENT, max_bytes: float | None = None) -> FrontierTrace:
-    """Run ``improved`` or ``iterative`` (Hussain 2018, sections 3 and 4) over bitmaps from node 0."""
-    check_alpha(a, b, n)
-    return run_frontier(broadcast_plan(ej_ring(a, b), n, algorithm), record=record, progress=progress,
-                        max_bytes=max_bytes)
+def ej_spec(a: int, b: int, n: int) -> str:
+    """The spec string of EJ_{a+b rho}^(n)."""
+    return f"ej:a={a},b={b},n={n}"
 
 
-def simulate_single_source(a: int, b: int, n: int, record: bool = False,
-                           progress: Progress = SILENT) -> FrontierTrace:
-    """The message of node 0 through the three phases of the all-to-all broadcast, transfers per label."""
+def simulate_broadcast(a: int, b: int, n: int, algorithm: str, progress: Progress = SILENT,
+                       max_bytes: float | None = None):
+    """Run ``improved`` or ``iterative`` (Hussain 2018, sections 3 and 4) over bitmaps from node 0.
+
+    The registered run (``one-to-all-improved`` or ``one-to-all-iterative``) on
+    the ``frontier`` engine, verified, from the spec alone.
+
+    Parameters
+    ----------
+    a, b, n : int
+        The network EJ_{a+b rho}^(n).
+    algorithm : str
+        ``improved`` or ``iterative``.
+    progress : Progress, optional
+        Shows a status line while the run lasts.
+    max_bytes : float, optional
+        The memory limit in bytes; None: half of the machine's RAM.
+
+    Returns
+    -------
+    FrontierTrace
+        The engine's per-step figures (senders, receivers, active, free, exactly once).
+    """
     check_alpha(a, b, n)
-    return run_frontier(single_source_plan(ej_ring(a, b), n), record=record, progress=progress)
+    if algorithm not in EJ_ALGORITHMS:
+        raise TopocastError(f"algorithm: must be one of {', '.join(EJ_ALGORITHMS)}, got '{algorithm}'")
+    with progress.status(f"frontier run: {algorithm} on {ej_spec(a, b, n)}"):
+        return run(ej_spec(a, b, n), f"one-to-all-{algorithm}", engine="frontier", max_memory=max_bytes).trace
+
+
+def simulate_single_source(a: int, b: int, n: int, progress: Progress = SILENT):
+    """The message of node 0 through the three phases of the all-to-all broadcast, transfers per label.
+
+    The registered run ``all-to-all-three-phase`` on the ``frontier`` engine (translation symmetry), verified.
+
+    Parameters
+    ----------
+    a, b, n : int
+        The network EJ_{a+b rho}^(n).
+    progress : Progress, optional
+        Shows a status line while the run lasts.
+
+    Returns
+    -------
+    FrontierTrace
+        The engine's per-step figures of node 0's message, with ``label_counts`` per step.
+    """
+    check_alpha(a, b, n)
+    with progress.status(f"frontier run: all-to-all-three-phase on {ej_spec(a, b, n)}"):
+        return run(ej_spec(a, b, n), "all-to-all-three-phase", engine="frontier").trace
 
 
 # -- wormhole engine: one multicast alone ----------------------------------------------------------------

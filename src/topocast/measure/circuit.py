@@ -1,5 +1,11 @@
 """Circuit engine adapter: a :class:`CircuitPlan` traced row by row and pass by pass (:mod:`topocast.sim.circuit`).
 
+The engine's public results, for questions no registered run asks (whole
+Latin squares, every configuration of a small network; the reproductions'
+:mod:`topocast.experiments.traces`): :func:`check_square` (a plan traced
+and checked, memory guarded), :func:`trace` (one configuration) and
+:func:`trace_many` (a batch of configurations).
+
 Time (thesis 4.3, 5.3): a circuit-switched exchange sets the switches, then
 sends one message through every circuit, once per configuration in sequence:
 :meth:`~topocast.sim.models.CostModel.circuit_time` over ``(rows - 1) *
@@ -11,11 +17,11 @@ messages (total exchange) or ``rows`` messages (one per permutation).
 
 from __future__ import annotations
 
-from ..errors import TopocastError
 from ..execute import Outcome
 from ..plans.circuit import CircuitPlan
-from ..sim.circuit import trace_plan
+from ..sim.circuit import CircuitTrace, trace, trace_many, trace_plan
 from ..sim.models import CostModel, Model
+from ..verify import SquareCheck
 
 PLAN = CircuitPlan
 
@@ -26,8 +32,8 @@ CHECK_BYTES_PER_CELL = 42
 
 
 def measure(topology, plan: CircuitPlan, model: Model, max_bytes: float) -> Outcome:
-    check_square_memory(plan.rows, plan.inputs, max_bytes, plan.owner)
-    check = trace_plan(plan)
+    """Trace and check every row of ``plan``; its time under ``model.cost`` and the exchange's lower bound."""
+    check = check_square(plan, max_bytes=max_bytes)
     time = model.cost.circuit_time(plan.message_bytes, configurations(plan))
     bound = exchange_lower_bound(model.cost, plan.message_bytes, messages_per_input(plan))
     notes = []
@@ -66,11 +72,53 @@ def exchange_lower_bound(cost: CostModel, message_bytes: float, messages: int) -
 
 
 def check_square_memory(rows: int, inputs: int, max_bytes: float | None, owner: str) -> None:
-    """Refuse a check whose ``rows x inputs`` matrices (merged rows, counts, Latin square) would not fit."""
-    from ..memory import default_limit
+    """Refuse a check whose ``rows x inputs`` matrices (merged rows, counts, Latin square) would not fit.
 
-    need = rows * inputs * CHECK_BYTES_PER_CELL
-    limit = default_limit() if max_bytes is None else max_bytes
-    if need > limit:
-        raise TopocastError(f"max-memory: {owner} on {inputs} inputs checks {rows} x {inputs} permutations and "
-                            f"needs about {need / 2**30:.1f} GiB, over the limit of {limit / 2**30:.1f} GiB")
+    Parameters
+    ----------
+    rows, inputs : int
+        Rows of the plan and inputs of its network.
+    max_bytes : float, optional
+        The memory limit in bytes; None: half of the machine's RAM.
+    owner : str
+        Who asks, for the message.
+
+    Raises
+    ------
+    TopocastError
+        ``max-memory: OWNER on N inputs checks R x N permutations and needs about ...``.
+    """
+    from ..memory import check_need
+
+    check_need(f"{owner} on {inputs} inputs checks {rows} x {inputs} permutations and",
+               rows * inputs * CHECK_BYTES_PER_CELL, max_bytes)
+
+
+def check_square(plan: CircuitPlan, progress=None, max_bytes: float | None = None) -> SquareCheck:
+    """Every row of ``plan`` traced in every pass and checked by the one circuit check.
+
+    Parameters
+    ----------
+    plan : CircuitPlan
+        The rows of configurations and what they promise.
+    progress : Progress, optional
+        Shows the chunks as they are traced.
+    max_bytes : float, optional
+        The memory limit of the check in bytes; None: half of the machine's RAM.
+
+    Returns
+    -------
+    SquareCheck
+        The merged rows (``perms``), conflicts, dropped circuits, Latin square and wrong rows.
+
+    Raises
+    ------
+    TopocastError
+        When the check's ``rows x inputs`` matrices would not fit.
+    """
+    check_square_memory(plan.rows, plan.inputs, max_bytes, plan.owner)
+    return trace_plan(plan, progress)
+
+
+__all__ = ["PLAN", "CircuitTrace", "check_square", "check_square_memory", "configurations", "exchange_lower_bound",
+           "measure", "messages_per_input", "metrics", "trace", "trace_many"]

@@ -16,7 +16,7 @@ during ``[warmup, cycles)``, times ``flits``, per node per cycle.
 ``lower_bound`` is the same batch mean of every measured multicast's
 latency with its worms alone in the network (no blocking by any other worm,
 including its own): ``prep + startup * batch`` plus the worm's lone tail
-time (:func:`topocast.sim.wormhole.engine.lone_tail_time`; ``hops +
+time (:func:`topocast.sim.models.lone_tail_time`; ``hops +
 flits`` on the default router) along each relay chain.  It is the
 zero-load latency when a multicast's own worms do not meet (unicast,
 dual-path, Theorem 1's QG); column-path and multi-path worms leaving one
@@ -28,7 +28,6 @@ bound, its mean distance) are the algorithm's, reported in the plan's
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,8 +35,8 @@ import numpy as np
 from ..errors import TopocastError
 from ..execute import Outcome
 from ..plans.wormhole import WormPlan
-from ..sim.models import Model
-from ..sim.wormhole.engine import RouterConfig, WormTrace, lone_tail_time, simulate
+from ..sim.models import Model, RouterConfig, lone_tail_time
+from ..sim.wormhole.engine import WormTrace, simulate
 from ..verify import wormhole_deliveries
 
 PLAN = WormPlan
@@ -139,10 +138,10 @@ def latency_statistics(plan: WormPlan, lat: np.ndarray, trace: WormTrace, bound:
     ci = float("nan")
     growing = False
     if means is not None:
-        from scipy.special import stdtrit  # Student's t quantile (what scipy.stats.t.ppf calls)
+        from ..stats import t_half_width
 
         b = plan.batches
-        ci = float(stdtrit(b - 1, 0.975) * means.std(ddof=1) / math.sqrt(b))
+        ci = t_half_width(means)
         third = max(1, b // 3)
         growing = bool(means[-third:].mean() > 1.5 * means[:third].mean())
     saturated = bool(trace.deadlock is not None or (len(measured) and unfinished > 0.01 * len(measured))
@@ -250,7 +249,7 @@ def zero_load_latency(plan: WormPlan, router: RouterConfig, chain=None) -> np.nd
     """Per multicast: its latency with every worm alone in the network (-1 if some destination is unserved).
 
     Exact for any topology and router options (the lone worm's timing of
-    :func:`~topocast.sim.wormhole.engine.lone_tail_time`); a job released
+    :func:`~topocast.sim.models.lone_tail_time`); a job released
     by a delivery starts the cycle after it.
     """
     t = plan.traffic

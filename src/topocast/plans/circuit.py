@@ -20,6 +20,10 @@ rotation ``i -> i + k``, ``i XOR x``, a requested permutation); ``None``
 when any Latin square will do.  The circuit engine
 (:func:`topocast.sim.circuit.trace_plan`) traces the plan and the one
 circuit check (:class:`topocast.verify.CircuitSquare`) judges it.
+
+Switch states of a family become route blocks here, where algorithms build
+them: :func:`shift_route`, :func:`xor_route`, :func:`window_route` and
+:func:`table_route`.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import TopocastError
-from ..topology.stages import MultistageNetwork
+from ..topology.stages import ROUTE_DTYPE, MultistageNetwork
 
 CIRCUIT_COLLECTIVES = ("alltoall", "permutation")
 
@@ -76,3 +80,100 @@ class CircuitPlan:
         if callable(self.expected):
             return np.asarray(self.expected(rows))
         return np.asarray(self.expected)[rows]
+
+
+# -- switch states ---------------------------------------------------------------
+
+
+def shift_route(ins: int, outs: int, states) -> np.ndarray:
+    """Shift states: input ``u`` -> output ``(u + state) mod outs`` (``ins <= outs``).
+
+    This is the ``k``-shift of Liu et al. (2007); the thesis's LLS states
+    (sections 4.1.1 and 4.2.1) are the same switch settings numbered the
+    other way round (state ``i`` there is ``-i`` here).
+
+    Parameters
+    ----------
+    ins, outs : int
+        Inputs and outputs of each switch.
+    states : array_like of int
+        One state per switch, any leading batch shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        Route entries of shape ``states.shape + (ins,)``
+        (:data:`~topocast.topology.stages.ROUTE_DTYPE`).
+
+    >>> shift_route(2, 2, [0, 1]).tolist()
+    [[0, 1], [1, 0]]
+    """
+    states = np.asarray(states, dtype=np.int64)
+    u = np.arange(ins, dtype=np.int64)
+    return ((u + states[..., None]) % outs).astype(ROUTE_DTYPE)
+
+
+def xor_route(ins: int, outs: int, states) -> np.ndarray:
+    """XOR states: input ``u`` -> output ``u XOR state`` (``-1`` if that is not a port).
+
+    Parameters
+    ----------
+    ins, outs : int
+        Inputs and outputs of each switch.
+    states : array_like of int
+        One state per switch, any leading batch shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        Route entries of shape ``states.shape + (ins,)``.
+
+    >>> xor_route(2, 2, [1]).tolist()
+    [[1, 0]]
+    """
+    states = np.asarray(states, dtype=np.int64)
+    u = np.arange(ins, dtype=np.int64)
+    out = u ^ states[..., None]
+    return np.where(out < outs, out, -1).astype(ROUTE_DTYPE)
+
+
+def window_route(ins: int, outs: int, offsets) -> np.ndarray:
+    """Window states of a concentrating switch: inputs ``offset .. offset+outs-1`` -> outputs ``0..outs-1``.
+
+    The other inputs are not connected (``-1``).  Offset 0 is "straight".
+
+    Parameters
+    ----------
+    ins, outs : int
+        Inputs and outputs of each switch (``outs <= ins``).
+    offsets : array_like of int
+        One offset per switch, any leading batch shape.
+
+    Returns
+    -------
+    numpy.ndarray
+        Route entries of shape ``offsets.shape + (ins,)``.
+
+    >>> window_route(4, 2, [1]).tolist()
+    [[-1, 0, 1, -1]]
+    """
+    offsets = np.asarray(offsets, dtype=np.int64)
+    u = np.arange(ins, dtype=np.int64)
+    out = u - offsets[..., None]
+    return np.where((out >= 0) & (out < outs), out, -1).astype(ROUTE_DTYPE)
+
+
+def table_route(tables) -> np.ndarray:
+    """Explicit tables as a route block.
+
+    Parameters
+    ----------
+    tables : array_like of int
+        Output ports, any shape ending in the switches' input count.
+
+    Returns
+    -------
+    numpy.ndarray
+        The same entries as :data:`~topocast.topology.stages.ROUTE_DTYPE`.
+    """
+    return np.asarray(tables, dtype=ROUTE_DTYPE)

@@ -16,7 +16,7 @@ the ``wormhole`` engine (Al-Dubai et al. 2003, section 4; Lin and Ni 1991):
 
 How a router times the worms (start-up cycles, flits, channels, virtual
 channels, buffers and delays) is the model's
-:class:`~topocast.sim.wormhole.engine.RouterConfig`, not the plan; which
+:class:`~topocast.sim.models.RouterConfig`, not the plan; which
 virtual channel a worm uses on each hop is the plan's (``path_vc``).
 Paths name the topology's arcs, so a plan runs on any topology
 (``docs/simulator.md``).

@@ -3,8 +3,10 @@
 The network is a :class:`~topocast.topology.stages.MultistageNetwork` (switch
 stages and the wires between them); a *configuration* (a "route") gives the
 output port each switch input is connected to, or ``-1``.  Switch states of
-a family (shift, XOR, window) become a route through :func:`shift_route`,
-:func:`xor_route` and :func:`window_route`.
+a family (shift, XOR, window) become a route through the plan layer's
+:func:`~topocast.plans.circuit.shift_route`,
+:func:`~topocast.plans.circuit.xor_route` and
+:func:`~topocast.plans.circuit.window_route`.
 
 :func:`trace` follows every network input through its switches and returns
 the permutation realised (``perm[i]`` = output reached by input ``i``, ``-1``
@@ -29,45 +31,6 @@ from ..parallel import twin
 from ..plans.circuit import CircuitPlan
 from ..topology.stages import ROUTE_DTYPE, MultistageNetwork
 from ..verify import CircuitSquare, SquareCheck
-
-# -- switch states ---------------------------------------------------------------
-
-def shift_route(ins: int, outs: int, states) -> np.ndarray:
-    """Shift states: input ``u`` -> output ``(u + state) mod outs`` (``ins <= outs``).
-
-    ``states`` has one entry per switch (any leading batch shape); returns
-    ``states.shape + (ins,)``.  This is the ``k``-shift of Liu et al. (2007);
-    the thesis's LLS states (sections 4.1.1 and 4.2.1) are the same switch
-    settings numbered the other way round (state ``i`` there is ``-i`` here).
-    """
-    states = np.asarray(states, dtype=np.int64)
-    u = np.arange(ins, dtype=np.int64)
-    return ((u + states[..., None]) % outs).astype(ROUTE_DTYPE)
-
-
-def xor_route(ins: int, outs: int, states) -> np.ndarray:
-    """XOR states: input ``u`` -> output ``u XOR state`` (``-1`` if that is not a port)."""
-    states = np.asarray(states, dtype=np.int64)
-    u = np.arange(ins, dtype=np.int64)
-    out = u ^ states[..., None]
-    return np.where(out < outs, out, -1).astype(ROUTE_DTYPE)
-
-
-def window_route(ins: int, outs: int, offsets) -> np.ndarray:
-    """Window states of a concentrating switch: inputs ``offset .. offset+outs-1`` -> outputs ``0..outs-1``.
-
-    The other inputs are not connected.  Offset 0 is "straight".
-    """
-    offsets = np.asarray(offsets, dtype=np.int64)
-    u = np.arange(ins, dtype=np.int64)
-    out = u - offsets[..., None]
-    return np.where((out >= 0) & (out < outs), out, -1).astype(ROUTE_DTYPE)
-
-
-def table_route(tables) -> np.ndarray:
-    """Explicit tables (any shape ending in ``ins``) as a route block."""
-    return np.asarray(tables, dtype=ROUTE_DTYPE)
-
 
 # -- tracing ---------------------------------------------------------------------
 

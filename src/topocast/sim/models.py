@@ -12,9 +12,12 @@ per transfer): a transfer of ``b`` bytes occupies its link direction for
 switches.  Defaults: 1 us start-up, 10 GB/s (0.1 ns per byte), no hop
 latency, no set-up; times in seconds.
 
-The wormhole engine counts in cycles; its parameters live in its router
-configuration (:class:`topocast.sim.wormhole.engine.RouterConfig`), carried
-by :class:`Model` as ``router``.
+Router model (wormhole engine, counted in cycles): :class:`RouterConfig`,
+carried by :class:`Model` as ``router``; :func:`lone_tail_time` is its
+closed-form timing of a worm alone in the network.
+
+Plans, algorithms and engines all read these models, so they live here and
+not in an engine: an algorithm imports this module, never an engine's.
 """
 
 from __future__ import annotations
@@ -23,9 +26,10 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 import numba as nb
+import numpy as np
 
 from ..errors import TopocastError
-from ..validate import integer, number
+from ..validate import choice, integer, number
 
 
 @nb.njit(cache=True, inline="always")
@@ -102,3 +106,118 @@ class Model:
     cost: CostModel = CostModel()
     router: Any = None
 
+
+#: when a VC can be allocated again: once the owning worm's tail has left its buffer, or once it was sent into it
+VC_RELEASES = ("tail-left", "tail-sent")
+
+
+@dataclass(frozen=True)
+class RouterConfig:
+    """The router's cycle parameters, the ``router`` of :class:`~topocast.sim.models.Model`.
+
+    Start-up latency and message length in cycles and flits, injection and
+    ejection channels per node, worms launched per start-up (default one per
+    injection channel), whether intermediate destinations hold an ejection
+    channel, and the deadlock watchdog in cycles (defaults: Al-Dubai et al.
+    2003, section 4).  The network options: ``vcs`` virtual channels per
+    link, ``buffer_depth`` flits of buffer per virtual channel,
+    ``router_delay`` cycles a header spends in each router before it may
+    leave, ``link_latency`` cycles per link traversal, ``credit_delay``
+    cycles before freed buffer space is visible upstream, ``vc_release``
+    when a VC can be allocated again (``tail-left``: once the owning worm's
+    tail has left its buffer; ``tail-sent``: once the tail has been sent
+    into it, BookSim2's default); their defaults (1, 1, 0, 1, 0,
+    ``tail-left``) are the rigid worm of the paper.  ``vcs=None``: as many
+    as the plan's ``path_vc`` uses (fixed when
+    :func:`topocast.sim.wormhole.engine.simulate` starts).
+    """
+
+    startup: int = 33
+    flits: int = 32
+    injection_channels: int = 4
+    ejection_channels: int = 4
+    worms_per_startup: int | None = None
+    intermediate_ejection: bool = True
+    watchdog: int = 2000
+    vcs: int | None = 1
+    buffer_depth: int = 1
+    router_delay: int = 0
+    link_latency: int = 1
+    credit_delay: int = 0
+    vc_release: str = "tail-left"
+
+    def __post_init__(self):
+        for name in ("startup", "flits", "injection_channels", "ejection_channels", "watchdog", "vcs",
+                     "buffer_depth", "router_delay", "link_latency", "credit_delay"):
+            if name == "vcs" and self.vcs is None:
+                continue
+            minimum = 0 if name in ("startup", "ejection_channels", "router_delay", "credit_delay") else 1
+            object.__setattr__(self, name, integer(getattr(self, name), name, owner="wormhole", minimum=minimum))
+        if self.worms_per_startup is not None:
+            object.__setattr__(self, "worms_per_startup",
+                               integer(self.worms_per_startup, "worms_per_startup", owner="wormhole", minimum=1))
+        object.__setattr__(self, "vc_release", choice(self.vc_release, "vc_release", VC_RELEASES, owner="wormhole"))
+        quiet = self.router_delay + self.link_latency + self.credit_delay
+        if self.watchdog < quiet:
+            raise TopocastError(f"wormhole: parameter 'watchdog' must be >= router_delay + link_latency + "
+                                f"credit_delay = {quiet} cycles, got {self.watchdog}")
+
+    @property
+    def batch(self) -> int:
+        return int(self.worms_per_startup or self.injection_channels)
+
+    @property
+    def rigid(self) -> bool:
+        """True when the network options are the defaults: the worm moves as a rigid train."""
+        return (self.buffer_depth, self.router_delay, self.link_latency, self.credit_delay,
+                self.vc_release) == (1, 0, 1, 0, "tail-left")
+
+    @property
+    def tail_sent(self) -> bool:
+        """True when a VC can be allocated again once the owner's tail has been sent into it."""
+        return self.vc_release == "tail-sent"
+
+
+def lone_tail_time(hops, total_hops, config: RouterConfig):
+    """Cycles from the end of a worm's start-up to its tail leaving the router ``hops`` hops down its path.
+
+    The worm is alone in the network and its path has ``total_hops`` hops;
+    the answer is the cycle its tail passes that destination minus ``S``.
+    Header: leaves router ``k`` in cycle ``S + 1 + r + k*(l + r)``; flit
+    ``j`` cannot leave a router before the flit ahead of it has (``+1``),
+    before it has crossed the link (``+l``), nor before the flit ``B``
+    ahead of it has left the next buffer (``+c``, credits).  The longest
+    chain of these constraints to the tail's departure from router ``q``
+    runs along the header to router ``q + m`` and back down by ``m``
+    credit steps: ``r + q*(l + r) + L + max_m [m*(l + r + c - B) -
+    r*max(0, q + m - h)]`` over ``0 <= m <= floor((L - 1)/B)``, a concave
+    function of ``m`` whose maximum is at ``0``, ``h - q`` or the top.
+
+    Parameters
+    ----------
+    hops : int or array_like of int
+        Hops down the path to the destination asked about (``q``).
+    total_hops : int or array_like of int
+        Hops of the whole path (``h``), broadcast with ``hops``.
+    config : RouterConfig
+        The router.
+
+    Returns
+    -------
+    numpy.ndarray
+        Cycles (int64), the broadcast shape of ``hops`` and ``total_hops``.
+
+    >>> int(lone_tail_time(3, 3, RouterConfig()))  # the defaults: hops + flits
+    35
+    """
+    q = np.asarray(hops, dtype=np.int64)
+    h = np.asarray(total_hops, dtype=np.int64)
+    L, B = config.flits, config.buffer_depth
+    ll, r, c = config.link_latency, config.router_delay, config.credit_delay
+    top = (L - 1) // B
+    best = np.zeros(np.broadcast(q, h).shape, dtype=np.int64)
+    for m in (np.minimum(top, np.maximum(h - q, 0)), np.full_like(best, top)):
+        best = np.maximum(best, m * (ll + r + c - B) - r * np.maximum(0, q + m - h))
+    # a path of no hops: the tail only waits for credits of the injection buffer
+    best = np.where(h == 0, top * max(0, c + 1 - B), best)
+    return r + q * (ll + r) + L + best

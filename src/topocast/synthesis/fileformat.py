@@ -51,11 +51,9 @@ def _decode(record: Any, name: str, where: str, max_bytes: float) -> np.ndarray:
         raise TopocastError(f"schedule file {where}: array '{name}' is corrupt (expected dtype '<i8', a shape "
                             "of one length, data and sha256)")
     size = 8 * record["shape"][0]
-    if size > max_bytes:
-        from ..memory import human_bytes
+    from ..memory import check_need
 
-        raise TopocastError(f"max-memory: schedule file {where}: array '{name}' holds {human_bytes(size)}, over "
-                            f"the limit of {human_bytes(max_bytes)}")
+    check_need(f"schedule file {where}: array '{name}'", size, max_bytes)
     try:
         inflate = zlib.decompressobj()
         raw = inflate.decompress(base64.b64decode(record["data"], validate=True), size + 1)

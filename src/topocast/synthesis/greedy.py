@@ -5,8 +5,9 @@ Algorithm Synthesizer", MICRO 2024): walk a time-expanded network and, each
 time a link direction becomes free, match it with chunks its sender holds and
 its receiver still lacks.  We keep time continuous instead of in slots and use
 our own store-and-forward costs: a transfer of ``k`` chunks holds its link
-direction for ``startup + k * chunk_bytes * per_byte`` and arrives ``per_hop``
-later, exactly what :mod:`topocast.sim.event` charges.  Because the start-up
+direction for ``startup + k * chunk_bytes * per_byte`` (the one cost formula,
+:func:`topocast.sim.models.link_time`) and arrives ``per_hop`` later, exactly
+what :mod:`topocast.sim.event` charges.  Because the start-up
 dominates small packets, a free link carries *everything* its sender holds
 that its receiver neither holds nor has on the way (aggregation), up to
 ``cap`` chunks; the lowest chunk ids go first, so a capped broadcast pipelines
@@ -33,15 +34,31 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from ..sim.heap import grow, pop, push
-from ..verify import popcount
+from ..bits import popcount
+from ..heap import grow, pop, push
+from ..sim.models import link_time
 
 _INF = np.inf
 
 
 @dataclass
-class Plan:
-    """Transfers in order of start time: endpoints, start, and chunk ranges (CSR)."""
+class TimedTransfers:
+    """What a synthesis planner returns: transfers in order of start time, before they become a Schedule.
+
+    (Not a plan of the run path: :func:`topocast.synthesis.to_schedule` turns it into a
+    :class:`~topocast.schedule.Schedule`.)
+
+    Attributes
+    ----------
+    src, dst : numpy.ndarray
+        Endpoints of each transfer.
+    start : numpy.ndarray
+        Its start time in seconds.
+    range_ptr, range_first, range_count : numpy.ndarray
+        The chunk ranges it carries (CSR).
+    makespan : float
+        The planner's own estimate of the last arrival.
+    """
 
     src: np.ndarray
     dst: np.ndarray
@@ -183,7 +200,7 @@ def _flood(indptr, indices, channel, held, startup, per_byte, per_hop, chunk_byt
                 rr = grow(rr, nr)
                 rr[nr, 0], rr[nr, 1] = run_first, run_len
                 nr += 1
-            end = start + startup + taken * chunk_bytes * per_byte
+            end = start + link_time(startup, per_byte, taken * chunk_bytes)
             ti[nt, _SRC], ti[nt, _DST], ti[nt, _NEXT], ti[nt, _ARRIVED] = u, v, in_head[v], 0
             tf[nt, _START], tf[nt, _END] = start, end + per_hop
             in_head[v] = nt
@@ -277,7 +294,7 @@ def port_order(topology) -> np.ndarray:
 
 
 def flood(topology, origin_bits: np.ndarray, cost, ports, chunk_bytes: float, cap: int = 0, wait: float = 0.0
-          ) -> Plan:
+          ) -> TimedTransfers:
     """Greedy schedule in which every node ends holding every chunk (broadcast, all-gather).
 
     ``origin_bits`` is the ``(N, ceil(C/64))`` bit matrix of the chunks each node starts with.
@@ -286,7 +303,7 @@ def flood(topology, origin_bits: np.ndarray, cost, ports, chunk_bytes: float, ca
     out = _flood(topology.indptr.astype(np.int64), topology.indices.astype(np.int64)[order],
                  channels(topology, ports.duplex)[order], origin_bits.copy(), float(cost.startup), float(cost.per_byte),
                  float(cost.per_hop), float(chunk_bytes), ports.ports is not None, int(cap), float(wait))
-    return Plan(*out)
+    return TimedTransfers(*out)
 
 
 def origin_bits(num_nodes: int, origin: np.ndarray) -> np.ndarray:

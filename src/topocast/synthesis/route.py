@@ -11,13 +11,13 @@ the store-and-forward cost model rewards when the start-up dominates.
 
 from __future__ import annotations
 
-import heapq
-
 import numba as nb
 import numpy as np
 
-from ..topology.metrics import bfs_distances
-from .greedy import Plan, channels
+from ..heap import pop, push
+from ..sim.models import link_time
+from ..topology.metrics import all_distances
+from .greedy import TimedTransfers, channels
 
 _INF = np.inf
 
@@ -60,7 +60,6 @@ def _route(indptr, indices, channel, arc_src, dist, origin, target, startup, per
     link_free = np.zeros(channel.max() + 1 if arcs else 1)
     node_send = np.zeros(n)
     node_recv = np.zeros(n)
-    per_chunk = chunk_bytes * per_byte
     tsrc = np.empty(max(arcs, 16), np.int64)
     tdst = np.empty(max(arcs, 16), np.int64)
     tstart = np.empty(max(arcs, 16), np.float64)
@@ -68,29 +67,35 @@ def _route(indptr, indices, channel, arc_src, dist, origin, target, startup, per
     carried = np.empty(max(nc, 16), np.int64)
     ncar = 0
     nt = 0
-    heap = [(0.0, np.int64(0), np.int64(0))]
-    heap.pop()
+    # events (time, kind, id) in the one heap: a transfer's arrival (kind 0, its index) before an arc's turn
+    # to send (kind 1, the arc) at the same time
+    _ARRIVAL, _SEND = np.int64(0), np.int64(1)
+    hkey = np.empty(arcs + 16, np.float64)
+    hitem = np.empty((arcs + 16, 2), np.int64)
+    hsize = np.int64(0)
     for c in range(nc):
         if origin[c] != target[c]:
             e = _enqueue(c, origin[c], 0.0, target, dist, indptr, indices, channel, link_free, qlen, head, tail,
-                         nxt, startup + per_chunk)
+                         nxt, link_time(startup, per_byte, chunk_bytes))
             if pending[e] > 0.0:
                 pending[e] = 0.0
-                heap.append((0.0, np.int64(1), e))
-    heapq.heapify(heap)
+                hkey, hitem = push(hkey, hitem, hsize, np.float64(0.0), _SEND, np.int64(e))
+                hsize += 1
     makespan = 0.0
-    while len(heap):
-        t, kind, ident = heapq.heappop(heap)
-        if kind == 0:
+    while hsize:
+        t, kind, ident = pop(hkey, hitem, hsize)
+        hsize -= 1
+        if kind == _ARRIVAL:
             v = tdst[ident]
             for k in range(tptr[ident], tptr[ident + 1]):
                 c = carried[k]
                 if target[c] != v:
                     e = _enqueue(c, v, t, target, dist, indptr, indices, channel, link_free, qlen, head, tail,
-                                 nxt, startup + per_chunk)
+                                 nxt, link_time(startup, per_byte, chunk_bytes))
                     if t < pending[e]:
                         pending[e] = t
-                        heapq.heappush(heap, (t, np.int64(1), e))
+                        hkey, hitem = push(hkey, hitem, hsize, t, _SEND, np.int64(e))
+                        hsize += 1
             continue
         e = ident
         if t != pending[e]:
@@ -105,7 +110,8 @@ def _route(indptr, indices, channel, arc_src, dist, origin, target, startup, per
             begin = max(begin, node_send[u], node_recv[v])
         if begin > t:
             pending[e] = begin
-            heapq.heappush(heap, (begin, np.int64(1), e))
+            hkey, hitem = push(hkey, hitem, hsize, begin, _SEND, np.int64(e))
+            hsize += 1
             continue
         if nt + 1 >= len(tsrc):
             tsrc = np.concatenate((tsrc, np.empty(len(tsrc), np.int64)))
@@ -121,7 +127,7 @@ def _route(indptr, indices, channel, arc_src, dist, origin, target, startup, per
             ncar += 1
             c = nxt[c]
         carried[lo:ncar].sort()
-        end = t + startup + qlen[e] * per_chunk
+        end = t + link_time(startup, per_byte, qlen[e] * chunk_bytes)
         head[e] = -1
         tail[e] = -1
         qlen[e] = 0
@@ -134,7 +140,8 @@ def _route(indptr, indices, channel, arc_src, dist, origin, target, startup, per
         if one_port:
             node_send[u] = end
             node_recv[v] = end
-        heapq.heappush(heap, (end + per_hop, np.int64(0), np.int64(nt - 1)))
+        hkey, hitem = push(hkey, hitem, hsize, end + per_hop, _ARRIVAL, np.int64(nt - 1))
+        hsize += 1
         makespan = max(makespan, end + per_hop)
     return tsrc[:nt], tdst[:nt], tstart[:nt], tptr[:nt + 1], carried[:ncar], makespan
 
@@ -153,12 +160,7 @@ def _ranges(tptr: np.ndarray, carried: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return ptr, carried[first_idx], counts
 
 
-def all_distances(topology) -> np.ndarray:
-    """``dist[u, v]`` for every pair (one BFS per node; small networks only)."""
-    return np.stack([bfs_distances(topology, s) for s in range(topology.num_nodes)]).astype(np.int32)
-
-
-def route(topology, origin: np.ndarray, target: np.ndarray, cost, ports, chunk_bytes: float) -> Plan:
+def route(topology, origin: np.ndarray, target: np.ndarray, cost, ports, chunk_bytes: float) -> TimedTransfers:
     """Greedy total-exchange plan: every chunk from ``origin[c]`` to ``target[c]`` on shortest paths."""
     out = _route(topology.indptr, topology.indices, channels(topology, ports.duplex),
                  topology.arc_sources.astype(np.int64), all_distances(topology), np.asarray(origin, np.int64),
@@ -166,4 +168,4 @@ def route(topology, origin: np.ndarray, target: np.ndarray, cost, ports, chunk_b
                  float(chunk_bytes), ports.ports is not None)
     tsrc, tdst, tstart, tptr, carried, makespan = out
     ptr, first, count = _ranges(tptr, carried)
-    return Plan(tsrc, tdst, tstart, ptr, first, count, makespan)
+    return TimedTransfers(tsrc, tdst, tstart, ptr, first, count, makespan)

@@ -257,4 +257,4 @@ register_family(Family(
     (Param("h", "int", doc="height (>= 1)", minimum=1), Param("m", "int", doc="children per switch", minimum=2),
      Param("w", "int", doc="parents per switch", minimum=1)),
     "generalized fat tree GFT(h,m,w): w*m^h processors; m=w plain, m>w slimmed, m<w fattened",
-    aliases=("fattree", "fat-tree"), estimate=_estimate, example="gft:h=2,m=4,w=2"))
+    estimate=_estimate, example="gft:h=2,m=4,w=2"))
