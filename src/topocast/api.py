@@ -374,7 +374,7 @@ def check_costs(name: str, params: dict[str, Any]) -> None:
     """Refuse cost parameters whose product (one transfer's time) overflows: every time would be inf.
 
     One transfer of ``message_bytes`` costs the one cost formula (:func:`topocast.sim.models.link_time`),
-    plus ``per_hop`` and a circuit's ``setup`` where the algorithm has them.
+    plus ``per_hop``, a circuit's ``setup`` and a reduction's combine time where the algorithm has them.
 
     Parameters
     ----------
@@ -394,8 +394,10 @@ def check_costs(name: str, params: dict[str, Any]) -> None:
 
     if "per_byte" not in params or "message_bytes" not in params:
         return
-    startup, per_hop, setup = (float(params.get(k) or 0.0) for k in ("startup", "per_hop", "setup"))
-    total = link_time.py_func(startup, float(params["per_byte"]), float(params["message_bytes"])) + per_hop + setup
+    startup, per_hop, setup, gamma = (float(params.get(k) or 0.0)
+                                      for k in ("startup", "per_hop", "setup", "per_byte_reduce"))
+    nbytes = float(params["message_bytes"])
+    total = link_time.py_func(startup, float(params["per_byte"]), nbytes) + per_hop + setup + gamma * nbytes
     if not math.isfinite(total) or total > MAX_TRANSFER_TIME:
         raise TopocastError(f"algorithm {name}: parameters 'message_bytes', 'per_byte', 'startup' give one transfer "
                             f"a time of {total:g} s, over {MAX_TRANSFER_TIME:g} s: the times would overflow")

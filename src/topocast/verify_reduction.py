@@ -430,3 +430,112 @@ def _fingerprint(schedule: Schedule, send, recv, seed: int) -> ReductionCheck:
         violation = f"node {node} ends with block {b} holding {int(cnt[r])} contributions for {n}: it {what}"
     bound = float(required.size) * 2.0 ** -61
     return ReductionCheck(missing == 0, int(redundant), missing, violation, int(receipts), "fingerprint", bound)
+
+
+# -- engine runs ------------------------------------------------------------------------------------------
+
+def _ran(schedule: Schedule, keep: np.ndarray) -> Schedule:
+    """The schedule of the transfers an engine ran (``keep``: their ids, increasing), relays renumbered."""
+    from dataclasses import replace
+
+    keep = np.asarray(keep, dtype=np.int64)
+    counts = np.diff(schedule.range_ptr)[keep]
+    ptr = np.zeros(len(keep) + 1, np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    ranges = np.concatenate([np.arange(schedule.range_ptr[t], schedule.range_ptr[t + 1]) for t in keep]) \
+        if len(keep) else np.zeros(0, np.int64)
+    forward = None
+    if schedule.forward is not None:
+        new_id = np.full(schedule.num_transfers, -1, np.int64)
+        new_id[keep] = np.arange(len(keep))
+        old = schedule.forward[keep]
+        forward = np.where(old >= 0, new_id[np.maximum(old, 0)], -1)
+    return replace(schedule, src=schedule.src[keep], dst=schedule.dst[keep], range_ptr=ptr,
+                   range_first=schedule.range_first[ranges], range_count=schedule.range_count[ranges],
+                   step=None if schedule.step is None else schedule.step[keep],
+                   after_ptr=None, after_ids=None, combine=schedule.combine[keep], forward=forward)
+
+
+def _completion(schedule: Schedule, found: ReductionCheck, when: np.ndarray, never: float) -> np.ndarray:
+    """Per node when it held every block it must end with: its last receipt of such a block (``never`` for
+    every node when the check failed; 0 for a node that needs nothing or receives none)."""
+    n = schedule.num_nodes
+    if not found.complete:
+        return np.full(n, never)
+    need = required_nodes(schedule)
+    keep = ~schedule.relay_hops
+    per_range = np.repeat(np.arange(schedule.num_transfers), np.diff(schedule.range_ptr))
+    if need is not None:  # a receipt counts when it brings some block its receiver must hold
+        m = schedule.num_messages
+        wanted = np.sort(need * m + np.arange(m))  # (node, block) pairs, by node then block
+        dst = schedule.dst[per_range]
+        lo = dst * m + schedule.range_first
+        mine = np.searchsorted(wanted, lo + schedule.range_count) > np.searchsorted(wanted, lo)
+        useful = np.zeros(schedule.num_transfers, bool)
+        useful[per_range[mine]] = True
+        keep &= useful
+    out = np.zeros(n)
+    np.maximum.at(out, schedule.dst[keep], when[keep])
+    return out
+
+
+def check_reduction_steps(schedule: Schedule, trace, max_bytes: float | None = None):
+    """Verify a step engine run (:class:`topocast.sim.step.StepTrace`) of a reduction schedule.
+
+    The transfers of the step the engine stopped in (a link or port rule broken) and after do not count;
+    the rest are checked in step order (:func:`verify_reduction`).
+
+    Returns
+    -------
+    topocast.verify.Delivery
+        The verdict and per node the step after which it held what it must (-1: never).
+    """
+    from .verify import Delivery, describe_transfer
+
+    stop = int(trace.stop_position)
+    violation = None
+    ran = schedule
+    if stop >= 0:
+        t = int(trace.order[stop])
+        violation = f"{describe_transfer(schedule, t)} is rejected: {trace.stop_reason}"
+        ran = _ran(schedule, np.flatnonzero(schedule.step < schedule.step[t]))
+    found = verify_reduction(ran, max_bytes=max_bytes)
+    completion = _completion(ran, found, np.asarray(ran.step, np.float64) + 1, -1.0).astype(np.int64)
+    return Delivery(_verification(found, violation), completion, None, -1)
+
+
+def check_reduction_events(schedule: Schedule, trace, max_bytes: float | None = None):
+    """Verify an event engine run (:class:`topocast.sim.event.EventTrace`) of a reduction schedule: every
+    transfer read its sender's partials when it started and was combined when it finished.
+
+    Returns
+    -------
+    topocast.verify.Delivery
+        The verdict and per node the time it held what it must (inf: never).
+    """
+    from .verify import Delivery, describe_transfer
+
+    done, stop = int(trace.done), int(trace.stop_transfer)
+    violation = None
+    ran, send, recv = schedule, trace.start, trace.finish
+    if stop >= 0:
+        reason = trace.stop_reason or "its data never arrives"
+        violation = f"{describe_transfer(schedule, stop)} is rejected: {reason}"
+        keep = np.sort(trace.order[:done])
+        ran, send, recv = _ran(schedule, keep), send[keep], recv[keep]
+    if ran.step is None and not len(send):
+        found = ReductionCheck(False, 0, 0, None, 0, "exact", 0.0)
+    else:
+        found = verify_reduction(ran, send, recv, max_bytes=max_bytes)
+    completion = _completion(ran, found, np.asarray(recv, np.float64), np.inf)
+    return Delivery(_verification(found, violation), completion, None, -1)
+
+
+def _verification(found: ReductionCheck, violation: str | None):
+    """The :class:`~topocast.verify.Verification` of a check, with the engine's stop as its first violation."""
+    from .verify import verdict
+
+    complete = found.complete and violation is None
+    return verdict(complete, found.redundant_receipts, found.missing_deliveries,
+                   violation or found.first_violation, receipts=found.receipts, promise=found.promise,
+                   what="contribution")

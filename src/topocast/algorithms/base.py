@@ -25,8 +25,15 @@ RUN_PARAMS: tuple[Param, ...] = (
     Param("duplex", "str", "default", "'full', 'half' or 'default'", choices=("full", "half", "default")),
 )
 
+#: the run parameters of a reduction: :data:`RUN_PARAMS` and the time per byte to combine partials (gamma)
+REDUCTION_RUN_PARAMS: tuple[Param, ...] = RUN_PARAMS + (
+    Param("per_byte_reduce", "float", 0.0, "time per byte to add a received partial to one's own (gamma), seconds",
+          minimum=0),
+)
+
 #: parameters that make the :class:`Model` rather than the plan
-MODEL_PARAMS = ("ports", "duplex", "startup", "per_byte", "per_hop", "setup")
+MODEL_PARAMS = ("ports", "duplex", "startup", "per_byte", "per_hop", "setup", "per_byte_reduce")
+COST_PARAMS = ("startup", "per_byte", "per_hop", "setup", "per_byte_reduce")
 
 
 def port_model(ports: str, duplex: str, default: PortModel) -> PortModel:
@@ -49,7 +56,7 @@ def standard_model(default_ports: PortModel) -> Callable[[dict[str, Any]], Model
     """``params -> Model``: the port model (``ports``, ``duplex``) and the cost model (``startup``, ...)."""
 
     def model(params: dict[str, Any]) -> Model:
-        cost = CostModel(**{k: params[k] for k in ("startup", "per_byte", "per_hop", "setup") if k in params})
+        cost = CostModel(**{k: params[k] for k in COST_PARAMS if k in params})
         return Model(port_model(params.get("ports", "default"), params.get("duplex", "default"), default_ports),
                      cost)
 

@@ -43,7 +43,7 @@ from ..registry import Param
 from ..schedule import Schedule, ScheduleBuilder
 from ..sim.models import PortModel
 from ..topology.core import Topology
-from .base import register
+from .base import REDUCTION_RUN_PARAMS, register
 from .grid import grid_shape, strides
 
 #: the families whose Hamiltonian cycle the ring methods know
@@ -588,45 +588,59 @@ ROOT = Param("root", "int", 0, "the node the reduction ends at (the tree's root)
 
 register("allreduce-ring", ring_allreduce, "allreduce",
          "reduce-scatter then all-gather round a Hamiltonian cycle (2(N-1) steps of m/N), relayed where none is "
-         "known", params=(CHUNKS,), aliases=("ring allreduce",), paper="Patarasuk and Yuan 2009")
+         "known", params=(CHUNKS,), aliases=("ring allreduce",), paper="Patarasuk and Yuan 2009",
+         run_params=REDUCTION_RUN_PARAMS)
 register("reduce-scatter-ring", ring_reduce_scatter, "reduce-scatter",
          "N-1 steps round a Hamiltonian cycle (relayed where none is known); node j ends with block j",
-         params=(CHUNKS,), paper="Patarasuk and Yuan 2009")
+         params=(CHUNKS,), paper="Patarasuk and Yuan 2009",
+         run_params=REDUCTION_RUN_PARAMS)
 register("allreduce-halving-doubling", halving_doubling_allreduce, "allreduce",
          "recursive halving then doubling (Rabenseifner); any N; relayed off hypercubes and complete graphs",
-         params=(CHUNKS,), aliases=("rabenseifner",), paper="Thakur, Rabenseifner and Gropp 2005")
+         params=(CHUNKS,), aliases=("rabenseifner",), paper="Thakur, Rabenseifner and Gropp 2005",
+         run_params=REDUCTION_RUN_PARAMS)
 register("reduce-scatter-halving", halving_reduce_scatter, "reduce-scatter",
          "recursive halving: log2 N steps, N a power of two; node j ends with block j", params=(CHUNKS,),
-         paper="Thakur, Rabenseifner and Gropp 2005")
+         paper="Thakur, Rabenseifner and Gropp 2005",
+         run_params=REDUCTION_RUN_PARAMS)
 register("allreduce-hierarchical", hierarchical_allreduce, "allreduce",
          "ring reduce-scatter in each group, ring allreduce across groups, ring all-gather in each group",
-         families=("dragonfly", "galaxyfly"), params=(CHUNKS,))
+         families=("dragonfly", "galaxyfly"), params=(CHUNKS,),
+         run_params=REDUCTION_RUN_PARAMS)
 register("allreduce-torus", torus_allreduce, "allreduce",
          "ring reduce-scatter per dimension, then the all-gathers in reverse order", families=("ring", "torus"),
-         params=(CHUNKS,), aliases=("multidimensional allreduce",), paper="Chan et al. 2007")
+         params=(CHUNKS,), aliases=("multidimensional allreduce",), paper="Chan et al. 2007",
+         run_params=REDUCTION_RUN_PARAMS)
 register("reduce-scatter-torus", torus_reduce_scatter, "reduce-scatter",
-         "ring reduce-scatter per dimension", families=("ring", "torus"), params=(CHUNKS,), paper="Chan et al. 2007")
+         "ring reduce-scatter per dimension", families=("ring", "torus"), params=(CHUNKS,), paper="Chan et al. 2007",
+         run_params=REDUCTION_RUN_PARAMS)
 register("allreduce-binomial", binomial_allreduce, "allreduce",
          "binomial reduce to node 0 then binomial broadcast", families=("hypercube",),
-         ports=PortModel.one_port())
+         ports=PortModel.one_port(),
+         run_params=REDUCTION_RUN_PARAMS)
 register("reduce-binomial", binomial_reduce, "reduce", "binomial-tree reduce to node 0",
-         families=("hypercube",), ports=PortModel.one_port())
+         families=("hypercube",), ports=PortModel.one_port(),
+         run_params=REDUCTION_RUN_PARAMS)
 register("allreduce-double-binary-tree", double_binary_tree_allreduce, "allreduce",
          "two binary trees, each a leaf where the other is interior, half the chunks on each", families=("complete",),
          params=(Param("chunks", "int", 2, "pipeline stages (even: half on each tree)", minimum=2),),
-         paper="Sanders, Speck and Traff 2009")
+         paper="Sanders, Speck and Traff 2009",
+         run_params=REDUCTION_RUN_PARAMS)
 register("allreduce-bfs-tree", bfs_tree_allreduce, "allreduce",
          "any network: reduce up a BFS spanning tree, broadcast down, pipelined in chunks",
-         params=(TREE_CHUNKS, ROOT))
+         params=(TREE_CHUNKS, ROOT),
+         run_params=REDUCTION_RUN_PARAMS)
 register("reduce-bfs-tree", bfs_tree_reduce, "reduce", "any network: reduce up a BFS spanning tree to the root",
-         params=(TREE_CHUNKS, ROOT))
+         params=(TREE_CHUNKS, ROOT),
+         run_params=REDUCTION_RUN_PARAMS)
 
 
-def ring_allreduce_time(n: int, m: float, alpha: float, beta: float) -> float:
-    """Closed form of the ring allreduce, one hop per transfer: ``2 (N-1) (alpha + m/N beta)``."""
-    return 2 * (n - 1) * (alpha + m / n * beta)
+def ring_allreduce_time(n: int, m: float, alpha: float, beta: float, gamma: float = 0.0) -> float:
+    """Closed form of the ring allreduce, one hop per transfer (Patarasuk and Yuan 2009):
+    ``2 (N-1) (alpha + m/N beta) + (N-1) m/N gamma``."""
+    return 2 * (n - 1) * (alpha + m / n * beta) + (n - 1) * m / n * gamma
 
 
-def halving_doubling_time(n: int, m: float, alpha: float, beta: float) -> float:
-    """Closed form of recursive halving and doubling on ``N = 2^k``: ``2 log2 N alpha + 2 (N-1)/N m beta``."""
-    return 2 * math.log2(n) * alpha + 2 * (n - 1) / n * m * beta
+def halving_doubling_time(n: int, m: float, alpha: float, beta: float, gamma: float = 0.0) -> float:
+    """Closed form of recursive halving and doubling on ``N = 2^k`` (Thakur, Rabenseifner and Gropp 2005):
+    ``2 log2 N alpha + 2 (N-1)/N m beta + (N-1)/N m gamma``."""
+    return 2 * math.log2(n) * alpha + 2 * (n - 1) / n * m * beta + (n - 1) / n * m * gamma

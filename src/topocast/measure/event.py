@@ -1,5 +1,6 @@
 """Event engine adapter: store-and-forward timing under the cost model (:mod:`topocast.sim.event`), verified on
-the trace (:func:`topocast.verify.check_events`)."""
+the trace (:func:`topocast.verify.check_events`; a reduction by
+:func:`topocast.verify_reduction.check_reduction_events`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ..schedule import Schedule
 from ..sim import event
 from ..sim.models import CostModel, Model, PortModel
 from ..verify import Delivery, Verification, check_events
+from ..verify_reduction import check_reduction_events
 
 PLAN = Schedule
 
@@ -74,6 +76,8 @@ def run_events(topology, schedule: Schedule, cost: CostModel = CostModel(), port
         Times, verification, per-node completion (and group completion when the schedule has groups).
     """
     trace = event.simulate(topology, schedule, cost, ports, keep_arrival=keep_arrival, max_bytes=max_bytes)
+    if schedule.is_reduction:
+        return EventRun(trace, check_reduction_events(schedule, trace, max_bytes))
     return EventRun(trace, check_events(schedule, trace, schedule.groups, max_bytes))
 
 

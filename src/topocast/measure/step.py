@@ -1,5 +1,6 @@
 """Step engine adapter: synchronous rounds under the port model (:mod:`topocast.sim.step`), verified on the trace
-(:func:`topocast.verify.check_steps`)."""
+(:func:`topocast.verify.check_steps`; a reduction by
+:func:`topocast.verify_reduction.check_reduction_steps`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ..schedule import Schedule
 from ..sim import step
 from ..sim.models import Model, PortModel
 from ..verify import Delivery, Verification, check_steps
+from ..verify_reduction import check_reduction_steps
 
 PLAN = Schedule
 
@@ -61,6 +63,8 @@ def run_steps(topology, schedule: Schedule, ports: PortModel = PortModel(),
         Per-step counts, verification and per-node completion step.
     """
     trace = step.simulate(topology, schedule, ports, max_bytes=max_bytes)
+    if schedule.is_reduction:
+        return StepRun(trace, check_reduction_steps(schedule, trace, max_bytes))
     delivery = check_steps(schedule, trace, max_bytes)
     if delivery.data_stop >= 0:  # a sender lacked its data: the run stops there, and so do its counts
         trace = step.simulate(topology, schedule, ports, stop_at=delivery.data_stop, max_bytes=max_bytes)

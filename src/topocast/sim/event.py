@@ -26,7 +26,13 @@ never having arrived (or that has no link); the verifier
 (:func:`topocast.verify.check_events`) checks the trace and names the
 missing message.
 
-State: per transfer about 120 bytes (times, order, heap entry, feeder
+Reductions (:mod:`topocast.schedule`): every node holds its partial of
+every block from the start; a transfer's feeders are the transfers it reads
+(:func:`topocast.plans.reads.reduction_reads`: the earlier-step receipts of
+its blocks at its sender, or the hop a relay carries on), and the receiver's
+combine time (``per_byte_reduce`` per byte) is added to its finish.
+
+State: per transfer about 128 bytes (times, order, heap entry, feeder
 pointer, lists by sender and receiver) plus 8 per feeder (at most one per
 transfer that brought some of its messages); per arc 16, per node 16; while
 the feeders are found, per node a hash table of the messages it receives.
@@ -108,7 +114,8 @@ class Sequence(NamedTuple):
 
 class Clock(NamedTuple):
     """Times the engine keeps: per channel when it frees, per node when its ports free, per arc its busy
-    time, per transfer its start, finish, the latest arrival of its dependencies, and its message count."""
+    time, per transfer its start, finish, the latest arrival of its dependencies, its message count and the
+    time its receiver takes to combine it (reductions; 0 otherwise)."""
 
     link_free: np.ndarray
     node_send: np.ndarray
@@ -118,6 +125,7 @@ class Clock(NamedTuple):
     finish: np.ndarray
     dep_ready: np.ndarray
     messages: np.ndarray
+    combine: np.ndarray
 
 
 # -- stage 1: the feeders of every transfer, one node at a time ----------------------------------------------
@@ -303,6 +311,17 @@ def _feeders(schedule: Schedule, tr: Transfers, what: str, max_bytes: float | No
     return feeders
 
 
+def _reads(schedule: Schedule, what: str, max_bytes: float | None) -> Feeders:
+    """Stage 1 of a reduction: every transfer waits for the transfers it reads
+    (:func:`topocast.plans.reads.reduction_reads`), each a feeder of its own."""
+    from ..footprint import guard
+    from ..plans.reads import reduction_reads
+
+    ptr, ids = reduction_reads(schedule)
+    guard(f"{what}: {len(ids):,} reads", 8 * len(ids), max_bytes)
+    return Feeders(ptr, ids if len(ids) else np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))
+
+
 # -- stage 2: timing, transfer by transfer ---------------------------------------------------------------
 
 
@@ -361,7 +380,7 @@ def _process(t, links, tr, feeders, costs, clock):
         clock.node_recv[v] = done
     clock.arc_busy[e] += duration
     clock.start[t] = begin
-    clock.finish[t] = done + costs.per_hop
+    clock.finish[t] = done + costs.per_hop + clock.combine[t]
     return OK
 
 
@@ -474,16 +493,16 @@ class EventTrace:
 
 
 def state_bytes(topology: Topology, schedule: Schedule) -> int:
-    """Peak bytes of the engine before its feeders are counted: per transfer 128 (start, finish, dependency
-    time, waiting count, heap entry of 24, processed order, message count, feeder pointer, its place in
-    the lists by sender and receiver, successor pointer), per dependency 16, per message 8 (the origin list),
-    per arc 16, per node 56, and per thread the hash table of the node with the most receipts (32 bytes per
-    slot, up to four slots per receipt)."""
+    """Peak bytes of the engine before its feeders are counted: per transfer 136 (start, finish, dependency
+    time, waiting count, heap entry of 24, processed order, message count, combine time, feeder pointer,
+    its place in the lists by sender and receiver, successor pointer), per dependency 16, per message 8 (the
+    origin list), per arc 16, per node 56, and per thread the hash table of the node with the most receipts
+    (32 bytes per slot, up to four slots per receipt)."""
     n, nt = schedule.num_nodes, schedule.num_transfers
     deps = 0 if schedule.after_ids is None else len(schedule.after_ids)
     per_transfer = _message_counts(schedule.range_ptr, schedule.range_count)
     busiest = int(np.bincount(schedule.dst, weights=per_transfer, minlength=n).max(initial=0)) if nt else 0
-    return (128 * nt + 16 * deps + 8 * schedule.num_messages + 16 * topology.num_arcs + 56 * n
+    return (136 * nt + 16 * deps + 8 * schedule.num_messages + 16 * topology.num_arcs + 56 * n
             + nb.get_num_threads() * 32 * 4 * max(1, busiest))
 
 
@@ -531,7 +550,7 @@ def simulate(topology: Topology, schedule: Schedule, cost: CostModel = CostModel
         ids = schedule.after_ids
         if len(ids) and (ids.min() < 0 or ids.max() >= nt):
             raise TopocastError("schedule: a dependency names a transfer that does not exist")
-    feeders = _feeders(schedule, tr, what, max_bytes)
+    feeders = _reads(schedule, what, max_bytes) if schedule.is_reduction else _feeders(schedule, tr, what, max_bytes)
     if use_deps:
         succ_order = np.argsort(ids, kind="stable")
         succ = np.repeat(np.arange(nt, dtype=np.int64), np.diff(schedule.after_ptr))[succ_order]
@@ -543,9 +562,13 @@ def simulate(topology: Topology, schedule: Schedule, cost: CostModel = CostModel
     costs = Costs(cost.startup, cost.per_byte, cost.per_hop, float(schedule.message_bytes),
                   ports.ports is not None, ports.duplex == "half")
     n = topology.num_nodes
+    messages = _message_counts(schedule.range_ptr, schedule.range_count)
+    combine = np.zeros(nt)
+    if schedule.is_reduction:
+        combine[schedule.combine] = cost.combine_time(1.0) * schedule.message_bytes * messages[schedule.combine]
     clock = Clock(np.zeros(len(topology.indices), np.float64), np.zeros(n), np.zeros(n),
                   np.zeros(len(topology.indices), np.float64), np.full(nt, np.nan), np.full(nt, np.nan),
-                  np.zeros(nt), _message_counts(schedule.range_ptr, schedule.range_count))
+                  np.zeros(nt), messages, combine)
     taken = np.full(max(1, nt), -1, np.int64)
     seq = Sequence(use_deps, order, succ_ptr, succ, after_ptr)
     bad, code, done = _simulate(seq, links, tr, feeders, costs, clock, taken)

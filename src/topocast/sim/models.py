@@ -69,10 +69,31 @@ class PortModel:
 
 @dataclass(frozen=True)
 class CostModel:
+    """The one cost model of every timed engine, bound and closed form (alpha-beta-gamma, plus hops).
+
+    A transfer of ``m`` bytes holds its link for ``startup + per_byte * m``
+    (:func:`link_time`), arrives ``per_hop`` later and, in a reduction step,
+    is added to the receiver's partial in ``per_byte_reduce * m`` more.
+
+    Parameters
+    ----------
+    startup : float
+        Start-up time of a transfer (alpha, t_s), seconds.
+    per_byte : float
+        Time per byte on a link (beta, t_w; one over the bandwidth), seconds.
+    per_hop : float
+        Latency per hop (t_h), seconds.
+    setup : float
+        Set-up time of a circuit configuration, seconds.
+    per_byte_reduce : float
+        Time per byte to combine a received partial aggregate (gamma), seconds.
+    """
+
     startup: float = 1e-6
     per_byte: float = 1e-10
     per_hop: float = 0.0
     setup: float = 0.0
+    per_byte_reduce: float = 0.0
 
     def __post_init__(self):
         for f in fields(self):
@@ -92,6 +113,10 @@ class CostModel:
     def hop_time(self, nbytes: float) -> float:
         """Time one message takes over one hop: the transfer plus the hop latency."""
         return self.transfer_time(nbytes) + self.per_hop
+
+    def combine_time(self, nbytes: float) -> float:
+        """Time a receiver takes to add ``nbytes`` of partial aggregates to its own (the gamma term)."""
+        return self.per_byte_reduce * nbytes
 
     def circuit_time(self, nbytes: float, configurations: int) -> float:
         """``configurations`` circuit passes in sequence, each a set-up then one message."""
