@@ -215,3 +215,122 @@ def test_double_binary_trees_make_most_nodes_a_leaf_in_one_tree():
         one, two = R._inorder_tree(n, 0), R._inorder_tree(n, 1)
         interior = [set(p[p >= 0].tolist()) for p in (one, two)]
         assert len(interior[0] & interior[1]) <= 2
+
+
+# -- on the engines ---------------------------------------------------------------------------------------
+REGISTERED = [
+    ("torus:4x4", "allreduce-ring", {}), ("ring:7", "allreduce-ring", {"chunks": 2}),
+    ("mesh:3x3", "allreduce-ring", {}), ("hypercube:4", "allreduce-halving-doubling", {}),
+    ("complete:6", "allreduce-halving-doubling", {}), ("torus:4x4", "reduce-scatter-halving", {}),
+    ("torus:3x4", "allreduce-torus", {"chunks": 2}), ("ring:5", "reduce-scatter-torus", {}),
+    ("hypercube:3", "allreduce-binomial", {}), ("hypercube:3", "reduce-binomial", {}),
+    ("complete:7", "allreduce-double-binary-tree", {"chunks": 4}), ("mesh:3x4", "reduce-bfs-tree", {"root": 5}),
+    ("galaxyfly:n=3,q=3,a=2", "allreduce-bfs-tree", {"chunks": 2}), ("dragonfly:g=5,a=4", "allreduce-hierarchical", {}),
+    ("ring:6", "reduce-scatter-ring", {"chunks": 2}),
+]
+
+
+@pytest.mark.parametrize("engine", ["step", "event"])
+@pytest.mark.parametrize(("spec", "name", "params"), REGISTERED)
+def test_registered_reductions_run_verified_and_never_beat_their_bound(spec, name, params, engine):
+    run = tc.run(spec, name, engine=engine, message_bytes=4096.0, per_byte_reduce=2e-11, **params)
+    assert run.verification.verified, run.verification.first_violation
+    measured = run.metrics["steps"] if engine == "step" else run.metrics["time"]
+    assert run.metrics["lower_bound"] <= measured * (1 + 1e-12)
+    if name.startswith("allreduce"):
+        assert run.metrics["nodes_complete"] == tc.build(spec).num_nodes
+
+
+@pytest.mark.parametrize("n", [2, 5, 8, 13])
+def test_ring_allreduce_on_a_ring_takes_the_textbook_time_to_the_last_digit(n):
+    alpha, beta, gamma, m = 1.5e-6, 2e-10, 7e-11, 3.0 * n * 1024
+    run = tc.run(f"ring:{n}" if n > 2 else "complete:2", "allreduce-ring", engine="event", message_bytes=m,
+                 startup=alpha, per_byte=beta, per_byte_reduce=gamma)
+    # derived here: 2(N-1) steps, each one block of m/N on every link at once; the first N-1 are combined
+    expected = 2 * (n - 1) * (alpha + beta * m / n) + (n - 1) * gamma * m / n
+    assert run.metrics["time"] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_halving_doubling_on_a_hypercube_takes_the_textbook_time(k):
+    n, alpha, beta, gamma, m = 2 ** k, 1e-6, 1e-10, 3e-11, 2.0 ** 16
+    run = tc.run(f"hypercube:{k}", "allreduce-halving-doubling", engine="event", message_bytes=m,
+                 startup=alpha, per_byte=beta, per_byte_reduce=gamma)
+    # step i of the halving sends m/2^(i+1) and combines it; the doubling mirrors it without combining
+    halves = [m / 2 ** (i + 1) for i in range(k)]
+    expected = sum(2 * alpha + 2 * beta * h + gamma * h for h in halves)
+    assert run.metrics["time"] == pytest.approx(expected, rel=1e-12)
+    assert run.metrics["time"] == pytest.approx(R.halving_doubling_time(n, m, alpha, beta, gamma), rel=1e-12)
+
+
+def test_the_event_engine_waits_for_every_earlier_receipt_of_the_blocks_it_sends():
+    """A three-node chain reduce with a slow first hop: the second hop cannot leave before the first lands."""
+    from topocast.measure.event import run_events
+    from topocast.schedule import ScheduleBuilder
+    from topocast.sim.models import CostModel
+
+    t = tc.build("path:3")
+    b = ScheduleBuilder(3, origin=[0], collective="reduce", targets=np.array([2]), message_bytes=100.0)
+    b.add(src=[0, 1], dst=[1, 2], first=0, step=[0, 1], combine=True)
+    run = run_events(t, b.build(), CostModel(startup=1.0, per_byte=0.01, per_byte_reduce=0.005))
+    assert run.verification.verified
+    assert run.start[1] == pytest.approx(run.finish[0]) == pytest.approx(1.0 + 1.0 + 0.5)
+    assert run.makespan == pytest.approx(2 * 2.5)
+
+
+def test_a_transfer_sent_twice_fails_the_run_on_both_engines():
+    sched = R.ring_allreduce(tc.build("ring:5"), message_bytes=500.0)
+    dup = replace(sched, src=np.append(sched.src, sched.src[0]), dst=np.append(sched.dst, sched.dst[0]),
+                  range_ptr=np.append(sched.range_ptr, sched.range_ptr[-1] + 1),
+                  range_first=np.append(sched.range_first, sched.range_first[0]),
+                  range_count=np.append(sched.range_count, 1), step=np.append(sched.step, sched.step.max() + 1),
+                  combine=np.append(sched.combine, True), forward=None)
+    from topocast.measure.event import run_events
+    from topocast.measure.step import run_steps
+
+    t = tc.build("ring:5")
+    for run in (run_steps(t, dup), run_events(t, dup)):
+        assert not run.verification.verified
+        assert "counted twice" in run.verification.first_violation
+
+
+def test_a_port_violation_stops_the_step_run_and_is_named():
+    from topocast.measure.step import run_steps
+    from topocast.sim.models import PortModel
+
+    sched = R.halving_doubling_allreduce(tc.build("complete:4"), message_bytes=400.0)
+    run = run_steps(tc.build("complete:4"), sched, PortModel(ports=1))
+    assert run.verification.verified  # one port is enough for halving-doubling
+    ring = R.ring_allreduce(tc.build("torus:3x3"), message_bytes=900.0)
+    run = tc.run("torus:3x3", "allreduce-ring", engine="step", ports="1")
+    assert run.verification.verified
+    both = replace(ring, step=np.zeros_like(ring.step))  # every transfer in one step: ports overflow
+    bad = run_steps(tc.build("torus:3x3"), both, PortModel(ports=1))
+    assert not bad.verification.verified and "rejected" in bad.verification.first_violation
+
+
+@pytest.mark.parametrize(("params", "word"), [
+    ({"chunks": 0}, "chunks"), ({"message_bytes": 3.0, "chunks": 4}, "message_bytes"),
+    ({"per_byte_reduce": -1.0}, "per_byte_reduce"),
+])
+def test_bad_reduction_parameters_are_refused_in_one_line(params, word):
+    with pytest.raises(tc.TopocastError, match=word):
+        tc.run("ring:4", "allreduce-ring", **params)
+
+
+def test_a_root_outside_the_network_and_an_engine_that_cannot_reduce_are_refused():
+    with pytest.raises(tc.TopocastError, match="root"):
+        tc.run("ring:4", "reduce-bfs-tree", root=4)
+    with pytest.raises(tc.TopocastError, match="engine"):
+        tc.run("ring:4", "allreduce-ring", engine="wormhole")
+
+
+def test_every_generic_reduction_runs_verified_on_a_networkx_graph(tmp_path):
+    g = nx.random_regular_graph(3, 16, seed=5)
+    path = tmp_path / "g.edgelist"
+    nx.write_edgelist(g, path, data=False)
+    for name in ("allreduce-ring", "allreduce-halving-doubling", "reduce-scatter-ring", "reduce-scatter-halving",
+                 "allreduce-bfs-tree", "reduce-bfs-tree"):
+        for engine in ("step", "event"):
+            run = tc.run(f"graph:{path}", name, engine=engine, message_bytes=1200.0)
+            assert run.verification.verified, (name, engine, run.verification.first_violation)
