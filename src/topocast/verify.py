@@ -419,12 +419,16 @@ class Delivery:
     run in steps, or the time it did (``inf``: never) for a timed run.  ``group_completion`` (timed runs
     with groups): the time each node held every message that started in its group.  ``data_stop``: the
     position, in the engine's order, of the first transfer whose sender lacked its data (-1: none).
+    ``method`` and ``error_bound``: a reduction's check (:mod:`topocast.verify_reduction`), exact or by
+    fingerprints with the probability that a fault went unseen; empty for the other collectives.
     """
 
     verification: Verification
     completion: np.ndarray
     group_completion: np.ndarray | None = None
     data_stop: int = -1
+    method: str = ""
+    error_bound: float = 0.0
 
 
 @nb.njit(cache=True)

@@ -501,7 +501,7 @@ def check_reduction_steps(schedule: Schedule, trace, max_bytes: float | None = N
         ran = _ran(schedule, np.flatnonzero(schedule.step < schedule.step[t]))
     found = verify_reduction(ran, max_bytes=max_bytes)
     completion = _completion(ran, found, np.asarray(ran.step, np.float64) + 1, -1.0).astype(np.int64)
-    return Delivery(_verification(found, violation), completion, None, -1)
+    return Delivery(_verification(found, violation), completion, None, -1, found.method, found.error_bound)
 
 
 def check_reduction_events(schedule: Schedule, trace, max_bytes: float | None = None):
@@ -528,7 +528,7 @@ def check_reduction_events(schedule: Schedule, trace, max_bytes: float | None = 
     else:
         found = verify_reduction(ran, send, recv, max_bytes=max_bytes)
     completion = _completion(ran, found, np.asarray(recv, np.float64), np.inf)
-    return Delivery(_verification(found, violation), completion, None, -1)
+    return Delivery(_verification(found, violation), completion, None, -1, found.method, found.error_bound)
 
 
 def _verification(found: ReductionCheck, violation: str | None):
@@ -539,3 +539,8 @@ def _verification(found: ReductionCheck, violation: str | None):
     return verdict(complete, found.redundant_receipts, found.missing_deliveries,
                    violation or found.first_violation, receipts=found.receipts, promise=found.promise,
                    what="contribution")
+
+
+def reduction_metrics(delivery) -> dict:
+    """The metrics a reduction run adds: how it was verified and the chance a fault went unseen."""
+    return {"verification_method": delivery.method, "verification_error_bound": float(delivery.error_bound)}

@@ -312,9 +312,6 @@ def halving_doubling(topology: Topology, collective: str, message_bytes: float, 
     n = topology.num_nodes
     _check_chunks(chunks, message_bytes, n * chunks)
     ranks, extra, partner = _power_of_two_ranks(topology)
-    if collective == "reduce-scatter" and len(extra):
-        raise TopocastError(f"algorithm: a halving reduce-scatter needs a power-of-two node count, not {n} "
-                            "(use reduce-scatter-ring, or allreduce-halving-doubling)")
     from .embedding import embed
 
     native = topology.family in ("hypercube", "complete")
@@ -328,8 +325,34 @@ def halving_doubling(topology: Topology, collective: str, message_bytes: float, 
     step = _halving_doubling(builder, ranks, blocks, collective == "allreduce", step)
     if len(extra) and collective == "allreduce":
         builder.add(src=partner, dst=extra, first=0, count=blocks, step=step, combine=False)
+    if len(extra) and collective == "reduce-scatter":
+        _hand_out(builder, ranks, n, chunks, step)
     logical = builder.build()
     return logical if native else embed(topology, logical)
+
+
+def _hand_out(builder: ScheduleBuilder, ranks: np.ndarray, n: int, chunks: int, step: int) -> None:
+    """Reduce-scatter on ``N`` not a power of two: after the halving, virtual rank ``i`` holds the full sums of
+    its share of the ``N * chunks`` blocks (:func:`_halving_doubling`'s split); it copies each owner's part of
+    that share to the owner, one owner per step (so one port suffices)."""
+    p = len(ranks)
+    lo, hi = np.zeros(p, dtype=np.int64), np.full(p, n * chunks, dtype=np.int64)
+    for d in reversed(range(p.bit_length() - 1)):
+        mid = (lo + hi) // 2
+        upper = (np.arange(p) >> d) & 1
+        lo, hi = np.where(upper == 1, mid, lo), np.where(upper == 1, hi, mid)
+    sends: list[list[tuple[int, int, int, int]]] = []
+    for i in range(p):
+        mine = []
+        for owner in range(int(lo[i]) // chunks, (int(hi[i]) - 1) // chunks + 1 if hi[i] > lo[i] else 0):
+            first, last = max(int(lo[i]), owner * chunks), min(int(hi[i]), (owner + 1) * chunks)
+            if owner != ranks[i] and last > first:
+                mine.append((int(ranks[i]), owner, first, last - first))
+        sends.append(mine)
+    for k in range(max((len(m) for m in sends), default=0)):
+        batch = [m[k] for m in sends if len(m) > k]
+        src, dst, first, count = (np.array(c, dtype=np.int64) for c in zip(*batch, strict=True))
+        builder.add(src=src, dst=dst, first=first, count=count, step=step + k, combine=False)
 
 
 def halving_doubling_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
@@ -338,7 +361,9 @@ def halving_doubling_allreduce(topology: Topology, message_bytes: float = 1024.0
 
 
 def halving_reduce_scatter(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
-    """Recursive halving: ``log2 N`` steps; node ``j`` ends with block ``j``."""
+    """Recursive halving: ``log2 N`` steps; node ``j`` ends with block ``j``.  ``N`` not a power of two: the
+    extra nodes first hand their vectors to partners (Rabenseifner's pre-step), and after the halving each
+    rank copies the blocks of its share that other nodes own to them."""
     return halving_doubling(topology, "reduce-scatter", message_bytes, chunks)
 
 
@@ -599,7 +624,8 @@ register("allreduce-halving-doubling", halving_doubling_allreduce, "allreduce",
          params=(CHUNKS,), aliases=("rabenseifner",), paper="Thakur, Rabenseifner and Gropp 2005",
          run_params=REDUCTION_RUN_PARAMS)
 register("reduce-scatter-halving", halving_reduce_scatter, "reduce-scatter",
-         "recursive halving: log2 N steps, N a power of two; node j ends with block j", params=(CHUNKS,),
+         "recursive halving: log2 N steps (N a power of two; else a hand-over step before and copies to the "
+         "owners after); node j ends with block j", params=(CHUNKS,),
          paper="Thakur, Rabenseifner and Gropp 2005",
          run_params=REDUCTION_RUN_PARAMS)
 register("allreduce-hierarchical", hierarchical_allreduce, "allreduce",

@@ -14,7 +14,7 @@ from ..schedule import Schedule
 from ..sim import event
 from ..sim.models import CostModel, Model, PortModel
 from ..verify import Delivery, Verification, check_events
-from ..verify_reduction import check_reduction_events
+from ..verify_reduction import check_reduction_events, reduction_metrics
 
 PLAN = Schedule
 
@@ -91,6 +91,8 @@ def measure(topology, plan: Schedule, model: Model, max_bytes: float) -> Outcome
                "min_completion_time": float(done.min()) if len(done) else 0.0,
                "nodes_complete": int(np.count_nonzero(finite)),
                "mean_link_utilisation": float(run.link_utilisation().mean()) if topology.num_arcs else 0.0}
+    if plan.is_reduction:
+        metrics.update(reduction_metrics(run.delivery))
     if plan.groups is not None:
         own = run.group_completion_time
         metrics["mean_group_completion_time"] = float(own.mean()) if len(own) else 0.0

@@ -14,7 +14,7 @@ from ..schedule import Schedule
 from ..sim import step
 from ..sim.models import Model, PortModel
 from ..verify import Delivery, Verification, check_steps
-from ..verify_reduction import check_reduction_steps
+from ..verify_reduction import check_reduction_steps, reduction_metrics
 
 PLAN = Schedule
 
@@ -78,6 +78,8 @@ def measure(topology, plan: Schedule, model: Model, max_bytes: float) -> Outcome
                "total_receivers": int(run.receivers.sum()),
                "max_link_messages": int(run.max_link_messages.max(initial=0)),
                "nodes_complete": int(np.count_nonzero(run.completion_step >= 0))}
+    if plan.is_reduction:
+        metrics.update(reduction_metrics(run.delivery))
     bound = bounds.step_bound(topology, plan, model.ports)
     metrics["lower_bound_kind"] = bound.kind
     return Outcome(run.verification, metrics, {"steps": "steps", "lower_bound": "steps"}, run.steps,
