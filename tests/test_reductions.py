@@ -333,3 +333,14 @@ def test_every_generic_reduction_runs_verified_on_a_networkx_graph(tmp_path):
         for engine in ("step", "event"):
             run = tc.run(f"graph:{path}", name, engine=engine, message_bytes=1200.0)
             assert run.verification.verified, (name, engine, run.verification.first_violation)
+
+
+def test_a_node_combines_one_partial_at_a_time():
+    """Reduce on a star (complete:5, BFS tree from node 0): four partials of the whole vector land at once and
+    the root adds them one after the other; the compute bound (N-1)/N m gamma stays below."""
+    alpha, beta, gamma, m = 1e-6, 1e-9, 4e-9, 1000.0
+    run = tc.run("complete:5", "reduce-bfs-tree", engine="event", message_bytes=m, startup=alpha, per_byte=beta,
+                 per_byte_reduce=gamma)
+    assert run.verification.verified
+    assert run.metrics["time"] == pytest.approx(alpha + m * beta + 4 * m * gamma, rel=1e-12)
+    assert run.metrics["lower_bound"] >= 4 / 5 * m * gamma

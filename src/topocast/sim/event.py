@@ -30,7 +30,9 @@ Reductions (:mod:`topocast.schedule`): every node holds its partial of
 every block from the start; a transfer's feeders are the transfers it reads
 (:func:`topocast.plans.reads.reduction_reads`: the earlier-step receipts of
 its blocks at its sender, or the hop a relay carries on), and the receiver's
-combine time (``per_byte_reduce`` per byte) is added to its finish.
+combine time (``per_byte_reduce`` per byte) is added to its finish; a node
+combines one received partial at a time, in the order the engine takes the
+transfers.
 
 State: per transfer about 128 bytes (times, order, heap entry, feeder
 pointer, lists by sender and receiver) plus 8 per feeder (at most one per
@@ -115,7 +117,8 @@ class Sequence(NamedTuple):
 class Clock(NamedTuple):
     """Times the engine keeps: per channel when it frees, per node when its ports free, per arc its busy
     time, per transfer its start, finish, the latest arrival of its dependencies, its message count and the
-    time its receiver takes to combine it (reductions; 0 otherwise)."""
+    time its receiver takes to combine it (reductions; 0 otherwise), and per node when it is done combining
+    (a node adds one received partial at a time)."""
 
     link_free: np.ndarray
     node_send: np.ndarray
@@ -126,6 +129,7 @@ class Clock(NamedTuple):
     dep_ready: np.ndarray
     messages: np.ndarray
     combine: np.ndarray
+    node_combine: np.ndarray
 
 
 # -- stage 1: the feeders of every transfer, one node at a time ----------------------------------------------
@@ -380,7 +384,11 @@ def _process(t, links, tr, feeders, costs, clock):
         clock.node_recv[v] = done
     clock.arc_busy[e] += duration
     clock.start[t] = begin
-    clock.finish[t] = done + costs.per_hop + clock.combine[t]
+    arrive = done + costs.per_hop
+    if clock.combine[t] > 0:  # the receiver adds one partial at a time
+        arrive = max(arrive, clock.node_combine[v]) + clock.combine[t]
+        clock.node_combine[v] = arrive
+    clock.finish[t] = arrive
     return OK
 
 
@@ -496,13 +504,13 @@ def state_bytes(topology: Topology, schedule: Schedule) -> int:
     """Peak bytes of the engine before its feeders are counted: per transfer 136 (start, finish, dependency
     time, waiting count, heap entry of 24, processed order, message count, combine time, feeder pointer,
     its place in the lists by sender and receiver, successor pointer), per dependency 16, per message 8 (the
-    origin list), per arc 16, per node 56, and per thread the hash table of the node with the most receipts
+    origin list), per arc 16, per node 64, and per thread the hash table of the node with the most receipts
     (32 bytes per slot, up to four slots per receipt)."""
     n, nt = schedule.num_nodes, schedule.num_transfers
     deps = 0 if schedule.after_ids is None else len(schedule.after_ids)
     per_transfer = _message_counts(schedule.range_ptr, schedule.range_count)
     busiest = int(np.bincount(schedule.dst, weights=per_transfer, minlength=n).max(initial=0)) if nt else 0
-    return (136 * nt + 16 * deps + 8 * schedule.num_messages + 16 * topology.num_arcs + 56 * n
+    return (136 * nt + 16 * deps + 8 * schedule.num_messages + 16 * topology.num_arcs + 64 * n
             + nb.get_num_threads() * 32 * 4 * max(1, busiest))
 
 
@@ -568,7 +576,7 @@ def simulate(topology: Topology, schedule: Schedule, cost: CostModel = CostModel
         combine[schedule.combine] = cost.combine_time(1.0) * schedule.message_bytes * messages[schedule.combine]
     clock = Clock(np.zeros(len(topology.indices), np.float64), np.zeros(n), np.zeros(n),
                   np.zeros(len(topology.indices), np.float64), np.full(nt, np.nan), np.full(nt, np.nan),
-                  np.zeros(nt), messages, combine)
+                  np.zeros(nt), messages, combine, np.zeros(n))
     taken = np.full(max(1, nt), -1, np.int64)
     seq = Sequence(use_deps, order, succ_ptr, succ, after_ptr)
     bad, code, done = _simulate(seq, links, tr, feeders, costs, clock, taken)
