@@ -344,3 +344,24 @@ def test_a_node_combines_one_partial_at_a_time():
     assert run.verification.verified
     assert run.metrics["time"] == pytest.approx(alpha + m * beta + 4 * m * gamma, rel=1e-12)
     assert run.metrics["lower_bound"] >= 4 / 5 * m * gamma
+
+
+@pytest.mark.parametrize("method", ["exact", "fingerprint"])
+def test_a_check_taken_a_few_blocks_at_a_time_finds_what_the_whole_check_finds(method):
+    from topocast.verify_reduction import block_chunks
+
+    sched = R.ring_allreduce(tc.build("torus:4x4"), message_bytes=1600.0, chunks=2)
+    small = 4 * 40_000.0
+    assert len(block_chunks(sched, small, 16.0 * 16 * 2)) >= 4
+    whole = verify_reduction(sched, method=method)
+    parts = verify_reduction(sched, method=method, max_bytes=small)
+    assert whole.complete and parts.complete and parts.receipts == whole.receipts
+    broken = replace(sched, combine=np.where(np.arange(sched.num_transfers) == 40, False, sched.combine))
+    assert verify_reduction(broken, method=method, max_bytes=small).missing_deliveries == \
+        verify_reduction(broken, method=method).missing_deliveries > 0
+
+
+def test_a_check_that_cannot_fit_is_refused_before_it_starts():
+    sched = R.ring_allreduce(tc.build("ring:64"), message_bytes=6400.0)
+    with pytest.raises(tc.TopocastError, match="max-memory"):
+        verify_reduction(sched, max_bytes=1000.0)

@@ -123,7 +123,7 @@ def verify_reduction(schedule: Schedule, send: np.ndarray | None = None, recv: n
         np.array_equal(recv, reference[1]) else (send, recv)
     if method == "exact":
         return _exact(schedule, reference or (send, recv), timed if reference is not None else None, limit)
-    return _fingerprint(schedule, send, recv, seed)
+    return _fingerprint(schedule, send, recv, seed, limit)
 
 
 def choose_method(schedule: Schedule, limit: float) -> str:
@@ -254,21 +254,47 @@ def _in_flight(events: np.ndarray, relay: np.ndarray) -> int:
     return int(np.max(np.cumsum(delta), initial=0)) + int(np.count_nonzero(relay)) + 1
 
 
-def _chunk_blocks(schedule: Schedule, limit: float) -> int:
-    n = schedule.num_nodes
-    words = (n + 63) // 64
-    per_block = 8.0 * n * words
-    return int(max(1, min(schedule.num_messages, (limit / 4) // per_block)))
+#: bytes per (transfer, block) pair of a chunk's replay: the pair (16), its two events and their sort (48),
+#: its snapshot slot and flags (24), the sources of relays (8), margin (16)
+PAIR_BYTES = 112
+
+
+def pairs_per_block(schedule: Schedule) -> np.ndarray:
+    """How many (transfer, block) pairs name each block: one per transfer that carries it."""
+    diff = np.zeros(schedule.num_messages + 1, np.int64)
+    np.add.at(diff, schedule.range_first, 1)
+    np.add.at(diff, schedule.range_first + schedule.range_count, -1)
+    return np.cumsum(diff[:-1])
+
+
+def block_chunks(schedule: Schedule, limit: float, state_per_block: float) -> list[tuple[int, int]]:
+    """Consecutive block ranges ``[lo, hi)`` whose replay (``state_per_block`` per block, :data:`PAIR_BYTES`
+    per pair) fits in a quarter of ``limit``; refuses (the one memory guard) when one block does not."""
+    from .footprint import guard
+
+    per_block = state_per_block + PAIR_BYTES * pairs_per_block(schedule).astype(np.float64)
+    budget = limit / 4
+    worst = int(np.argmax(per_block)) if len(per_block) else 0
+    if len(per_block) and per_block[worst] > budget:
+        guard(f"verifying block {worst} of a {schedule.collective} on {schedule.num_nodes:,} nodes",
+              4 * float(per_block[worst]), limit)
+    chunks, lo, used = [], 0, 0.0
+    for b, size in enumerate(per_block.tolist()):
+        if used + size > budget and b > lo:
+            chunks.append((lo, b))
+            lo, used = b, 0.0
+        used += size
+    if lo < len(per_block):
+        chunks.append((lo, len(per_block)))
+    return chunks
 
 
 def _exact(schedule: Schedule, reference, timed, limit: float) -> ReductionCheck:
-    n, m = schedule.num_nodes, schedule.num_messages
-    chunk = _chunk_blocks(schedule, limit)
+    n = schedule.num_nodes
     need = required_nodes(schedule)
     receipts = redundant = missing = 0
     violation = None
-    for lo in range(0, m, chunk):
-        hi = min(m, lo + chunk)
+    for lo, hi in block_chunks(schedule, limit, 8.0 * n * ((n + 63) // 64) * 3):
         transfer, block = _pairs(schedule, lo, hi)
         ref = _replay_chunk(schedule, transfer, block, lo, hi, reference)
         if ref["violation"] is not None:
@@ -288,12 +314,19 @@ def _exact(schedule: Schedule, reference, timed, limit: float) -> ReductionCheck
     return ReductionCheck(missing == 0, redundant, missing, violation, receipts, "exact", 0.0)
 
 
+@nb.njit(cache=True)
+def _own_bits(rows, n):
+    """Row ``b * n + v`` (node ``v``'s partial of block ``b``) starts as ``{v}``."""
+    for r in range(len(rows)):
+        v = r % n
+        rows[r, v // 64] = np.uint64(1) << np.uint64(v % 64)
+
+
 def _replay_chunk(schedule: Schedule, transfer, block, lo: int, hi: int, timing) -> dict:
     n = schedule.num_nodes
     words = (n + 63) // 64
     rows = np.zeros(((hi - lo) * n, words), dtype=np.uint64)
-    nodes = np.tile(np.arange(n, dtype=np.int64), hi - lo)
-    rows[np.arange(len(nodes)), nodes // 64] = np.left_shift(np.uint64(1), (nodes % 64).astype(np.uint64))
+    _own_bits(rows, n)
     events = _events(transfer, *timing)
     snaps = np.zeros((max(1, _in_flight(events, schedule.relay_hops[transfer])), words), dtype=np.uint64)
     slot_of = np.zeros(len(transfer), dtype=np.int64)
@@ -397,38 +430,40 @@ def _replay_sums(events, transfer, block, src, dst, combine, relay, source, n, f
     return receipts, redundant, -1
 
 
-def _fingerprint(schedule: Schedule, send, recv, seed: int) -> ReductionCheck:
-    n, m = schedule.num_nodes, schedule.num_messages
-    need = 16.0 * n * m
-    from .memory import check_need
-
-    check_need(f"fingerprint verification of {m} blocks on {n} nodes", need * 2)
+def _fingerprint(schedule: Schedule, send, recv, seed: int, limit: float) -> ReductionCheck:
+    n = schedule.num_nodes
     rng = np.random.default_rng([seed, n, 61])
     weight = rng.integers(1, PRIME, size=n, dtype=np.uint64)
-    fp = np.tile(weight, m)
-    cnt = np.ones(n * m, dtype=np.int64)
-    transfer, block = _pairs(schedule, 0, m)
-    events = _events(transfer, send, recv)
-    receipts, redundant, early = _replay_sums(
-        events, transfer, block, schedule.src, schedule.dst, schedule.combine, schedule.relay_hops,
-        _sources(schedule, transfer), n, fp, cnt, np.zeros(len(transfer), np.uint64), np.zeros(len(transfer), np.int64))
     total = np.uint64(int(weight.astype(object).sum()) % PRIME)
-    rows = np.arange(n * m).reshape(m, n)
-    required = rows if required_nodes(schedule) is None else rows[np.arange(m), required_nodes(schedule)][:, None]
-    wrong = (fp[required] != total) | (cnt[required] != n)
-    missing = int(np.count_nonzero(wrong))
+    need = required_nodes(schedule)
+    receipts = redundant = missing = checked = 0
     violation = None
-    if early >= 0:
-        t = int(transfer[early])
-        violation = (f"{_describe(schedule, t)} forwards block {int(block[early])} before the hop that brings it "
-                     f"(transfer {int(schedule.forward[t])}) has arrived")
-    if missing and violation is None:
-        r = int(required.ravel()[np.flatnonzero(wrong.ravel())[0]])
-        b, node = divmod(r, n)
-        what = "counts a contribution twice" if cnt[r] > n else ("misses contributions" if cnt[r] < n
-                                                                   else "holds the wrong contributions")
-        violation = f"node {node} ends with block {b} holding {int(cnt[r])} contributions for {n}: it {what}"
-    bound = float(required.size) * 2.0 ** -61
+    for lo, hi in block_chunks(schedule, limit, 16.0 * n * 2):
+        transfer, block = _pairs(schedule, lo, hi)
+        fp, cnt = np.tile(weight, hi - lo), np.ones(n * (hi - lo), dtype=np.int64)
+        events = _events(transfer, send, recv)
+        got, again, early = _replay_sums(
+            events, transfer, block - lo, schedule.src, schedule.dst, schedule.combine, schedule.relay_hops,
+            _sources(schedule, transfer), n, fp, cnt, np.zeros(len(transfer), np.uint64),
+            np.zeros(len(transfer), np.int64))
+        receipts, redundant = receipts + got, redundant + again
+        rows = np.arange(n * (hi - lo)).reshape(hi - lo, n)
+        required = rows if need is None else rows[np.arange(hi - lo), need[lo:hi]][:, None]
+        wrong = (fp[required] != total) | (cnt[required] != n)
+        missing += int(np.count_nonzero(wrong))
+        checked += required.size
+        if violation is None and early >= 0:
+            t = int(transfer[early])
+            violation = (f"{_describe(schedule, t)} forwards block {int(block[early])} before the hop that brings "
+                         f"it (transfer {int(schedule.forward[t])}) has arrived")
+        if violation is None and wrong.any():
+            r = int(required.ravel()[np.flatnonzero(wrong.ravel())[0]])
+            b, node = divmod(r, n)
+            what = "counts a contribution twice" if cnt[r] > n else ("misses contributions" if cnt[r] < n
+                                                                       else "holds the wrong contributions")
+            violation = (f"node {node} ends with block {lo + b} holding {int(cnt[r])} contributions for {n}: "
+                         f"it {what}")
+    bound = float(checked) * 2.0 ** -61
     return ReductionCheck(missing == 0, int(redundant), missing, violation, int(receipts), "fingerprint", bound)
 
 

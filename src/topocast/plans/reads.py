@@ -25,7 +25,7 @@ from ..schedule import Schedule
 
 
 @nb.njit(cache=True)
-def _node_receipts(u, in_ptr, in_ids, range_ptr, first, count, step, relay):
+def _node_receipts(u, in_ptr, in_ids, range_ptr, first, count, step, relay, steps):
     """``(block, step, transfer)`` of every block node ``u`` receives (relay hops excepted), sorted by block
     then step."""
     total = 0
@@ -48,16 +48,16 @@ def _node_receipts(u, in_ptr, in_ids, range_ptr, first, count, step, relay):
                 when[k] = step[t]
                 who[k] = t
                 k += 1
-    order = np.argsort(block * (np.int64(step.max()) + 2) + when, kind="mergesort") if total else block
+    order = np.argsort(block * (steps + 1) + when, kind="mergesort") if total else block
     return block[order], when[order], who[order]
 
 
 @nb.njit(cache=True)
 def _reads_of_node(u, out_ptr, out_ids, in_ptr, in_ids, range_ptr, first, count, step, relay, forward,
-                   stamp, ptr, ids, write):
+                   stamp, ptr, ids, write, steps):
     """Count (``write`` False: into ``ptr[t + 1]``) or write (into ``ids`` from ``ptr[t]``) the reads of every
     transfer node ``u`` sends."""
-    block, when, who = _node_receipts(u, in_ptr, in_ids, range_ptr, first, count, step, relay)
+    block, when, who = _node_receipts(u, in_ptr, in_ids, range_ptr, first, count, step, relay, steps)
     for i in range(out_ptr[u], out_ptr[u + 1]):
         t = out_ids[i]
         k = ptr[t] if write else 0
@@ -86,9 +86,10 @@ def _reads_of_node(u, out_ptr, out_ids, in_ptr, in_ids, range_ptr, first, count,
 def _all_reads(n, out_ptr, out_ids, in_ptr, in_ids, range_ptr, first, count, step, relay, forward, ptr, ids,
                write):
     stamp = np.full(len(step), -1, np.int64)  # stamp[f] == t: f is already a read of t (each pass anew)
+    steps = np.int64(step.max()) + 1 if len(step) else np.int64(1)
     for u in range(n):
         _reads_of_node(u, out_ptr, out_ids, in_ptr, in_ids, range_ptr, first, count, step, relay, forward,
-                       stamp, ptr, ids, write)
+                       stamp, ptr, ids, write, steps)
 
 
 def _by_node(nodes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
