@@ -155,7 +155,7 @@ def test_a_relay_that_forwards_before_its_payload_arrives_is_named():
     send[hop] = recv[hop] = send[int(s.forward[hop])]        # leaves when its payload leaves the node before
     for method in ("exact", "fingerprint"):
         check = verify_reduction(s, send, recv, method=method)
-        assert check.first_violation and "forwards block" in check.first_violation and "before the hop" in \
+        assert check.first_violation and f"transfer {hop} " in check.first_violation and "before the hop" in \
             check.first_violation
 
 

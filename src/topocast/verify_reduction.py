@@ -118,12 +118,66 @@ def verify_reduction(schedule: Schedule, send: np.ndarray | None = None, recv: n
     if np.any(recv < send):
         raise TopocastError("verify: a transfer lands before it is sent")
     limit = default_limit() if max_bytes is None else max_bytes
+    if schedule.forward is not None and np.any(schedule.forward >= 0):
+        return _relayed(schedule, send, recv, reference, limit, method, seed)
     method = method or choose_method(schedule, limit)
     timed = None if reference is not None and np.array_equal(send, reference[0]) and \
         np.array_equal(recv, reference[1]) else (send, recv)
     if method == "exact":
         return _exact(schedule, reference or (send, recv), timed if reference is not None else None, limit)
     return _fingerprint(schedule, send, recv, seed, limit)
+
+
+def _chains(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, last)``: the first and last hop of every relay chain (a transfer no other forwards, and the
+    hops that carry its payload on), by first hop."""
+    forward = schedule.forward
+    following = np.full(schedule.num_transfers, -1, np.int64)
+    hops = np.flatnonzero(forward >= 0)
+    following[forward[hops]] = hops
+    first = np.flatnonzero(forward < 0)
+    last = first.copy()
+    while True:
+        step = following[last]
+        more = step >= 0
+        if not more.any():
+            return first, last
+        last[more] = step[more]
+
+
+def _early_hop(schedule: Schedule, send: np.ndarray, recv: np.ndarray) -> int:
+    """The first hop (by its read time) that forwards a payload before the hop bringing it has landed, or -1."""
+    hops = np.flatnonzero(schedule.forward >= 0)
+    early = hops[send[hops] < recv[schedule.forward[hops]]]
+    return int(early[np.argmin(send[early])]) if len(early) else -1
+
+
+def _relayed(schedule: Schedule, send, recv, reference, limit: float, method: str | None, seed: int
+             ) -> ReductionCheck:
+    """Check a schedule with relay chains as the schedule of its chains: each reads at its first hop and lands
+    at its last (relays keep nothing, so that is what the receivers see), every hop checked to leave only once
+    the payload it forwards has landed (in the run and in step order)."""
+    from dataclasses import replace
+
+    first, last = _chains(schedule)
+    logical = replace(_ran(schedule, first), dst=schedule.dst[last], combine=schedule.combine[last], forward=None,
+                      meta={**schedule.meta, "hop_ids": last})
+    timed = (send[first], recv[last])
+    ref = None if reference is None else (reference[0][first], reference[1][last])
+    method = method or choose_method(logical, limit)
+    if method == "exact":
+        same = ref is not None and all(np.array_equal(a, b) for a, b in zip(ref, timed, strict=True))
+        found = _exact(logical, ref or timed, None if (ref is None or same) else timed, limit)
+    else:
+        found = _fingerprint(logical, *timed, seed, limit)
+    early = _early_hop(schedule, send, recv)
+    if early < 0 and reference is not None:
+        early = _early_hop(schedule, *reference)
+    if early >= 0:
+        text = (f"{_describe(schedule, early)} forwards its payload before the hop that brings it (transfer "
+                f"{int(schedule.forward[early])}) has arrived")
+        found = replace(found, complete=False, first_violation=text)
+    return found
 
 
 def choose_method(schedule: Schedule, limit: float) -> str:
@@ -338,9 +392,15 @@ def _replay_chunk(schedule: Schedule, transfer, block, lo: int, hi: int, timing)
 
 
 def _describe(schedule: Schedule, t: int) -> str:
+    """The transfer named in a violation; a relay chain by its last hop's id, from its first sender."""
     from .verify import describe_transfer
 
-    return describe_transfer(schedule, t)
+    hop_ids = schedule.meta.get("hop_ids")
+    if hop_ids is None:
+        return describe_transfer(schedule, t)
+    where = f"step {int(schedule.step[t])}" if schedule.step is not None else "dependency order"
+    return (f"transfer {int(hop_ids[t])} ({where}) {int(schedule.src[t])} -> {int(schedule.dst[t])} "
+            f"(relayed)")
 
 
 def _double_count(schedule: Schedule, transfer, block, run: dict) -> str:
