@@ -228,6 +228,7 @@ REGISTERED = [
     ("complete:7", "allreduce-double-binary-tree", {"chunks": 4}), ("mesh:3x4", "reduce-bfs-tree", {"root": 5}),
     ("galaxyfly:n=3,q=3,a=2", "allreduce-bfs-tree", {"chunks": 2}), ("dragonfly:g=5,a=4", "allreduce-hierarchical", {}),
     ("ring:6", "reduce-scatter-ring", {"chunks": 2}), ("torus:4x4", "allreduce-swing", {}),
+    ("complete:8", "allreduce-disjoint-trees", {"chunks": 12}), ("torus:4x4", "allreduce-disjoint-trees", {}),
 ]
 
 
@@ -331,7 +332,7 @@ def test_every_generic_reduction_runs_verified_on_a_networkx_graph(tmp_path):
     path = tmp_path / "g.edgelist"
     nx.write_edgelist(g, path, data=False)
     for name in ("allreduce-ring", "allreduce-halving-doubling", "reduce-scatter-ring", "reduce-scatter-halving",
-                 "allreduce-bfs-tree", "reduce-bfs-tree"):
+                 "allreduce-bfs-tree", "reduce-bfs-tree", "allreduce-disjoint-trees"):
         for engine in ("step", "event"):
             run = tc.run(f"graph:{path}", name, engine=engine, message_bytes=1200.0)
             assert run.verification.verified, (name, engine, run.verification.first_violation)
@@ -391,3 +392,21 @@ def test_swing_beats_halving_doubling_on_a_torus():
         times = {name: tc.run("torus:8x8", name, engine="event", message_bytes=size).metrics["time"]
                  for name in ("allreduce-swing", "allreduce-halving-doubling")}
         assert times["allreduce-swing"] < times["allreduce-halving-doubling"]
+
+
+@pytest.mark.parametrize("spec", ["complete:8", "torus:4x4", "hypercube:4", "galaxyfly:n=3,q=3,a=2"])
+def test_disjoint_trees_span_the_network_and_share_no_link(spec):
+    t = tc.build(spec)
+    trees = R.disjoint_spanning_trees(t, seed=3)
+    g = nx.Graph(t.to_networkx())
+    used: set[frozenset] = set()
+    for parent in trees:
+        edges = {frozenset((v, int(parent[v]))) for v in range(t.num_nodes) if parent[v] >= 0}
+        tree = nx.Graph([tuple(e) for e in edges])
+        assert tree.number_of_nodes() == t.num_nodes and nx.is_tree(tree)
+        assert all(g.has_edge(*e) for e in tree.edges())
+        assert not edges & used
+        used |= edges
+    assert 1 <= len(trees) <= g.number_of_edges() // (t.num_nodes - 1)
+    if spec == "complete:8":
+        assert len(trees) >= 2  # K8 holds four; the greedy finds at least two

@@ -470,6 +470,98 @@ def bfs_tree_reduce(topology: Topology, message_bytes: float = 1024.0, chunks: i
     return bfs_tree_reduction(topology, "reduce", message_bytes, chunks, root)
 
 
+#: the most spanning trees the disjoint-trees method packs
+MAX_TREES = 8
+
+
+def disjoint_spanning_trees(topology: Topology, seed: int = 0, limit: int = MAX_TREES) -> list[np.ndarray]:
+    """Edge-disjoint spanning trees of the network, as parent arrays: BFS trees of the links no tree uses yet
+    (shallow, so the pipeline fills fast), from roots spread over the nodes, or a random spanning tree
+    (Wilson's algorithm, seeded) where a BFS tree would leave the other links disconnected; for as long as
+    the links left stay connected; each tree rooted at its own node ``i N / k``.
+
+    Greedy: a graph may hold more disjoint trees than this finds (the count is at most ``floor(links /
+    (N - 1))``), never fewer than one for a connected graph.
+    """
+    import networkx as nx
+
+    g = nx.Graph(topology.to_networkx())
+    g.remove_edges_from(nx.selfloop_edges(g))
+    if not nx.is_connected(g):
+        raise TopocastError(f"algorithm: {topology.spec} is not connected; a reduction needs every node")
+    n = topology.num_nodes
+    most = min(limit, g.number_of_edges() // max(1, n - 1))
+    rng = np.random.default_rng([seed, 17])
+    edge_sets = []
+    rest = g.copy()
+    first = nx.bfs_tree(rest, 0).to_undirected()
+    left = rest.copy()
+    left.remove_edges_from(first.edges())
+    if most > 1 and nx.is_connected(left) or most == 1:
+        edge_sets.append(list(first.edges()))
+        rest = left
+    while len(edge_sets) < most and nx.is_connected(rest):
+        tree = nx.bfs_tree(rest, (len(edge_sets) * n) // most).to_undirected()
+        after = rest.copy()
+        after.remove_edges_from(tree.edges())
+        if len(edge_sets) + 1 < most and not nx.is_connected(after):  # a shallow tree that strands the rest
+            tree = nx.random_spanning_tree(rest, seed=int(rng.integers(2**31)))
+        after = rest.copy()
+        after.remove_edges_from(tree.edges())
+        if len(edge_sets) + 1 < most and not nx.is_connected(after) and edge_sets:
+            break
+        edge_sets.append(list(tree.edges()))
+        rest = after
+    parents = []
+    for i, edges in enumerate(edge_sets):
+        root = i * n // len(edge_sets)
+        parent = np.full(n, -1, dtype=np.int64)
+        for child, up in nx.bfs_predecessors(nx.Graph(edges), root):
+            parent[child] = up
+        parents.append(parent)
+    return parents
+
+
+def _depths_of(parent: np.ndarray) -> np.ndarray:
+    depth = np.zeros(len(parent), dtype=np.int64)
+    for v in range(len(parent)):
+        d, u = 0, v
+        while parent[u] >= 0:
+            u, d = parent[u], d + 1
+        depth[v] = d
+    return depth
+
+
+def disjoint_trees_reduction(topology: Topology, collective: str, message_bytes: float, chunks: int,
+                             seed: int) -> Schedule:
+    """Allreduce or reduce over edge-disjoint spanning trees: the vector's ``chunks`` blocks dealt round the
+    trees, each tree reducing its blocks to its root and (allreduce) copying them back down, pipelined; the
+    trees share no link, so they run side by side."""
+    if collective == "reduce-scatter":
+        raise TopocastError("algorithm: trees reduce to one node each; use a ring or halving reduce-scatter")
+    trees = disjoint_spanning_trees(topology, seed)
+    _check_chunks(chunks, message_bytes, chunks)
+    if chunks < len(trees):
+        trees = trees[:chunks]
+    n = topology.num_nodes
+    roots = np.array([int(np.flatnonzero(p < 0)[0]) for p in trees], dtype=np.int64)
+    home = roots[np.arange(chunks) % len(trees)]
+    builder = ScheduleBuilder(n, origin=home, collective=collective,
+                              targets="all" if collective == "allreduce" else home,
+                              message_bytes=message_bytes / chunks,
+                              meta={"algorithm": "disjoint-trees", "chunks": chunks, "trees": len(trees)})
+    for i, parent in enumerate(trees):
+        _tree_phases(builder, parent, _depths_of(parent), np.arange(i, chunks, len(trees), dtype=np.int64),
+                     collective == "allreduce")
+    return builder.build()
+
+
+def disjoint_trees_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 8,
+                             seed_trees: int = 0) -> Schedule:
+    """Allreduce on any connected graph over edge-disjoint spanning trees, pipelined in chunks."""
+    return disjoint_trees_reduction(topology, "allreduce", message_bytes, chunks, seed_trees)
+
+
 def binomial(topology: Topology, collective: str, message_bytes: float) -> Schedule:
     """Binomial-tree reduce to node 0 over the hypercube's dimensions, then (allreduce) the broadcast back."""
     if topology.family != "hypercube":
@@ -765,6 +857,12 @@ register("allreduce-bfs-tree", bfs_tree_allreduce, "allreduce",
          "any network: reduce up a BFS spanning tree, broadcast down, pipelined in chunks",
          params=(TREE_CHUNKS, ROOT),
          run_params=REDUCTION_RUN_PARAMS)
+register("allreduce-disjoint-trees", disjoint_trees_allreduce, "allreduce",
+         "any network: the vector's chunks dealt round edge-disjoint spanning trees (a BFS tree, then random "
+         "ones of the links left), each reduced to its root and copied back down, pipelined, side by side",
+         params=(Param("chunks", "int", 8, "pipeline stages, dealt round the trees", minimum=1),
+                 Param("seed_trees", "int", 0, "seed of the random spanning trees", minimum=0)),
+         aliases=("allreduce-bfs-trees",), run_params=REDUCTION_RUN_PARAMS)
 register("reduce-bfs-tree", bfs_tree_reduce, "reduce", "any network: reduce up a BFS spanning tree to the root",
          params=(TREE_CHUNKS, ROOT),
          run_params=REDUCTION_RUN_PARAMS)
