@@ -38,6 +38,7 @@ PLANS = [
     ("galaxyfly:n=3,q=5,a=4", R.ring_allreduce, {}), ("mesh:3x5", R.ring_reduce_scatter, {}),
     ("torus:6x6", R.halving_doubling_allreduce, {}), ("ej:a=1,b=2,n=2", R.halving_doubling_allreduce, {"chunks": 2}),
     ("galaxyfly:n=3,q=5,a=4", R.hierarchical_allreduce, {}), ("dragonfly:g=5,a=4", R.hierarchical_allreduce, {}),
+    ("hdn:base=K2,k=2,s=2/1", R.hierarchical_allreduce, {"chunks": 2}),
     ("ring:8", R.swing_allreduce, {}), ("torus:4x8", R.swing_allreduce, {"chunks": 2}),
     ("torus:2x4x4", R.swing_reduce_scatter, {}),
 ]
@@ -410,3 +411,14 @@ def test_disjoint_trees_span_the_network_and_share_no_link(spec):
     assert 1 <= len(trees) <= g.number_of_edges() // (t.num_nodes - 1)
     if spec == "complete:8":
         assert len(trees) >= 2  # K8 holds four; the greedy finds at least two
+
+
+@pytest.mark.parametrize("spec", ["hdn:base=K2,k=2,s=2/1", "hdn:base=3x3,k=1,s=1", "dragonfly:g=5,a=4",
+                                  "galaxyfly:n=3,q=5,a=4"])
+def test_hierarchical_groups_are_connected_clusters_of_equal_size(spec):
+    t = tc.build(spec)
+    group = R.groups_of(t)
+    g = t.to_networkx()
+    sizes = np.bincount(group)
+    assert len(set(sizes.tolist())) == 1
+    assert all(nx.is_connected(g.subgraph(np.flatnonzero(group == k).tolist())) for k in range(len(sizes)))

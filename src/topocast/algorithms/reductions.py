@@ -644,13 +644,21 @@ def double_binary_tree_allreduce(topology: Topology, message_bytes: float = 1024
 
 
 # -- hierarchical ---------------------------------------------------------------------------------------
+#: the families whose groups the hierarchical allreduce knows
+GROUP_FAMILIES = ("dragonfly", "galaxyfly", "hdn")
+
+
 def groups_of(topology: Topology) -> np.ndarray:
-    """The group (supernode) of every router of a Dragonfly or Galaxyfly: ``node // routers per group``."""
-    size = topology.meta.get("routers_per_supernode")
-    if topology.family not in ("dragonfly", "galaxyfly") or not size:
-        raise TopocastError(f"algorithm: the hierarchical allreduce needs a group network (dragonfly, galaxyfly), "
-                            f"not '{topology.family}'")
-    return np.arange(topology.num_nodes, dtype=np.int64) // int(size)
+    """The group of every node: a Dragonfly's or Galaxyfly's supernode (``node // routers per group``), or an
+    HDN's level-(k-1) cluster (``node // its nodes``; the builder numbers each cluster's nodes together)."""
+    if topology.family in ("dragonfly", "galaxyfly") and topology.meta.get("routers_per_supernode"):
+        size = int(topology.meta["routers_per_supernode"])
+    elif topology.family == "hdn" and len(topology.meta.get("level_nodes", ())) >= 2:
+        size = int(topology.meta["level_nodes"][-2])
+    else:
+        raise TopocastError(f"algorithm: the hierarchical allreduce needs a group network "
+                            f"({', '.join(GROUP_FAMILIES)}), not '{topology.family}'")
+    return np.arange(topology.num_nodes, dtype=np.int64) // size
 
 
 def hierarchical_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
@@ -823,7 +831,7 @@ register("reduce-scatter-halving", halving_reduce_scatter, "reduce-scatter",
          run_params=REDUCTION_RUN_PARAMS)
 register("allreduce-hierarchical", hierarchical_allreduce, "allreduce",
          "ring reduce-scatter in each group, ring allreduce across groups, ring all-gather in each group",
-         families=("dragonfly", "galaxyfly"), params=(CHUNKS,),
+         families=GROUP_FAMILIES, params=(CHUNKS,),
          run_params=REDUCTION_RUN_PARAMS)
 register("allreduce-torus", torus_allreduce, "allreduce",
          "ring reduce-scatter per dimension, then the all-gathers in reverse order", families=("ring", "torus"),
