@@ -422,3 +422,37 @@ def test_hierarchical_groups_are_connected_clusters_of_equal_size(spec):
     sizes = np.bincount(group)
     assert len(set(sizes.tolist())) == 1
     assert all(nx.is_connected(g.subgraph(np.flatnonzero(group == k).tolist())) for k in range(len(sizes)))
+
+
+# -- synthesis --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("collective", ["allreduce", "reduce-scatter", "reduce"])
+@pytest.mark.parametrize("spec", ["torus:4x4", "hypercube:3", "galaxyfly:n=3,q=3,a=2", "ring:6"])
+def test_a_synthesised_reduction_is_never_slower_than_a_registered_one(spec, collective, tmp_path):
+    from topocast import registry
+    from topocast.synthesis import replay, synthesize
+
+    made = synthesize(spec, collective, message_bytes=6144.0, per_byte_reduce=1e-10, budget=30)
+    assert made.result.verified
+    t = tc.build(spec)
+    for alg in registry.algorithms():
+        if alg.collective != collective or (alg.families and t.family not in alg.families):
+            continue
+        try:
+            run = tc.run(t, alg.name, engine="event", message_bytes=6144.0, per_byte_reduce=1e-10,
+                         ports=made.model["ports"] if made.model["ports"] != "all" else "all")
+        except tc.TopocastError:
+            continue
+        assert made.measured <= run.metrics["time"] * (1 + 1e-12), alg.name
+    again = replay(spec, made.write(tmp_path / "s.json"))
+    assert again.verified and again.metrics["time"] == pytest.approx(made.measured, rel=1e-12)
+
+
+def test_an_allgather_reversed_is_a_reduce_scatter():
+    from topocast.synthesis import synthesize
+    from topocast.synthesis.reduction import reversed_schedule
+
+    gather = synthesize("torus:3x4", "allgather", message_bytes=100.0).schedule
+    scatter = reversed_schedule(gather, "reduce-scatter", np.asarray(gather.origin))
+    assert verify_reduction(scatter).complete and verify_reduction(scatter).first_violation is None
+    assert scatter.num_transfers == gather.num_transfers
+    assert np.array_equal(scatter.src, gather.dst) and np.all(scatter.combine)

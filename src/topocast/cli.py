@@ -439,14 +439,14 @@ def compare(
 @_guard
 def synthesize(
     spec: str = typer.Argument(..., help="topology spec"),
-    collective: str = typer.Argument(..., help="broadcast, allgather or alltoall"),
+    collective: str = typer.Argument(..., help="broadcast, allgather, alltoall, allreduce, reduce-scatter or reduce"),
     out_file: str = typer.Option(..., "--out", help="schedule file to write (JSON)"),
     settings: list[str] = typer.Option([], "--set", help="cost or port parameter key=value, as for `run`; also "
                                                           "chunks, restarts and root"),
     budget: float = typer.Option(300.0, "--budget", help="seconds the search may take"),
     seed: int = typer.Option(0, "--seed", help="seed for every random choice"),
     engine: str = typer.Option("event", "--engine", help="event (timed) or step (counted in steps)"),
-    root: int | None = typer.Option(None, "--root", help="source of a broadcast (default 0)"),
+    root: int | None = typer.Option(None, "--root", help="source of a broadcast, root of a reduce (default 0)"),
     as_json: bool = typer.Option(False, "--json"),
     max_memory: str | None = typer.Option(None, "--max-memory",
                                           help="refuse a synthesis larger than this (default: half of RAM)"),

@@ -11,6 +11,9 @@ ratio.  Methods (see ``docs/synthesis.md``):
   restarts; the best planned makespan wins.
 * ``bfs`` / ``matching`` (step engine, broadcast): a breadth-first all-port
   tree, or a greedy ``p``-port matching per step (:mod:`.steps`).
+* reductions (:mod:`.reduction`): a synthesised all-gather or broadcast run
+  backwards, beside every registered algorithm of the collective; the
+  fastest verified one.
 
 ``replay(spec, path)`` runs a written schedule again (:mod:`.fileformat`).
 """
@@ -26,7 +29,7 @@ import numpy as np
 
 from ..errors import TopocastError, VerificationError
 from ..result import RunResult
-from ..schedule import Schedule, ScheduleBuilder
+from ..schedule import REDUCTIONS, Schedule, ScheduleBuilder
 from ..sim.models import Model
 from ..topology.core import Topology
 from . import greedy, steps
@@ -107,7 +110,7 @@ def estimate_bytes(topology: Topology, collective: str, engine: str, chunks: int
 
     n = topology.num_nodes
     c = chunks or (max(CHUNK_CHOICES) if collective == "broadcast" else 1)
-    messages = {"broadcast": 1, "allgather": n, "alltoall": n * n}[collective] * c
+    messages = {"broadcast": 1, "allgather": n, "alltoall": n * n, "reduce": 1}.get(collective, n) * c
     pairs = float(n) * messages
     need = pairs / 4 + 72 * 2**20
     if collective == "alltoall":
@@ -126,7 +129,7 @@ def check_size(topology: Topology, collective: str, engine: str, chunks: int | N
 
     n = topology.num_nodes
     c = chunks or (max(CHUNK_CHOICES) if collective == "broadcast" else 1)
-    pairs = n * {"broadcast": 1, "allgather": n, "alltoall": n * n}[collective] * c
+    pairs = n * {"broadcast": 1, "allgather": n, "alltoall": n * n, "reduce": 1}.get(collective, n) * c
     if pairs > MAX_PAIRS:
         raise TopocastError(f"synthesize: {collective} on {words(n)} ({c} chunk{'s' if c > 1 else ''} per message) "
                             f"tracks {words(pairs, '(node, message) pairs')}, more than the {MAX_PAIRS:,} "
@@ -291,6 +294,15 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
     topology = _topology(topology, max_memory)
     resolved, model, reference = resolve_model(topology.family, collective, params, params_from_text)
     check_size(topology, collective, engine, chunks, max_memory)
+    if collective in REDUCTIONS:
+        from .reduction import synthesize_reduction
+
+        schedule, method, c, tried, notes = synthesize_reduction(
+            topology, collective, engine, model, resolved, seed, budget, integer(root, "root", minimum=0), chunks,
+            max_memory)
+        result = verify(topology, schedule, engine, model, method, seed, resolved, max_memory)
+        return Synthesis(topology.spec, collective, engine, method, seed, schedule, model_record(resolved, model),
+                         result, c, reference, round(time.perf_counter() - t0, 3), tried, notes)
     origin, targets = _messages(topology, collective, integer(root, "root", minimum=0))
     if engine == "event":
         schedule, method, c, tried, notes = _synthesize_event(topology, collective, model, resolved, origin, targets,

@@ -34,6 +34,8 @@ VERSION = 1
 ARRAYS = ("origin", "src", "dst", "range_ptr", "range_first", "range_count", "step")
 HEADER = ("spec", "nodes", "collective", "engine", "method", "seed", "chunks", "chunk_bytes", "model", "arrays")
 MODEL_KEYS = ("message_bytes", "startup", "per_byte", "per_hop", "ports", "duplex")
+#: arrays a reduction adds: per transfer, add (1) or copy (0); the hop whose payload it forwards (-1: none)
+OPTIONAL_REDUCTION = ("combine", "forward")
 
 
 def _encode(a: np.ndarray) -> dict[str, Any]:
@@ -83,6 +85,9 @@ def write(path: str | Path, synthesis) -> Path:
     arrays = {name: getattr(s, name) for name in ARRAYS}
     if not isinstance(s.targets, str):
         arrays["targets"] = np.asarray(s.targets)
+    for name in OPTIONAL_REDUCTION:
+        if getattr(s, name) is not None:
+            arrays[name] = np.asarray(getattr(s, name), dtype=np.int64)
     doc = header_of(synthesis)
     doc["arrays"] = {name: _encode(a) for name, a in arrays.items()}
     return atomic_write(path, json.dumps(doc, sort_keys=True, separators=(",", ":")) + "\n")
@@ -187,7 +192,7 @@ def read(path: str | Path, topology=None, max_bytes: float | None = None) -> tup
         raise TopocastError(f"schedule file {where}: 'nodes' is {doc['nodes']}, the network has "
                             f"{topology.num_nodes}")
     records = doc.pop("arrays")
-    unknown = sorted(set(records) - set(ARRAYS) - {"targets"})
+    unknown = sorted(set(records) - set(ARRAYS) - {"targets", *OPTIONAL_REDUCTION})
     if unknown:
         raise TopocastError(f"schedule file {where}: corrupt, unknown arrays {', '.join(map(str, unknown))}")
     missing = [k for k in ARRAYS if k not in records]
@@ -200,7 +205,9 @@ def read(path: str | Path, topology=None, max_bytes: float | None = None) -> tup
                             dst=arrays["dst"], range_ptr=arrays["range_ptr"], range_first=arrays["range_first"],
                             range_count=arrays["range_count"], collective=doc["collective"], targets=targets,
                             step=arrays["step"], message_bytes=float(doc["chunk_bytes"]),
-                            meta={"method": doc["method"], "schedule_file": where})
+                            meta={"method": doc["method"], "schedule_file": where},
+                            combine=_flags(arrays.get("combine"), where),
+                            forward=arrays.get("forward"))
     except TopocastError as exc:
         raise TopocastError(f"schedule file {where}: corrupt ({exc})") from None
     _check_shapes(schedule, where)
@@ -208,11 +215,29 @@ def read(path: str | Path, topology=None, max_bytes: float | None = None) -> tup
     return doc, schedule
 
 
+def _flags(combine: np.ndarray | None, where: str) -> np.ndarray | None:
+    if combine is None:
+        return None
+    if len(combine) and (combine.min() < 0 or combine.max() > 1):
+        raise TopocastError(f"schedule file {where}: corrupt, 'combine' holds values other than 0 and 1")
+    return combine.astype(bool)
+
+
 def _check_messages(s: Schedule, collective: str, chunks: int, where: str) -> None:
     """The messages are those of ``collective`` on ``s.num_nodes`` nodes in ``chunks`` chunks each."""
     n = s.num_nodes
     origins = np.bincount(s.origin, minlength=n)
-    if collective == "broadcast":
+    targets = np.asarray(s.targets) if not isinstance(s.targets, str) else None
+    if collective == "allreduce":
+        ok, want = targets is None and len(s.origin) >= 1, "blocks every node ends holding"
+    elif collective == "reduce-scatter":
+        owned = np.bincount(targets, minlength=n) if targets is not None and len(targets) and \
+            targets.min() >= 0 and targets.max() < n else np.zeros(n, np.int64)
+        ok, want = bool(np.all(owned == owned[0]) and owned[0] > 0), "the same number of blocks owned by every node"
+    elif collective == "reduce":
+        ok = targets is not None and len(targets) >= 1 and len(np.unique(targets)) == 1 and 0 <= targets[0] < n
+        want = "blocks all ending at one root"
+    elif collective == "broadcast":
         ok = isinstance(s.targets, str) and len(s.origin) == chunks and len(np.unique(s.origin)) == 1
         want = f"{chunks} message(s) from one root to every node"
     elif collective == "allgather":

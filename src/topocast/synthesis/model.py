@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from .. import registry
-from ..algorithms.base import RUN_PARAMS, standard_model
+from ..algorithms.base import REDUCTION_RUN_PARAMS, RUN_PARAMS, standard_model
 from ..errors import TopocastError
 from ..sim.models import Model
 
-COLLECTIVES = ("broadcast", "allgather", "alltoall")
+COLLECTIVES = ("broadcast", "allgather", "alltoall", "allreduce", "reduce-scatter", "reduce")
 
 
 def reference_algorithm(family: str, collective: str) -> registry.Algorithm | None:
@@ -28,10 +28,11 @@ def reference_algorithm(family: str, collective: str) -> registry.Algorithm | No
 
 def _pseudo(collective: str, ref: registry.Algorithm | None) -> registry.Algorithm:
     """An algorithm record carrying only the model parameters (with the reference's defaults and aliases)."""
-    names = {p.name for p in RUN_PARAMS}
-    params = tuple(p for p in ref.params if p.name in names) if ref else RUN_PARAMS
-    if not any(p.name == "ports" for p in params):
-        params += tuple(p for p in RUN_PARAMS if p.name in ("ports", "duplex"))
+    run_params = REDUCTION_RUN_PARAMS if collective in ("allreduce", "reduce-scatter", "reduce") else RUN_PARAMS
+    names = {p.name for p in run_params}
+    params = tuple(p for p in ref.params if p.name in names) if ref else run_params
+    have = {p.name for p in params}
+    params += tuple(p for p in run_params if p.name not in have and p.name in ("ports", "duplex", "per_byte_reduce"))
     return registry.Algorithm(name=f"synthesize {collective}", plan=lambda t: None, collective=collective, doc="",
                               params=params, param_aliases=dict(ref.param_aliases) if ref else {},
                               model=ref.model if ref else standard_model(Model().ports))
@@ -54,6 +55,7 @@ def model_record(params: dict[str, Any], model: Model) -> dict[str, Any]:
     """The model as JSON: the resolved parameters and the port model they give."""
     return {"message_bytes": float(params["message_bytes"]), "startup": model.cost.startup,
             "per_byte": model.cost.per_byte, "per_hop": model.cost.per_hop,
+            **({"per_byte_reduce": model.cost.per_byte_reduce} if "per_byte_reduce" in params else {}),
             "ports": "all" if model.ports.ports is None else int(model.ports.ports), "duplex": model.ports.duplex}
 
 
@@ -63,4 +65,5 @@ def model_from_record(record: dict[str, Any]) -> Model:
 
     ports = None if record["ports"] == "all" else int(record["ports"])
     return Model(PortModel(ports, record["duplex"]),
-                 CostModel(startup=record["startup"], per_byte=record["per_byte"], per_hop=record["per_hop"]))
+                 CostModel(startup=record["startup"], per_byte=record["per_byte"], per_hop=record["per_hop"],
+                           per_byte_reduce=record.get("per_byte_reduce", 0.0)))
