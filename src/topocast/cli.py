@@ -266,6 +266,9 @@ def run(
     seed: int = typer.Option(0, "--seed", help="seed for every random choice"),
     as_json: bool = typer.Option(False, "--json"),
     csv: str | None = typer.Option(None, "--csv", help="write the per-step series (or the metrics) as CSV"),
+    links: str | None = typer.Option(None, "--links", metavar="FILE.csv",
+                                     help="write one row per directed link (src, dst, bytes, busy, transfers, peak, "
+                                          "labels) and add the link-load summaries to the result"),
     max_memory: str | None = typer.Option(None, "--max-memory",
                                           help="refuse runs larger than this (default: half of RAM)"),
 ):
@@ -279,6 +282,8 @@ def run(
     limit = parse_size(max_memory)
     if csv is not None:
         check_output_file(csv, "--csv")
+    if links is not None:
+        check_output_file(links, "--links")
     if (algorithm is None) == (schedule is None):
         raise TopocastError("algorithm: give an algorithm name or --schedule FILE, not both and not neither")
     if schedule is not None and settings:
@@ -289,9 +294,15 @@ def run(
             from .synthesis import replay
 
             result = replay(spec, schedule, engine=engine or "event", max_memory=limit)
+            if links is not None:
+                _replay_links(result, spec, schedule, limit)
         else:
             result = api_run(spec, algorithm, engine=engine, seed=seed, max_memory=limit,
-                             params_from_text=True, **parse_settings(settings))
+                             params_from_text=True, links=links is not None, **parse_settings(settings))
+    if links is not None:
+        from .measure.links import write_csv as write_links
+
+        write_links(result.links, links)
     data = result.to_json()
     if csv is not None:
         if result.per_step:
@@ -307,6 +318,16 @@ def run(
     if not result.verified:
         err.print(f"topocast: verification failed: {printable(_violation(data))}", markup=False, soft_wrap=True)
         raise typer.Exit(1)
+
+
+def _replay_links(result, spec: str, schedule: str, limit: float | None) -> None:
+    """Per-link records of a replayed schedule file (its topology and schedule read once more)."""
+    from .measure.links import attach
+    from .spec import build
+    from .synthesis.fileformat import read
+
+    topology = build(spec, max_memory=limit)
+    attach(result, topology, read(schedule, topology, limit)[1])
 
 
 def _violation(data: dict) -> str:

@@ -1,0 +1,404 @@
+"""Per-link records of a run: what every directed link carried, derived from the engine's trace and the plan.
+
+One row per directed link (a distinct ``src -> dst`` pair of the topology; parallel arcs of a multigraph are
+one row): ``bytes`` carried, ``busy`` time, ``transfers`` that crossed it and ``peak`` occupancy.  Nothing here
+runs inside an engine: every column comes from what the engine already records for the verifier (the order
+it took the transfers, their start and finish, the arcs' busy time, the worms' paths) plus the plan.
+
+=========  ==========================================  ===========================================
+engine     busy                                        peak
+=========  ==========================================  ===========================================
+step       steps in which the link carried a transfer  most messages the link carried in one step
+event      seconds the link transmitted (the engine's  most transfers on the link at once, each from
+           own ``arc_busy``)                           its start to its arrival (in flight)
+circuit    configurations in which a circuit used it   most circuits on it in one configuration
+                                                       (above 1: a conflict)
+wormhole   flit cycles: flits of the worms that        not recorded (empty): the engine keeps no
+           crossed it (blocking not counted)           per-link buffer history
+=========  ==========================================  ===========================================
+
+The frontier engine simulates one message over bitmaps and never knows a link: its records are per-step
+transfer counts per link label (:class:`LabelCounts`).
+
+Summaries (:func:`summary`): the largest and mean bytes over every directed link of the network (unused
+ones count as zero), their ratio (imbalance), the hottest links with their names and labels, and, when the
+binding lower bound is the cut bound, the cut's links and what crossed them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import TopocastError
+
+#: rows of the CSV formatted at a time: the table stays as numpy columns (about 50 bytes per link) and its
+#: text goes to disk chunk by chunk, so a run of millions of links never holds its CSV in memory
+CSV_CHUNK = 65_536
+#: hottest links named in the summary
+HOTTEST = 5
+#: cut links listed by name in the summary (all are counted)
+CUT_LISTED = 64
+COLUMNS = ("src", "dst", "bytes", "busy", "transfers", "peak")
+
+
+@dataclass
+class LinkTable:
+    """Per directed link of a run: ``src``, ``dst``, ``bytes``, ``busy``, ``transfers``, ``peak`` (numpy columns).
+
+    ``label``: the arc label name of each link ('' when the family has none); ``units``: the unit of
+    ``bytes``, ``busy`` and ``peak`` for the engine that ran (``peak`` NaN where the engine does not record
+    it); ``names``: a function from node index to its name, for the labelled columns.
+    """
+
+    src: np.ndarray
+    dst: np.ndarray
+    bytes: np.ndarray
+    busy: np.ndarray
+    transfers: np.ndarray
+    peak: np.ndarray
+    label: np.ndarray
+    units: dict[str, str] = field(default_factory=dict)
+    names: Any = None
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """The table as named columns."""
+        return {c: getattr(self, c) for c in COLUMNS}
+
+    def rows(self, lo: int = 0, hi: int | None = None) -> list[tuple]:
+        """Rows ``lo .. hi - 1`` as tuples: the six columns, then the labels (when the network has any)."""
+        hi = len(self) if hi is None else min(hi, len(self))
+        cols = [self.src[lo:hi].tolist(), self.dst[lo:hi].tolist(), self.bytes[lo:hi].tolist(),
+                self.busy[lo:hi].tolist(), self.transfers[lo:hi].tolist(),
+                [None if p != p else p for p in self.peak[lo:hi].tolist()]]
+        if self.labelled:
+            names = self.names or str
+            cols += [[str(names(int(v))) for v in self.src[lo:hi]], [str(names(int(v))) for v in self.dst[lo:hi]],
+                     self.label[lo:hi].tolist()]
+        return list(zip(*cols, strict=True))
+
+    @property
+    def labelled(self) -> bool:
+        return self.names is not None
+
+    @property
+    def header(self) -> list[str]:
+        return [*COLUMNS, *(("src_label", "dst_label", "label") if self.labelled else ())]
+
+    def to_pandas(self):
+        """The table as a pandas DataFrame (pandas is optional)."""
+        try:
+            import pandas as pd
+        except ImportError:  # pragma: no cover - pandas is not a dependency
+            raise TopocastError("links: to_pandas needs pandas (pip install pandas)") from None
+        return pd.DataFrame(dict(zip(self.header, zip(*self.rows(), strict=True), strict=True)))
+
+
+@dataclass
+class LabelCounts:
+    """Frontier records: per step, the transfers under each link label (``counts[step, label]``)."""
+
+    counts: np.ndarray
+    label_names: tuple[str, ...]
+    units: dict[str, str] = field(default_factory=lambda: {"transfers": "transfers"})
+
+    header = ["step", "label", "transfers"]
+
+    def __len__(self) -> int:
+        return int(self.counts.size)
+
+    def rows(self, lo: int = 0, hi: int | None = None) -> list[tuple]:
+        steps, labels = self.counts.shape if self.counts.ndim == 2 else (0, 0)
+        out = [(s + 1, self.label_names[k] if k < len(self.label_names) else str(k), int(self.counts[s, k]))
+               for s in range(steps) for k in range(labels)]
+        return out[lo:hi]
+
+
+# -- links of a topology ------------------------------------------------------------------------------------
+def link_rows(topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per arc its link row (parallel arcs share one), and per row its first arc and the arcs' sort keys."""
+    src, dst = topology.arc_sources, topology.indices
+    first = np.ones(len(dst), dtype=bool)
+    first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
+    row_of_arc = np.cumsum(first) - 1
+    return row_of_arc, np.flatnonzero(first), src * np.int64(topology.num_nodes) + dst
+
+
+def arcs_of(topology, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """The first arc ``src[i] -> dst[i]`` of each pair (-1: no link)."""
+    keys = topology.arc_sources * np.int64(topology.num_nodes) + topology.indices
+    want = np.asarray(src, np.int64) * np.int64(topology.num_nodes) + np.asarray(dst, np.int64)
+    pos = np.searchsorted(keys, want)
+    ok = pos < len(keys)
+    ok[ok] = keys[pos[ok]] == want[ok]
+    return np.where(ok, pos, -1)
+
+
+def _table(topology, row_of_arc, first, *, nbytes, busy, transfers, peak, units) -> LinkTable:
+    src, dst = topology.arc_sources[first], topology.indices[first]
+    names = topology.label_names
+    label = np.array([names[k] if 0 <= k < len(names) else "" for k in topology.arc_labels[first]]
+                     if len(names) else [""] * len(first), dtype=object)
+    return LinkTable(src, dst, nbytes, busy, transfers, peak, label, units, topology.node_name)
+
+
+def _group_max(keys: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
+    """Per key in ``0 .. size - 1`` the largest value (0 where none)."""
+    out = np.zeros(size, dtype=np.float64)
+    if len(keys):
+        np.maximum.at(out, keys, values)
+    return out
+
+
+def messages_per_transfer(schedule) -> np.ndarray:
+    """Messages each transfer carries (the sum of its ranges' counts)."""
+    counts = np.zeros(schedule.num_transfers, np.int64)
+    owner = np.repeat(np.arange(schedule.num_transfers), np.diff(schedule.range_ptr))
+    np.add.at(counts, owner, schedule.range_count)
+    return counts
+
+
+def _schedule_links(topology, schedule, taken: np.ndarray):
+    """Link rows of the transfers ``taken``, the messages each carried, and the row map."""
+    row_of_arc, first, _ = link_rows(topology)
+    arcs = arcs_of(topology, schedule.src[taken], schedule.dst[taken])
+    if np.any(arcs < 0):
+        raise TopocastError("links: a transfer the engine took has no link")
+    messages = messages_per_transfer(schedule)[taken]
+    return row_of_arc[arcs], messages, row_of_arc, first
+
+
+# -- one function per engine --------------------------------------------------------------------------------
+def from_step(topology, schedule, trace) -> LinkTable:
+    """Per-link records of a step-engine run: the transfers the engine took (up to where it stopped)."""
+    stop = trace.stop_position
+    taken = trace.order if stop < 0 else trace.order[:stop]
+    rows, messages, row_of_arc, first = _schedule_links(topology, schedule, taken)
+    size = len(first)
+    steps = schedule.step[taken].astype(np.int64)
+    nsteps = max(int(schedule.num_steps), 1)
+    # one key per (link, step): busy steps, and the messages of the busiest step
+    key = rows * nsteps + steps
+    uniq, inverse = np.unique(key, return_inverse=True)
+    per_key = np.bincount(inverse, weights=messages, minlength=len(uniq))
+    key_row = uniq // nsteps
+    return _table(topology, row_of_arc, first,
+                  nbytes=np.bincount(rows, weights=messages, minlength=size) * float(schedule.message_bytes),
+                  busy=np.bincount(key_row, minlength=size).astype(np.float64),
+                  transfers=np.bincount(rows, minlength=size).astype(np.int64),
+                  peak=_group_max(key_row, per_key, size),
+                  units={"bytes": "bytes", "busy": "steps", "peak": "messages"})
+
+
+def _in_flight_peak(rows: np.ndarray, start: np.ndarray, end: np.ndarray, size: int) -> np.ndarray:
+    """Per link the most intervals ``[start, end)`` open at once (an interval ending when one starts is closed)."""
+    if len(rows) == 0:
+        return np.zeros(size)
+    row = np.concatenate([rows, rows])
+    when = np.concatenate([start, end])
+    delta = np.concatenate([np.ones(len(rows), np.int64), -np.ones(len(rows), np.int64)])
+    order = np.lexsort((delta, when, row))  # by link, then time, closings first
+    level = np.cumsum(delta[order])         # every link's deltas sum to 0: the running count restarts per link
+    return _group_max(row[order], level.astype(np.float64), size)
+
+
+def from_event(topology, schedule, trace) -> LinkTable:
+    """Per-link records of an event-engine run: the transfers processed, the engine's per-arc busy time."""
+    taken = trace.order[:trace.done]
+    rows, messages, row_of_arc, first = _schedule_links(topology, schedule, taken)
+    size = len(first)
+    return _table(topology, row_of_arc, first,
+                  nbytes=np.bincount(rows, weights=messages, minlength=size) * float(schedule.message_bytes),
+                  busy=np.bincount(row_of_arc, weights=trace.arc_busy, minlength=size),
+                  transfers=np.bincount(rows, minlength=size).astype(np.int64),
+                  peak=_in_flight_peak(rows, trace.start[taken], trace.finish[taken], size),
+                  units={"bytes": "bytes", "busy": "s", "peak": "transfers"})
+
+
+def from_wormhole(topology, plan, trace) -> LinkTable:
+    """Per-link records of a wormhole run: every injected worm over its whole path (its alternate when taken)."""
+    t = plan.traffic
+    row_of_arc, first, _ = link_rows(topology)
+    size = len(first)
+    injected = np.flatnonzero(trace.worm_inject >= 0)
+    lo, hi = t.path_ptr[injected], t.path_ptr[injected + 1]
+    if trace.worm_route is not None and t.path_alt is not None:
+        alt = trace.worm_route[injected] == 1
+        lo = np.where(alt, t.path_alt[0, injected], lo)
+        hi = np.where(alt, t.path_alt[1, injected], hi)
+    lengths = hi - lo
+    pos = np.repeat(lo - np.cumsum(np.r_[0, lengths[:-1]]), lengths) + np.arange(int(lengths.sum()))
+    arcs = t.path_arc[pos]
+    arcs = arcs[arcs >= 0]
+    rows = row_of_arc[arcs]
+    flits = float(plan.flits)
+    moved = np.bincount(rows, minlength=size) * flits
+    return _table(topology, row_of_arc, first, nbytes=moved, busy=moved.copy(),
+                  transfers=np.bincount(rows, minlength=size).astype(np.int64), peak=np.full(size, np.nan),
+                  units={"bytes": "flits", "busy": "cycles", "peak": ""})
+
+
+def from_circuit(plan) -> LinkTable:
+    """Per-link records of a circuit plan: every wire between stages, over every configuration set."""
+    from ..sim.circuit import trace
+
+    net = plan.network
+    wires = int(net.out_off[-1])
+    carried = np.zeros(wires, np.int64)
+    busy = np.zeros(wires, np.int64)
+    peak = np.zeros(wires, np.int64)
+    first_row = 1 if plan.collective == "alltoall" else 0   # the identity row of a total exchange stays home
+    for p in range(plan.passes):
+        for row in range(first_row, plan.rows):
+            use = trace(net, plan.routes(np.array([row], np.int64), p)[0]).link_use
+            carried += use
+            busy += use > 0
+            np.maximum(peak, use, out=peak)
+    stage = np.searchsorted(net.out_off, np.arange(wires), side="right") - 1
+    switch = (np.arange(wires) - net.out_off[stage]) // net.outs[stage]
+    first_switch = np.r_[0, np.cumsum(net.switches)[:-1]]
+    src = first_switch[stage] + switch
+    nxt = np.asarray(net.next_in)
+    in_stage = np.minimum(stage + 1, net.num_stages - 1)
+    dst = np.where(nxt >= 0, first_switch[in_stage] + (np.maximum(nxt, 0) - net.in_off[in_stage]) //
+                   np.maximum(net.ins[in_stage], 1), -1)
+    label = np.array([net.stage_names[s] if s < len(net.stage_names) else f"stage {s}" for s in stage],
+                     dtype=object)
+    switch_stage = np.repeat(np.arange(net.num_stages), net.switches)
+
+    def name(k: int) -> str:  # a switch by stage and position; -1: the network's outputs
+        return "output" if k < 0 else f"s{switch_stage[k]}.{k - first_switch[switch_stage[k]]}"
+
+    return LinkTable(src.astype(np.int64), dst.astype(np.int64), carried * float(plan.message_bytes),
+                     busy.astype(np.float64), carried, peak.astype(np.float64), label,
+                     {"bytes": "bytes", "busy": "configurations", "peak": "circuits"}, name)
+
+
+def from_frontier(trace, topology=None) -> LabelCounts:
+    """Per step the transfers under each link label of a frontier run (label names from a built topology)."""
+    names = tuple(getattr(topology, "label_names", ()) or ())
+    return LabelCounts(np.asarray(trace.label_counts), names)
+
+
+def link_table(topology, plan, engine: str, trace) -> LinkTable | LabelCounts:
+    """The per-link records of a run on ``engine`` from its ``trace`` and ``plan``.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network the plan ran on.
+    plan : Schedule, CircuitPlan, WormPlan or FrontierPlan
+        The plan.
+    engine : str
+        The engine that ran it.
+    trace : object
+        The engine adapter's trace (``RunResult.trace``).
+
+    Returns
+    -------
+    LinkTable or LabelCounts
+        One row per directed link (frontier: per step and label).
+    """
+    if engine == "step":
+        return from_step(topology, plan, trace)
+    if engine == "event":
+        return from_event(topology, plan, trace)
+    if engine == "wormhole":
+        return from_wormhole(topology, plan, trace.trace)
+    if engine == "circuit":
+        return from_circuit(plan)
+    if engine == "frontier":
+        return from_frontier(trace, topology)
+    raise TopocastError(f"links: no per-link records for engine '{engine}'")
+
+
+def attach(result, topology, plan):
+    """Give ``result`` (a :class:`~topocast.result.RunResult` with its trace) its per-link records and add
+    their summaries to its metrics; returns the table."""
+    if result.trace is None:
+        raise TopocastError("links: the run kept no trace to derive per-link records from")
+    table = link_table(topology, plan, result.engine, result.trace)
+    found = summary(table, topology, result.metrics.get("lower_bound_kind"))
+    result.units.update({k: v for k, v in summary_units(table).items() if k in found})
+    result.metrics.update(found)
+    result.links = table
+    return table
+
+
+# -- summaries ----------------------------------------------------------------------------------------------
+def link_name(table: LinkTable, i: int) -> str:
+    names = table.names or str
+    text = f"{names(int(table.src[i]))}->{names(int(table.dst[i]))}"
+    return f"{text} ({table.label[i]})" if table.label[i] else text
+
+
+def cut_arcs(topology) -> np.ndarray:
+    """Arcs across the best balanced cut of ``topology`` (the one the cut bound uses)."""
+    from ..topology.properties import best_cut
+
+    _, side, _ = best_cut(topology)
+    return np.flatnonzero(side[topology.arc_sources] != side[topology.indices])
+
+
+def summary(table: LinkTable | LabelCounts, topology=None, bound_kind: str | None = None) -> dict[str, Any]:
+    """Scalar summaries of a link table for the run's result (keys ``link_*``, ``hottest_links``, ``cut_*``)."""
+    if isinstance(table, LabelCounts):
+        per_label = table.counts.sum(axis=0) if table.counts.size else np.zeros(0)
+        mean = float(per_label.mean()) if len(per_label) else 0.0
+        top = float(per_label.max(initial=0))
+        return {"link_label_transfers_max": top, "link_label_transfers_mean": mean,
+                "link_imbalance": top / mean if mean > 0 else None}
+    load = table.bytes
+    mean = float(load.mean()) if len(load) else 0.0
+    top = float(load.max(initial=0))
+    out: dict[str, Any] = {"link_bytes_max": top, "link_bytes_mean": mean,
+                           "link_imbalance": top / mean if mean > 0 else None,
+                           "link_busy_max": float(table.busy.max(initial=0)),
+                           "links_used": int(np.count_nonzero(table.transfers)), "links_total": len(table)}
+    hot = np.argsort(-load, kind="stable")[:HOTTEST]
+    out["hottest_links"] = [{"link": link_name(table, i), "src": int(table.src[i]), "dst": int(table.dst[i]),
+                             "bytes": float(load[i]), "busy": float(table.busy[i])} for i in hot if load[i] > 0]
+    if bound_kind == "cut" and getattr(topology, "indices", None) is not None:
+        row_of_arc, _, _ = link_rows(topology)
+        rows = np.unique(row_of_arc[cut_arcs(topology)])
+        out["cut_link_count"] = int(len(rows))
+        out["cut_bytes"] = float(load[rows].sum())
+        out["cut_links"] = [link_name(table, i) for i in rows[:CUT_LISTED]]
+    return out
+
+
+UNITS = {"link_bytes_max": "bytes", "link_bytes_mean": "bytes", "cut_bytes": "bytes"}
+
+
+def summary_units(table: LinkTable | LabelCounts) -> dict[str, str]:
+    """The units of :func:`summary`'s dimensional keys for this table."""
+    if isinstance(table, LabelCounts):
+        return {}
+    unit = table.units.get("bytes", "bytes")
+    out = {k: unit for k in UNITS}
+    out["link_busy_max"] = table.units.get("busy", "")
+    return out
+
+
+def write_csv(table: LinkTable | LabelCounts, path, chunk: int = CSV_CHUNK):
+    """Write ``table`` to ``path`` as CSV, ``chunk`` rows at a time (never the whole text in memory)."""
+    import csv
+
+    from ..fileio import atomic_writer
+
+    with atomic_writer(path, "--links") as raw:
+        import io
+
+        text = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+        writer = csv.writer(text)
+        writer.writerow(table.header)
+        for lo in range(0, len(table), chunk):
+            writer.writerows(table.rows(lo, lo + chunk))
+        text.flush()
+        text.detach()
+    return path
