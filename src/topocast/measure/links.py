@@ -30,9 +30,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
+from ..topology.csr import first_arc
 
 #: rows of the CSV formatted at a time: the table stays as numpy columns (about 50 bytes per link) and its
 #: text goes to disk chunk by chunk, so a run of millions of links never holds its CSV in memory
@@ -141,36 +143,58 @@ def arcs_of(topology, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
 
 def _table(topology, row_of_arc, first, *, nbytes, busy, transfers, peak, units) -> LinkTable:
     src, dst = topology.arc_sources[first], topology.indices[first]
-    names = topology.label_names
-    label = np.array([names[k] if 0 <= k < len(names) else "" for k in topology.arc_labels[first]]
-                     if len(names) else [""] * len(first), dtype=object)
+    names = np.array([*topology.label_names, ""], dtype=object)
+    codes = topology.arc_labels[first].astype(np.int64)
+    label = names[np.where((codes >= 0) & (codes < len(names) - 1), codes, len(names) - 1)]
     return LinkTable(src, dst, nbytes, busy, transfers, peak, label, units, topology.node_name)
-
-
-def _group_max(keys: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
-    """Per key in ``0 .. size - 1`` the largest value (0 where none)."""
-    out = np.zeros(size, dtype=np.float64)
-    if len(keys):
-        np.maximum.at(out, keys, values)
-    return out
 
 
 def messages_per_transfer(schedule) -> np.ndarray:
     """Messages each transfer carries (the sum of its ranges' counts)."""
-    counts = np.zeros(schedule.num_transfers, np.int64)
     owner = np.repeat(np.arange(schedule.num_transfers), np.diff(schedule.range_ptr))
-    np.add.at(counts, owner, schedule.range_count)
-    return counts
+    return np.bincount(owner, weights=schedule.range_count, minlength=schedule.num_transfers).astype(np.int64)
 
 
-def _schedule_links(topology, schedule, taken: np.ndarray):
-    """Link rows of the transfers ``taken``, the messages each carried, and the row map."""
+@nb.njit(cache=True)
+def _walk(indptr, indices, row_of_arc, src, dst, range_ptr, count, step, taken, rows, acc):
+    """One pass over the transfers ``taken`` (in the engine's order): per transfer its link row (into
+    ``rows``), per row the messages carried, the transfers, and (``step`` given, transfers in step order) the
+    busy steps and the most messages in one step; ``acc`` columns: messages, transfers, busy, peak, current
+    step's messages, last step.  Returns the position of a transfer without a link, or -1."""
+    for i in range(len(taken)):
+        t = taken[i]
+        e = first_arc(indptr, indices, src[t], dst[t])
+        if e < 0:
+            return i
+        r = row_of_arc[e]
+        rows[i] = r
+        m = 0
+        for k in range(range_ptr[t], range_ptr[t + 1]):
+            m += count[k]
+        acc[r, 0] += m
+        acc[r, 1] += 1
+        if len(step):
+            if acc[r, 5] != step[t] + 1:
+                acc[r, 5] = step[t] + 1
+                acc[r, 2] += 1
+                acc[r, 4] = 0
+            acc[r, 4] += m
+            if acc[r, 4] > acc[r, 3]:
+                acc[r, 3] = acc[r, 4]
+    return -1
+
+
+def _schedule_links(topology, schedule, taken: np.ndarray, by_step: bool):
+    """Per taken transfer its link row, per row the accumulated columns (see :func:`_walk`), and the rows."""
     row_of_arc, first, _ = link_rows(topology)
-    arcs = arcs_of(topology, schedule.src[taken], schedule.dst[taken])
-    if np.any(arcs < 0):
+    rows = np.empty(len(taken), np.int64)
+    acc = np.zeros((len(first), 6), np.int64)
+    step = schedule.step if by_step else np.zeros(0, np.int64)
+    bad = _walk(topology.indptr, topology.indices, row_of_arc, schedule.src, schedule.dst, schedule.range_ptr,
+                schedule.range_count, step, np.ascontiguousarray(taken, np.int64), rows, acc)
+    if bad >= 0:
         raise TopocastError("links: a transfer the engine took has no link")
-    messages = messages_per_transfer(schedule)[taken]
-    return row_of_arc[arcs], messages, row_of_arc, first
+    return rows, acc, row_of_arc, first
 
 
 # -- one function per engine --------------------------------------------------------------------------------
@@ -178,20 +202,9 @@ def from_step(topology, schedule, trace) -> LinkTable:
     """Per-link records of a step-engine run: the transfers the engine took (up to where it stopped)."""
     stop = trace.stop_position
     taken = trace.order if stop < 0 else trace.order[:stop]
-    rows, messages, row_of_arc, first = _schedule_links(topology, schedule, taken)
-    size = len(first)
-    steps = schedule.step[taken].astype(np.int64)
-    nsteps = max(int(schedule.num_steps), 1)
-    # one key per (link, step): busy steps, and the messages of the busiest step
-    key = rows * nsteps + steps
-    uniq, inverse = np.unique(key, return_inverse=True)
-    per_key = np.bincount(inverse, weights=messages, minlength=len(uniq))
-    key_row = uniq // nsteps
-    return _table(topology, row_of_arc, first,
-                  nbytes=np.bincount(rows, weights=messages, minlength=size) * float(schedule.message_bytes),
-                  busy=np.bincount(key_row, minlength=size).astype(np.float64),
-                  transfers=np.bincount(rows, minlength=size).astype(np.int64),
-                  peak=_group_max(key_row, per_key, size),
+    _, acc, row_of_arc, first = _schedule_links(topology, schedule, taken, by_step=True)
+    return _table(topology, row_of_arc, first, nbytes=acc[:, 0] * float(schedule.message_bytes),
+                  busy=acc[:, 2].astype(np.float64), transfers=acc[:, 1].copy(), peak=acc[:, 3].astype(np.float64),
                   units={"bytes": "bytes", "busy": "steps", "peak": "messages"})
 
 
@@ -204,18 +217,21 @@ def _in_flight_peak(rows: np.ndarray, start: np.ndarray, end: np.ndarray, size: 
     delta = np.concatenate([np.ones(len(rows), np.int64), -np.ones(len(rows), np.int64)])
     order = np.lexsort((delta, when, row))  # by link, then time, closings first
     level = np.cumsum(delta[order])         # every link's deltas sum to 0: the running count restarts per link
-    return _group_max(row[order], level.astype(np.float64), size)
+    row = row[order]
+    starts = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])
+    out = np.zeros(size)
+    out[row[starts]] = np.maximum.reduceat(level, starts)
+    return out
 
 
 def from_event(topology, schedule, trace) -> LinkTable:
     """Per-link records of an event-engine run: the transfers processed, the engine's per-arc busy time."""
     taken = trace.order[:trace.done]
-    rows, messages, row_of_arc, first = _schedule_links(topology, schedule, taken)
+    rows, acc, row_of_arc, first = _schedule_links(topology, schedule, taken, by_step=False)
     size = len(first)
-    return _table(topology, row_of_arc, first,
-                  nbytes=np.bincount(rows, weights=messages, minlength=size) * float(schedule.message_bytes),
+    return _table(topology, row_of_arc, first, nbytes=acc[:, 0] * float(schedule.message_bytes),
                   busy=np.bincount(row_of_arc, weights=trace.arc_busy, minlength=size),
-                  transfers=np.bincount(rows, minlength=size).astype(np.int64),
+                  transfers=acc[:, 1].copy(),
                   peak=_in_flight_peak(rows, trace.start[taken], trace.finish[taken], size),
                   units={"bytes": "bytes", "busy": "s", "peak": "transfers"})
 
