@@ -95,6 +95,10 @@ def load(source: str, algorithm: str | None = None, schedule: str | None = None,
 
     A ``SOURCE`` ending in ``.json`` with neither an algorithm nor a schedule is a result file.
     """
+    from .data import ENGINES, raise_engine
+
+    if engine is not None and engine not in ENGINES:
+        raise_engine(engine)
     if algorithm is None and schedule is None:
         if not str(source).endswith(".json"):
             raise TopocastError("SOURCE: give a run's RESULT.json, or a SPEC with an ALGORITHM or --schedule FILE")

@@ -25,6 +25,8 @@ from ..measure.links import arcs_of, cut_arcs, messages_per_transfer
 from .layout import MAX_LINKS, MAX_NODES, clusters, layout
 
 MAX_FRAMES = 200
+#: engines whose runs load the network's own links
+ENGINES = ("step", "event", "wormhole")
 HIGHLIGHT_DELIVERIES = 2_000_000
 #: result keys shown as the run's key figures, in this order (those present)
 FIGURES = ("spec", "algorithm", "engine", "collective", "verified", "first_violation", "steps", "time",
@@ -109,8 +111,7 @@ def frames_of(topology, plan, result, arc_link: np.ndarray, links: int) -> dict[
         labels = [f"all {int(result.metrics.get('cycles', 0))} cycles"]
         taken = None
     else:
-        raise TopocastError(f"view: the {result.engine} engine records no per-link loads on the network's links "
-                            "(circuit: switch wires; frontier: per-label counts); view a step, event or wormhole run")
+        raise_engine(result.engine)
     keep = (link >= 0) & (load > 0)
     key = frame[keep] * np.int64(links) + link[keep]
     uniq, inverse = np.unique(key, return_inverse=True)
@@ -150,8 +151,16 @@ def highlight_sets(plan, node_of: np.ndarray, nodes: int, transfer_link, links: 
     return mode, ptr, key % links
 
 
+def raise_engine(engine: str) -> None:
+    """Refuse a run whose engine does not load the network's links."""
+    raise TopocastError(f"view: the {engine} engine records no per-link loads on the network's links "
+                        "(circuit: switch wires; frontier: per-label counts); view a step, event or wormhole run")
+
+
 def page_data(topology, plan, result) -> dict[str, Any]:
     """Everything the page's script reads, JSON-ready (arrays base64-encoded)."""
+    if result.engine not in ENGINES:
+        raise_engine(result.engine)
     d = drawn(topology)
     links = len(d["link_a"])
     fr = frames_of(topology, plan, result, d["arc_link"], max(links, 1))
