@@ -63,6 +63,7 @@ BENCHMARKS = (
     Benchmark("ej_broadcast", ()),
     Benchmark("sweep", ()),
     Benchmark("reproduce", ("--full",), ("--runs", "1", "--fresh-runs", "0")),
+    Benchmark("links", (), ("--quick",)),
     Benchmark("topologies", (), ("--polarfly", "31", "--slimfly", "19", "--terminals", "1000", "--radix", "32")),
 )
 

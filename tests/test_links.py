@@ -190,3 +190,23 @@ def test_csv_is_written_in_chunks(tmp_path):
     write_csv(result.links, whole)
     write_csv(result.links, chunked, chunk=5)
     assert whole.read_text() == chunked.read_text()
+
+
+def test_in_flight_peak_scan_agrees_with_the_sort():
+    from topocast.measure import links
+
+    rng = np.random.default_rng(5)
+    rows = rng.integers(0, 7, 400)
+    start = np.zeros(400)
+    for r in range(7):  # each link's starts in order, as a link serves its transfers
+        mine = rows == r
+        start[mine] = np.cumsum(rng.uniform(0, 1, mine.sum()))
+    end = start + rng.uniform(0, 3, 400)
+    scanned, ok = links._open_scan(rows, start, end, 7, 16)
+    assert ok
+    brute = [max(((start[i] >= start[rows == r]) & (start[i] < end[rows == r])).sum()
+                 for i in np.flatnonzero(rows == r)) for r in range(7)]
+    assert scanned.tolist() == brute
+    shuffled = rng.permutation(400)  # out of order: the scan declines, the sort answers
+    assert not links._open_scan(rows[shuffled], start[shuffled], end[shuffled], 7, 16)[1]
+    assert links._in_flight_peak(rows[shuffled], start[shuffled], end[shuffled], 7).tolist() == brute

@@ -155,7 +155,7 @@ def test_aggregated_page_keeps_the_loads(tmp_path):
     from topocast.view import from_algorithm
     from topocast.view.data import page_data
 
-    run = from_algorithm("torus:80x80", "broadcast-mesh")
+    run = from_algorithm("torus:120x120", "broadcast-mesh")
     data = page_data(run.topology, run.plan, run.result)
     assert data["aggregated"] and data["nodes"] < 1000
     import base64

@@ -50,9 +50,10 @@ COLUMNS = ("src", "dst", "bytes", "busy", "transfers", "peak")
 class LinkTable:
     """Per directed link of a run: ``src``, ``dst``, ``bytes``, ``busy``, ``transfers``, ``peak`` (numpy columns).
 
-    ``label``: the arc label name of each link ('' when the family has none); ``units``: the unit of
-    ``bytes``, ``busy`` and ``peak`` for the engine that ran (``peak`` NaN where the engine does not record
-    it); ``names``: a function from node index to its name, for the labelled columns.
+    ``label_codes`` index ``label_names``: the link label of each link (:attr:`label`: '' when the family
+    has none); ``units``: the unit of ``bytes``, ``busy`` and ``peak`` for the engine that ran (``peak`` NaN
+    where the engine does not record it); ``names``: a function from node index to its name, for the
+    labelled columns.
     """
 
     src: np.ndarray
@@ -61,12 +62,20 @@ class LinkTable:
     busy: np.ndarray
     transfers: np.ndarray
     peak: np.ndarray
-    label: np.ndarray
+    label_codes: np.ndarray
+    label_names: tuple[str, ...] = ()
     units: dict[str, str] = field(default_factory=dict)
     names: Any = None
 
     def __len__(self) -> int:
         return len(self.src)
+
+    @property
+    def label(self) -> np.ndarray:
+        """The link label of each link, as text ('' where there is none)."""
+        names = np.array([*self.label_names, ""], dtype=object)
+        codes = np.asarray(self.label_codes, dtype=np.int64)
+        return names[np.where((codes >= 0) & (codes < len(names) - 1), codes, len(names) - 1)]
 
     def columns(self) -> dict[str, np.ndarray]:
         """The table as named columns."""
@@ -122,13 +131,19 @@ class LabelCounts:
 
 
 # -- links of a topology ------------------------------------------------------------------------------------
-def link_rows(topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per arc its link row (parallel arcs share one), and per row its first arc and the arcs' sort keys."""
+def link_rows(topology) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per arc its link row (parallel arcs share one), and per row its first arc (None: every arc is a row)."""
+    if not topology.has_parallel_links:
+        return np.arange(topology.num_arcs, dtype=np.int64), None
     src, dst = topology.arc_sources, topology.indices
     first = np.ones(len(dst), dtype=bool)
     first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
-    row_of_arc = np.cumsum(first) - 1
-    return row_of_arc, np.flatnonzero(first), src * np.int64(topology.num_nodes) + dst
+    return np.cumsum(first) - 1, np.flatnonzero(first)
+
+
+def rows_of(topology, first: np.ndarray | None) -> int:
+    """Rows of the link table (directed links) given :func:`link_rows`' ``first``."""
+    return topology.num_arcs if first is None else len(first)
 
 
 def arcs_of(topology, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
@@ -142,11 +157,9 @@ def arcs_of(topology, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
 
 
 def _table(topology, row_of_arc, first, *, nbytes, busy, transfers, peak, units) -> LinkTable:
-    src, dst = topology.arc_sources[first], topology.indices[first]
-    names = np.array([*topology.label_names, ""], dtype=object)
-    codes = topology.arc_labels[first].astype(np.int64)
-    label = names[np.where((codes >= 0) & (codes < len(names) - 1), codes, len(names) - 1)]
-    return LinkTable(src, dst, nbytes, busy, transfers, peak, label, units, topology.node_name)
+    pick = slice(None) if first is None else first
+    return LinkTable(topology.arc_sources[pick], topology.indices[pick], nbytes, busy, transfers, peak,
+                     topology.arc_labels[pick], topology.label_names, units, topology.node_name)
 
 
 def messages_per_transfer(schedule) -> np.ndarray:
@@ -186,9 +199,9 @@ def _walk(indptr, indices, row_of_arc, src, dst, range_ptr, count, step, taken, 
 
 def _schedule_links(topology, schedule, taken: np.ndarray, by_step: bool):
     """Per taken transfer its link row, per row the accumulated columns (see :func:`_walk`), and the rows."""
-    row_of_arc, first, _ = link_rows(topology)
+    row_of_arc, first = link_rows(topology)
     rows = np.empty(len(taken), np.int64)
-    acc = np.zeros((len(first), 6), np.int64)
+    acc = np.zeros((rows_of(topology, first), 6), np.int64)
     step = schedule.step if by_step else np.zeros(0, np.int64)
     bad = _walk(topology.indptr, topology.indices, row_of_arc, schedule.src, schedule.dst, schedule.range_ptr,
                 schedule.range_count, step, np.ascontiguousarray(taken, np.int64), rows, acc)
@@ -208,10 +221,45 @@ def from_step(topology, schedule, trace) -> LinkTable:
                   units={"bytes": "bytes", "busy": "steps", "peak": "messages"})
 
 
+#: intervals a link may have open at once before :func:`_in_flight_peak` sorts instead of scanning
+OPEN_SLOTS = 16
+
+
+@nb.njit(cache=True)
+def _open_scan(rows, start, end, size, slots):
+    """Per link the most intervals open at once, taking the intervals in the given order: valid when every
+    link's starts come in order (each link serves its transfers one after the other) and at most ``slots``
+    are open at once; returns (peaks, False) otherwise."""
+    open_end = np.empty((size, slots))
+    count = np.zeros(size, np.int64)
+    last = np.full(size, -np.inf)
+    peak = np.zeros(size)
+    for i in range(len(rows)):
+        r, s = rows[i], start[i]
+        if s < last[r]:
+            return peak, False
+        last[r] = s
+        kept = 0
+        for k in range(count[r]):
+            if open_end[r, k] > s:
+                open_end[r, kept] = open_end[r, k]
+                kept += 1
+        if kept == slots:
+            return peak, False
+        open_end[r, kept] = end[i]
+        count[r] = kept + 1
+        if count[r] > peak[r]:
+            peak[r] = count[r]
+    return peak, True
+
+
 def _in_flight_peak(rows: np.ndarray, start: np.ndarray, end: np.ndarray, size: int) -> np.ndarray:
     """Per link the most intervals ``[start, end)`` open at once (an interval ending when one starts is closed)."""
     if len(rows) == 0:
         return np.zeros(size)
+    peak, ok = _open_scan(rows, start, end, size, OPEN_SLOTS)
+    if ok:
+        return peak
     row = np.concatenate([rows, rows])
     when = np.concatenate([start, end])
     delta = np.concatenate([np.ones(len(rows), np.int64), -np.ones(len(rows), np.int64)])
@@ -228,10 +276,10 @@ def from_event(topology, schedule, trace) -> LinkTable:
     """Per-link records of an event-engine run: the transfers processed, the engine's per-arc busy time."""
     taken = trace.order[:trace.done]
     rows, acc, row_of_arc, first = _schedule_links(topology, schedule, taken, by_step=False)
-    size = len(first)
+    size = rows_of(topology, first)
+    busy = trace.arc_busy if first is None else np.bincount(row_of_arc, weights=trace.arc_busy, minlength=size)
     return _table(topology, row_of_arc, first, nbytes=acc[:, 0] * float(schedule.message_bytes),
-                  busy=np.bincount(row_of_arc, weights=trace.arc_busy, minlength=size),
-                  transfers=acc[:, 1].copy(),
+                  busy=np.array(busy, dtype=np.float64), transfers=acc[:, 1].copy(),
                   peak=_in_flight_peak(rows, trace.start[taken], trace.finish[taken], size),
                   units={"bytes": "bytes", "busy": "s", "peak": "transfers"})
 
@@ -239,8 +287,8 @@ def from_event(topology, schedule, trace) -> LinkTable:
 def from_wormhole(topology, plan, trace) -> LinkTable:
     """Per-link records of a wormhole run: every injected worm over its whole path (its alternate when taken)."""
     t = plan.traffic
-    row_of_arc, first, _ = link_rows(topology)
-    size = len(first)
+    row_of_arc, first = link_rows(topology)
+    size = rows_of(topology, first)
     injected = np.flatnonzero(trace.worm_inject >= 0)
     lo, hi = t.path_ptr[injected], t.path_ptr[injected + 1]
     if trace.worm_route is not None and t.path_alt is not None:
@@ -283,15 +331,15 @@ def from_circuit(plan) -> LinkTable:
     in_stage = np.minimum(stage + 1, net.num_stages - 1)
     dst = np.where(nxt >= 0, first_switch[in_stage] + (np.maximum(nxt, 0) - net.in_off[in_stage]) //
                    np.maximum(net.ins[in_stage], 1), -1)
-    label = np.array([net.stage_names[s] if s < len(net.stage_names) else f"stage {s}" for s in stage],
-                     dtype=object)
+    stage_names = tuple(net.stage_names[s] if s < len(net.stage_names) else f"stage {s}"
+                        for s in range(net.num_stages))
     switch_stage = np.repeat(np.arange(net.num_stages), net.switches)
 
     def name(k: int) -> str:  # a switch by stage and position; -1: the network's outputs
         return "output" if k < 0 else f"s{switch_stage[k]}.{k - first_switch[switch_stage[k]]}"
 
     return LinkTable(src.astype(np.int64), dst.astype(np.int64), carried * float(plan.message_bytes),
-                     busy.astype(np.float64), carried, peak.astype(np.float64), label,
+                     busy.astype(np.float64), carried, peak.astype(np.float64), stage, stage_names,
                      {"bytes": "bytes", "busy": "configurations", "peak": "circuits"}, name)
 
 
@@ -350,7 +398,9 @@ def attach(result, topology, plan):
 def link_name(table: LinkTable, i: int) -> str:
     names = table.names or str
     text = f"{names(int(table.src[i]))}->{names(int(table.dst[i]))}"
-    return f"{text} ({table.label[i]})" if table.label[i] else text
+    code = int(table.label_codes[i])
+    label = table.label_names[code] if 0 <= code < len(table.label_names) else ""
+    return f"{text} ({label})" if label else text
 
 
 def cut_arcs(topology) -> np.ndarray:
@@ -376,11 +426,12 @@ def summary(table: LinkTable | LabelCounts, topology=None, bound_kind: str | Non
                            "link_imbalance": top / mean if mean > 0 else None,
                            "link_busy_max": float(table.busy.max(initial=0)),
                            "links_used": int(np.count_nonzero(table.transfers)), "links_total": len(table)}
-    hot = np.argsort(-load, kind="stable")[:HOTTEST]
+    hot = np.argpartition(-load, HOTTEST)[:HOTTEST] if len(load) > HOTTEST else np.arange(len(load))
+    hot = hot[np.lexsort((hot, -load[hot]))]  # most first, ties by row
     out["hottest_links"] = [{"link": link_name(table, i), "src": int(table.src[i]), "dst": int(table.dst[i]),
                              "bytes": float(load[i]), "busy": float(table.busy[i])} for i in hot if load[i] > 0]
     if bound_kind == "cut" and getattr(topology, "indices", None) is not None:
-        row_of_arc, _, _ = link_rows(topology)
+        row_of_arc, _ = link_rows(topology)
         rows = np.unique(row_of_arc[cut_arcs(topology)])
         out["cut_link_count"] = int(len(rows))
         out["cut_bytes"] = float(load[rows].sum())

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 #: drawn one by one up to these sizes (undirected links); above, aggregated into clusters
-MAX_NODES = 5_000
+MAX_NODES = 10_000
 MAX_LINKS = 20_000
 #: clusters of an aggregated view (about)
 CLUSTERS = 400
