@@ -210,3 +210,13 @@ def test_in_flight_peak_scan_agrees_with_the_sort():
     shuffled = rng.permutation(400)  # out of order: the scan declines, the sort answers
     assert not links._open_scan(rows[shuffled], start[shuffled], end[shuffled], 7, 16)[1]
     assert links._in_flight_peak(rows[shuffled], start[shuffled], end[shuffled], 7).tolist() == brute
+
+
+def test_hottest_rows_match_a_full_sort():
+    from topocast.measure.links import hottest
+
+    rng = np.random.default_rng(2)
+    for size in (3, 50, 400):
+        load = rng.integers(0, 6, size).astype(float)
+        full = np.lexsort((np.arange(size), -load))[:5]
+        assert hottest(load, 5).tolist() == full.tolist()

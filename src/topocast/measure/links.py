@@ -411,6 +411,16 @@ def cut_arcs(topology) -> np.ndarray:
     return np.flatnonzero(side[topology.arc_sources] != side[topology.indices])
 
 
+def hottest(load: np.ndarray, count: int) -> np.ndarray:
+    """The rows of the ``count`` largest loads, most first, ties by row (without sorting every row)."""
+    if len(load) <= count:
+        return np.lexsort((np.arange(len(load)), -load))
+    kth = np.partition(load, len(load) - count)[len(load) - count]
+    above = np.flatnonzero(load > kth)
+    rows = np.concatenate([above, np.flatnonzero(load == kth)[:count - len(above)]])
+    return rows[np.lexsort((rows, -load[rows]))]
+
+
 def summary(table: LinkTable | LabelCounts, topology=None, bound_kind: str | None = None) -> dict[str, Any]:
     """Scalar summaries of a link table for the run's result (keys ``link_*``, ``hottest_links``, ``cut_*``)."""
     if isinstance(table, LabelCounts):
@@ -426,8 +436,7 @@ def summary(table: LinkTable | LabelCounts, topology=None, bound_kind: str | Non
                            "link_imbalance": top / mean if mean > 0 else None,
                            "link_busy_max": float(table.busy.max(initial=0)),
                            "links_used": int(np.count_nonzero(table.transfers)), "links_total": len(table)}
-    hot = np.argpartition(-load, HOTTEST)[:HOTTEST] if len(load) > HOTTEST else np.arange(len(load))
-    hot = hot[np.lexsort((hot, -load[hot]))]  # most first, ties by row
+    hot = hottest(load, HOTTEST)
     out["hottest_links"] = [{"link": link_name(table, i), "src": int(table.src[i]), "dst": int(table.dst[i]),
                              "bytes": float(load[i]), "busy": float(table.busy[i])} for i in hot if load[i] > 0]
     if bound_kind == "cut" and getattr(topology, "indices", None) is not None:

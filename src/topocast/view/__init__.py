@@ -23,6 +23,9 @@ from typing import Any
 
 from ..errors import TopocastError
 
+#: pages with more drawn links than this draw the network on a canvas (redrawn per frame), fewer as SVG elements
+SVG_LINKS = 3_000
+
 
 @dataclass
 class ViewRun:
@@ -132,7 +135,7 @@ def render(run: ViewRun) -> str:
     text = json.dumps(data, separators=(",", ":"), allow_nan=False)
     # inside <script>: no closing tag, no HTML comment opener can end the block early
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return env.get_template("view.html.j2").render(title=data["title"], layout_note=note,
+    return env.get_template("view.html.j2").render(title=data["title"], layout_note=note, svg_links=SVG_LINKS,
                                                    data_json=jinja2.utils.markupsafe.Markup(text))
 
 
