@@ -193,3 +193,22 @@ def test_run_plots(tmp_path, kind):
     assert _main(["plot", "torus:4x4", "allgather-mesh", "--kind", kind, "--out", str(out)]) == 0
     assert matplotlib.image.imread(out).shape[0] > 100
     assert _main(["plot", "torus:4x4", "allgather-mesh", "--kind", kind, "--x", "N", "--out", str(out)]) == 2
+
+
+def test_view_and_links_of_a_schedule_file(tmp_path):
+    """A synthesized schedule: ``run --schedule --links``, ``view --schedule`` and ``view RESULT.json`` agree."""
+    from topocast.view import from_result, from_schedule
+
+    sched = tmp_path / "s.json"
+    assert _main(["synthesize", "torus:3x3", "allgather", "--out", str(sched), "--budget", "2"]) in (0, None)
+    records = _links_csv(tmp_path, ["torus:3x3", "--schedule", str(sched)])
+    run = from_schedule("torus:3x3", str(sched))
+    assert {(int(s), int(d)): float(b) for s, d, b in zip(run.result.links.src, run.result.links.dst,
+                                                         run.result.links.bytes, strict=True)} == records
+    result_file = tmp_path / "r.json"
+    result_file.write_text(json.dumps(run.result.to_json()))
+    again = from_result(result_file)
+    assert again.result.metrics["time"] == run.result.metrics["time"]
+    page_file = tmp_path / "s.html"
+    assert _main(["view", "torus:3x3", "--schedule", str(sched), "--out", str(page_file)]) == 0
+    assert _main(["view", str(result_file), "--engine", "event", "--out", str(page_file)]) == 2
