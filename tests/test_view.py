@@ -212,3 +212,36 @@ def test_view_and_links_of_a_schedule_file(tmp_path):
     page_file = tmp_path / "s.html"
     assert _main(["view", "torus:3x3", "--schedule", str(sched), "--out", str(page_file)]) == 0
     assert _main(["view", str(result_file), "--engine", "event", "--out", str(page_file)]) == 2
+
+
+def test_report_embeds_a_view(tmp_path):
+    """A report's per-link view sits in report.html as a sandboxed iframe that runs, offline, without errors."""
+    from playwright.sync_api import sync_playwright
+
+    from topocast.report import Claim, Report, View
+    from topocast.report_html import write_run
+    from topocast.view import from_algorithm, write
+
+    page_file = write(from_algorithm("mesh:4x4", "allgather-mesh"), tmp_path / "demo_view.html")
+    report = Report("demo", "Demo", [], [Claim("holds", True, "e")], views=[View(page_file, "why it holds")])
+    files = write_run([report.attach_coverage()], tmp_path)
+    assert "demo_view.html" in (tmp_path / "report.md").read_text()
+    errors, remote = [], []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=_chromium(), headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("request", lambda r: remote.append(r.url) if not r.url.startswith(("file:", "data:", "about:"))
+                    else None)
+            page.goto(files["html"].absolute().as_uri(), wait_until="load")
+            inner = page.frame_locator("iframe.view")
+            inner.locator("#slider").fill("3")
+            frames = [f for f in page.frames if f != page.main_frame]
+            state = frames[0].evaluate("({frames: topocastView.frames, on: topocastView.levels().filter(x => x > 0)"
+                                       ".length})")
+        finally:
+            browser.close()
+    assert errors == [] and remote == []
+    assert state["frames"] == 6 and state["on"] > 0
