@@ -64,6 +64,7 @@ BENCHMARKS = (
     Benchmark("sweep", ()),
     Benchmark("reproduce", ("--full",), ("--runs", "1", "--fresh-runs", "0")),
     Benchmark("reductions", (), ("--quick",)),
+    Benchmark("links", (), ("--quick",)),
     Benchmark("topologies", (), ("--polarfly", "31", "--slimfly", "19", "--terminals", "1000", "--radix", "32")),
 )
 

@@ -181,11 +181,12 @@ def prepare(spec: str | Topology, algorithm: str, engine: str | None = None, see
 
 
 def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: int = 0,
-        max_memory: float | None = None, params_from_text: bool = False, **params: Any):
+        max_memory: float | None = None, params_from_text: bool = False, links: bool = False, **params: Any):
     """Build (if needed), plan ``algorithm``, execute, verify, and return a :class:`RunResult`.
 
     Every check is :func:`prepare`'s; then the algorithm's :func:`plan`, its model, and
-    :func:`topocast.execute.execute` on the engine that runs the plan.
+    :func:`topocast.execute.execute` on the engine that runs the plan.  ``links=True`` also records what
+    every directed link carried (``RunResult.links``, summaries in the metrics).
 
     >>> import topocast as tc
     >>> tc.run("hypercube:3", "allgather-recursive-doubling").metrics["steps"]
@@ -199,7 +200,7 @@ def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: i
     model = model_of(checked)
     return execute(checked.topology, the_plan, plan_engine(the_plan, checked.engine), model,
                    algorithm=checked.algorithm.name, seed=checked.seed, params=checked.params,
-                   max_bytes=checked.max_memory)
+                   max_bytes=checked.max_memory, links=links)
 
 
 def model_of(checked: Checked):

@@ -266,6 +266,9 @@ def run(
     seed: int = typer.Option(0, "--seed", help="seed for every random choice"),
     as_json: bool = typer.Option(False, "--json"),
     csv: str | None = typer.Option(None, "--csv", help="write the per-step series (or the metrics) as CSV"),
+    links: str | None = typer.Option(None, "--links", metavar="FILE.csv",
+                                     help="write one row per directed link (src, dst, bytes, busy, transfers, peak, "
+                                          "labels) and add the link-load summaries to the result"),
     max_memory: str | None = typer.Option(None, "--max-memory",
                                           help="refuse runs larger than this (default: half of RAM)"),
 ):
@@ -279,6 +282,8 @@ def run(
     limit = parse_size(max_memory)
     if csv is not None:
         check_output_file(csv, "--csv")
+    if links is not None:
+        check_output_file(links, "--links")
     if (algorithm is None) == (schedule is None):
         raise TopocastError("algorithm: give an algorithm name or --schedule FILE, not both and not neither")
     if schedule is not None and settings:
@@ -289,9 +294,15 @@ def run(
             from .synthesis import replay
 
             result = replay(spec, schedule, engine=engine or "event", max_memory=limit)
+            if links is not None:
+                _replay_links(result, spec, schedule, limit)
         else:
             result = api_run(spec, algorithm, engine=engine, seed=seed, max_memory=limit,
-                             params_from_text=True, **parse_settings(settings))
+                             params_from_text=True, links=links is not None, **parse_settings(settings))
+    if links is not None:
+        from .measure.links import write_csv as write_links
+
+        write_links(result.links, links)
     data = result.to_json()
     if csv is not None:
         if result.per_step:
@@ -307,6 +318,16 @@ def run(
     if not result.verified:
         err.print(f"topocast: verification failed: {printable(_violation(data))}", markup=False, soft_wrap=True)
         raise typer.Exit(1)
+
+
+def _replay_links(result, spec: str, schedule: str, limit: float | None) -> None:
+    """Per-link records of a replayed schedule file (its topology and schedule read once more)."""
+    from .measure.links import attach
+    from .spec import build
+    from .synthesis.fileformat import read
+
+    topology = build(spec, max_memory=limit)
+    attach(result, topology, read(schedule, topology, limit)[1])
 
 
 def _violation(data: dict) -> str:
@@ -543,19 +564,95 @@ def sweep(
 @app.command()
 @_guard
 def plot(
-    store: str = typer.Argument(..., metavar="STORE", help="result store of topocast sweep (.jsonl)"),
-    x: str = typer.Option(..., "--x", help="x column: a parameter (load) or N, seed, spec..."),
-    y: str = typer.Option(..., "--y", help="y column: a metric of the runs (mean_latency, makespan, steps...)"),
-    hue: str = typer.Option("algorithm", "--hue", help="one line per value of this column"),
-    out_file: str | None = typer.Option(None, "--out", help="PNG to write (default: STORE_Y_vs_X.png)"),
-    logx: bool = typer.Option(False, "--logx", help="logarithmic x axis"),
-    logy: bool = typer.Option(False, "--logy", help="logarithmic y axis"),
+    store: str = typer.Argument(..., metavar="SOURCE",
+                                help="sweep: a result store (.jsonl); link-load, time-space: a run's RESULT.json or a "
+                                     "SPEC"),
+    algorithm: str | None = typer.Argument(None, help="link-load, time-space: the algorithm to run on SPEC"),
+    kind: str = typer.Option("sweep", "--kind", help="sweep (a metric of a store), link-load (heat map of a run's "
+                                                     "link loads) or time-space (a run's transfers over time)"),
+    x: str | None = typer.Option(None, "--x", help="sweep: x column, a parameter (load) or N, seed, spec..."),
+    y: str | None = typer.Option(None, "--y", help="sweep: y column, a metric of the runs (mean_latency, steps...)"),
+    hue: str = typer.Option("algorithm", "--hue", help="sweep: one line per value of this column"),
+    out_file: str | None = typer.Option(None, "--out", help="PNG to write (default: STORE_Y_vs_X.png for a sweep, "
+                                                            "KIND.png otherwise)"),
+    logx: bool = typer.Option(False, "--logx", help="sweep: logarithmic x axis"),
+    logy: bool = typer.Option(False, "--logy", help="sweep: logarithmic y axis"),
+    schedule: str | None = typer.Option(None, "--schedule", help="link-load, time-space: replay this schedule file "
+                                                                 "on SPEC"),
+    engine: str | None = typer.Option(None, "--engine", help="link-load, time-space: engine to run on"),
+    settings: list[str] = typer.Option([], "--set", help="link-load, time-space: algorithm parameter key=value"),
+    seed: int = typer.Option(0, "--seed", help="link-load, time-space: seed for every random choice"),
+    max_memory: str | None = typer.Option(None, "--max-memory",
+                                          help="refuse runs larger than this (default: half of RAM)"),
 ):
-    """Plot a metric of a sweep's store against a column: mean and 95% band across seeds."""
-    from .plot import plot as draw
+    """Plot a sweep's metric against a column (mean and 95% band across seeds), or one run's link-load heat map
+    or time-space diagram."""
+    if kind == "sweep":
+        from .plot import plot as draw
 
-    path = draw(store, x, y, hue=hue or None, out=out_file, logx=logx, logy=logy)
+        for value, option in ((x, "--x"), (y, "--y")):
+            if value is None:
+                raise TopocastError(f"{option}: a sweep plot needs --x and --y")
+        if algorithm is not None or schedule is not None:
+            raise TopocastError("--kind: a sweep plot reads a store; an ALGORITHM or --schedule needs --kind "
+                                "link-load or time-space")
+        path = draw(store, x, y, hue=hue or None, out=out_file, logx=logx, logy=logy)
+        out.print(f"wrote {path}", markup=False)
+        return
+    from .api import check_seed
+    from .fileio import check_output_file
+    from .view import load
+    from .view.plots import KINDS
+    from .view.plots import draw as draw_run
+
+    if kind not in KINDS:
+        raise TopocastError(f"--kind: must be sweep, {', '.join(KINDS)}; got '{kind}'")
+    if x is not None or y is not None:
+        raise TopocastError(f"--x: --x and --y are for a sweep plot, not --kind {kind}")
+    seed = _checked("--seed", check_seed, seed)
+    target = check_output_file(out_file if out_file is not None else f"{kind}.png", "--out")
+    run = load(store, algorithm, schedule, engine, parse_settings(settings), seed, parse_size(max_memory))
+    path = draw_run(kind, run, target)
     out.print(f"wrote {path}", markup=False)
+
+
+# -- view -------------------------------------------------------------------
+@app.command()
+@_guard
+def view(
+    source: str = typer.Argument(..., metavar="SOURCE", help="a run's RESULT.json (run --json), or a topology SPEC"),
+    algorithm: str | None = typer.Argument(None, help="the algorithm to run on SPEC (omit with --schedule or a "
+                                                      "RESULT.json)"),
+    out_file: str = typer.Option(..., "--out", help="the HTML page to write (one self-contained file)"),
+    schedule: str | None = typer.Option(None, "--schedule", help="replay a schedule file from `topocast synthesize`"),
+    engine: str | None = typer.Option(None, "--engine", help="step, event or wormhole (default: the algorithm's "
+                                                             "first; event for --schedule)"),
+    settings: list[str] = typer.Option([], "--set", help="algorithm parameter key=value (repeatable)"),
+    seed: int = typer.Option(0, "--seed", help="seed for every random choice"),
+    max_memory: str | None = typer.Option(None, "--max-memory",
+                                          help="refuse runs larger than this (default: half of RAM)"),
+):
+    """Write an interactive page of a run: its network coloured by link load, played step by step or over time.
+
+    The page needs no network connection: script and style are inside it.  Click a node to highlight the links
+    its messages crossed; the slider and Play move through the run; the side panel holds the key figures, the
+    hottest links and, when the cut bound binds, the cut (drawn dashed).
+    """
+    from .api import check_seed
+    from .fileio import check_output_file
+    from .progress import Progress
+    from .view import load, write
+
+    seed = _checked("--seed", check_seed, seed)
+    target = check_output_file(out_file, "--out")
+    with Progress(enabled=sys.stderr.isatty()).status(f"running and drawing {algorithm or schedule or source}"):
+        run = load(source, algorithm, schedule, engine, parse_settings(settings), seed, parse_size(max_memory))
+        path = write(run, target)
+    out.print(f"wrote {path} ({run.result.spec}, {run.result.algorithm}, {run.result.engine} engine)", markup=False)
+    if not run.result.verified:
+        err.print(f"topocast: verification failed: {printable(_violation(run.result.to_json()))}", markup=False,
+                  soft_wrap=True)
+        raise typer.Exit(1)
 
 
 # -- reproduce ----------------------------------------------------------------

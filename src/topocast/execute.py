@@ -49,7 +49,7 @@ def adapter(engine: str):
 
 
 def execute(topology, plan, engine: str, model: Model | None = None, *, algorithm: str = "", seed: int = 0,
-            params: dict[str, Any] | None = None, max_bytes: float | None = None) -> RunResult:
+            params: dict[str, Any] | None = None, max_bytes: float | None = None, links: bool = False) -> RunResult:
     """Run ``plan`` on ``engine`` under ``model``, verify it, measure it, and return the result.
 
     >>> import topocast as tc
@@ -58,6 +58,9 @@ def execute(topology, plan, engine: str, model: Model | None = None, *, algorith
     >>> r = execute(t, binomial_broadcast(t), "step", Model(tc.PortModel.one_port()))
     >>> r.verified, r.metrics["steps"], r.metrics["lower_bound"]
     (True, 3, 3)
+
+    ``links=True`` also derives the per-link records from the trace and the plan (``RunResult.links``,
+    :mod:`topocast.measure.links`) and adds their summaries to the metrics.
     """
     from .memory import default_limit
 
@@ -79,5 +82,10 @@ def execute(topology, plan, engine: str, model: Model | None = None, *, algorith
             raise RuntimeError(f"metric names reported twice: {sorted(clash)}")
         metrics.update(source)
     notes = list(getattr(plan, "notes", ()) or ()) + outcome.notes
-    return RunResult(topology.spec, algorithm, engine, plan.collective, outcome.verification, int(seed),
-                     dict(params or {}), metrics, outcome.units, outcome.per_step, notes, outcome.trace)
+    result = RunResult(topology.spec, algorithm, engine, plan.collective, outcome.verification, int(seed),
+                       dict(params or {}), metrics, outcome.units, outcome.per_step, notes, outcome.trace)
+    if links:
+        from .measure.links import attach
+
+        attach(result, topology, plan)
+    return result

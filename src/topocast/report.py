@@ -327,6 +327,15 @@ def table_key(title: str) -> str:
     return "_".join(words[:3])[:32] or "table"
 
 
+@dataclass(frozen=True)
+class View:
+    """An interactive per-link page of one run (``topocast view``) written beside the report, and what it shows
+    about a verdict; report.html embeds it."""
+
+    path: Path
+    caption: str
+
+
 @dataclass
 class Report:
     name: str
@@ -343,6 +352,8 @@ class Report:
     highlights: list[str] = field(default_factory=list)
     #: what of the paper is reproduced, partly, or not (``topocast.coverage``), filled in by :meth:`attach_coverage`
     coverage: list = field(default_factory=list)
+    #: per-link views (:class:`View`) where they explain a verdict, embedded in report.html
+    views: list = field(default_factory=list)
 
     def attach_coverage(self) -> Report:
         """Fill :attr:`coverage` from :mod:`topocast.coverage` (nothing for a reproduction without an entry)."""
@@ -385,6 +396,7 @@ class Report:
             "claims": [c.as_json() for c in self.claims],
             "figures": [str(f) for f in self.figures],
             "files": [str(f) for f in self.files],
+            "views": [{"file": str(v.path), "caption": v.caption} for v in self.views],
             "notes": self.notes,
             "findings": findings(self),
             "coverage": [item.as_json() for item in self.coverage],

@@ -110,6 +110,7 @@ def context(reports: list[Report], quick: bool = False, embed: bool = True) -> d
             "figures": [_figure(f, embed) for f in r.figures if _is_image(f)],
             "files": list(dict.fromkeys([Path(f).name for f in r.files]
                                         + [Path(f).name for f in r.figures if not _is_image(f)])),
+            "views": [_view(v, embed) for v in r.views],
             "findings": findings(r),
             "claims": [_claim(c) for c in r.claims],
             "notes": r.notes,
@@ -118,6 +119,13 @@ def context(reports: list[Report], quick: bool = False, embed: bool = True) -> d
         })
     return {"sections": sections, "summary": summary(reports), "statuses": STATUSES, "quick": quick,
             "generated": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")}
+
+
+def _view(view, embed: bool) -> dict:
+    """A per-link view page: its file name, caption and (embedded) its HTML for an iframe's ``srcdoc``."""
+    path = Path(view.path)
+    page = path.read_text(encoding="utf-8") if embed and path.is_file() else None
+    return {"name": path.name, "caption": view.caption, "srcdoc": page}
 
 
 def _environment(autoescape: bool):

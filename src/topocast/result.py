@@ -30,7 +30,9 @@ class RunResult:
     ``metrics`` holds the verification keys, the bound and the engine's scalar
     metrics; ``per_step`` equal-length lists (one entry per step); ``units``
     the unit of every dimensional metric; ``trace`` the engine's trace (Python
-    users only, never serialised).
+    users only, never serialised); ``links`` the per-link records when asked for
+    (:class:`topocast.measure.links.LinkTable`, one row per directed link; never
+    serialised: its summaries are metrics, its rows go to ``run --links FILE.csv``).
     """
 
     spec: str
@@ -45,6 +47,7 @@ class RunResult:
     per_step: dict[str, list] | None = None
     notes: list[str] = field(default_factory=list)
     trace: Any = None
+    links: Any = None
 
     @property
     def verified(self) -> bool:
