@@ -262,6 +262,8 @@ def run(
     engine: str | None = typer.Option(
         None, "--engine", help="step, event, circuit, wormhole or frontier (default: the algorithm's first)"),
     schedule: str | None = typer.Option(None, "--schedule", help="replay a schedule file from `topocast synthesize`"),
+    msccl: str | None = typer.Option(None, "--msccl", help="import, verify and measure an MSCCL XML algorithm"),
+    mapping: str | None = typer.Option(None, "--mapping", help="with --msccl: the node of each rank, N0,N1,..."),
     settings: list[str] = typer.Option([], "--set", help="algorithm parameter key=value (repeatable)"),
     seed: int = typer.Option(0, "--seed", help="seed for every random choice"),
     as_json: bool = typer.Option(False, "--json"),
@@ -279,13 +281,19 @@ def run(
     limit = parse_size(max_memory)
     if csv is not None:
         check_output_file(csv, "--csv")
-    if (algorithm is None) == (schedule is None):
-        raise TopocastError("algorithm: give an algorithm name or --schedule FILE, not both and not neither")
+    if (algorithm is not None) + (schedule is not None) + (msccl is not None) != 1:
+        raise TopocastError("algorithm: give one of an algorithm name, --schedule FILE or --msccl FILE")
+    if mapping is not None and msccl is None:
+        raise TopocastError("--mapping: places the ranks of an --msccl algorithm; give --msccl FILE")
     if schedule is not None and settings:
         raise TopocastError("--set: a schedule file carries its own model; --set does not apply to --schedule")
-    what = algorithm or f"the schedule {schedule}"
+    what = algorithm or f"the schedule {schedule or msccl}"
     with Progress(enabled=not as_json and sys.stderr.isatty()).status(f"running {what} on {spec}"):
-        if schedule is not None:
+        if msccl is not None:
+            from .interop.cli import run_msccl
+
+            result = run_msccl(spec, msccl, engine, mapping, settings, limit)
+        elif schedule is not None:
             from .synthesis import replay
 
             result = replay(spec, schedule, engine=engine or "event", max_memory=limit)
