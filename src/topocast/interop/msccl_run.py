@@ -110,7 +110,8 @@ def _order(program: Program, steps: _Steps, pairs, where: str):
             prev_sends = STEP_TYPES[tb.steps[steps.pos[v] - 1].type][1]
             preds[v].append((v - 1, 1 if prev_sends else 0))
         if step.depid >= 0:
-            preds[v].append((steps.first[(gpu.id, step.depid)] + step.deps, 0))
+            target = steps.first[(gpu.id, step.depid)] + step.deps
+            preds[v].append((target, 1 if STEP_TYPES[steps.items[target][2].type][1] else 0))
     for s, r in pairs:
         preds[r].append((s, 1))
     indeg = np.array([len(p) for p in preds], dtype=np.int64)
@@ -384,10 +385,28 @@ class _Interpreter:
             if receives and not reduces and self.red and not _complete(value, self.p.ngpus):
                 self.transfers[source].kind = "relay"       # a partial passed on as it came (rcs)
                 forward = source
+            elif step.type == "s" and self.red:
+                forward = self._relayed(rank, step)
             r = self.recv_of[v]
             self.transfer_of_send[v] = len(self.transfers)
             self.transfers.append(Transfer(rank, self.steps.items[r][0].id, list(value), v, r, forward=forward))
             self.in_flight[v] = list(value)
+
+    def _relayed(self, rank: int, step) -> int:
+        """The receipt a send from scratch passes on unchanged (a relay hop), or -1."""
+        keys = [self.layout.slot(rank, step.srcbuf, step.srcoff + k) for k in range(step.cnt)]
+        if step.srcbuf != "s" or any(k not in self.landed for k in keys):
+            return -1
+        sources = {self.landed[k] for k in keys}
+        if len(sources) != 1:
+            return -1
+        p = sources.pop()
+        t = self.transfers[p]
+        if t.kind != "copy" or len(t.payload) != step.cnt or [self.state[k] for k in keys] != t.payload \
+                or _complete(t.payload, self.p.ngpus):
+            return -1
+        t.kind = "relay"
+        return p
 
     def _check_final(self) -> None:
         for key, want in self.layout.final():
