@@ -312,15 +312,20 @@ def run(spec, source, engine: str = "step", mapping=None, chunk_bytes: float = C
     result = measure(topology, imported, engine, model, max_memory, name, params)
     notes = list(imported.notes)
     if result is None:
+        from .. import bounds
         from ..result import RunResult
 
-        notes.append("the engines do not measure reductions yet: verified, not timed")
-        metrics = {"lower_bound": None, "lower_bound_ratio": None, "nodes": topology.num_nodes,
+        notes.append(f"the {engine} engine does not run reductions yet: verified and bounded, not measured")
+        routed = imported.routed
+        bound = bounds.step_bound(topology, routed, model.ports) if engine == "step" else \
+            bounds.time_bound(topology, routed, model.cost, model.ports)
+        metrics = {"lower_bound": float(bound.value), "lower_bound_ratio": None, "nodes": topology.num_nodes,
                    **verification.as_dict(), "receipts": verification.receipts,
-                   "transfers": imported.routed.num_transfers, "messages": imported.routed.num_messages,
-                   "levels": imported.execution.levels}
+                   "transfers": routed.num_transfers, "messages": routed.num_messages,
+                   "schedule_steps": routed.num_steps, "lower_bound_kind": bound.kind}
+        units = {"lower_bound": "steps" if engine == "step" else "s", "schedule_steps": "steps"}
         return RunResult(topology.spec, name, engine, imported.logical.collective, verification, 0, params, metrics,
-                         {}, None, notes)
+                         units, None, notes)
     metrics = {**result.metrics, **verification.as_dict(), "receipts": verification.receipts}
     return replace(result, verification=verification, metrics=metrics, notes=list(result.notes) + notes)
 

@@ -277,9 +277,7 @@ def _gpu(rank: int, plan: RankPlan, layout: _Layout, wire):
     gpu_chunks = {"i_chunks": 0, "o_chunks": 0}
     if layout.coll == "allgather":
         gpu_chunks = {"i_chunks": layout.c, "o_chunks": layout.nchunks}
-    elif layout.coll == "alltoall":
-        gpu_chunks = {"i_chunks": layout.nchunks, "o_chunks": layout.nchunks}
-    elif layout.coll == "broadcast":
+    elif layout.coll == "alltoall" or layout.coll == "broadcast":
         gpu_chunks = {"i_chunks": layout.nchunks, "o_chunks": layout.nchunks}
     else:
         gpu_chunks = {"i_chunks": layout.nchunks, "o_chunks": 0}
