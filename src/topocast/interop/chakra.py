@@ -12,7 +12,8 @@ Two forms:
   ``comm_size`` (bytes) and ``is_cpu_op`` (false); ``data_deps`` name the nodes of the same rank it waits
   for (:mod:`topocast.interop.rankplan`).
 * ``collective``: one ``COMM_COLL_NODE`` per rank with ``comm_type`` (the collective's
-  ``CollectiveCommType``) and ``comm_size`` (the bytes of the rank's buffer).
+  ``CollectiveCommType``) and ``comm_size`` (bytes: the whole vector of an allreduce, broadcast or reduce, a
+  rank's share of an all-gather, all-to-all or reduce-scatter).
 """
 
 from __future__ import annotations
@@ -101,16 +102,13 @@ def rank_traces(schedule: Schedule, form: str = "p2p") -> list[bytes]:
         if schedule.collective not in COMM_TYPES:
             raise TopocastError(f"export chakra-et: a {schedule.collective} has no Chakra collective type "
                                 f"({', '.join(COMM_TYPES)})")
-        size = int(round(schedule.message_bytes * schedule.num_messages / (1 if schedule.collective in
-                                                                             ("allreduce", "broadcast", "reduce")
-                                                                             else n)))
-        out = []
-        for rank in range(n):
-            node = Node(id=0, name=f"{schedule.collective}", type=NODE_TYPES["COMM_COLL_NODE"], attr=[
-                Attr(name="is_cpu_op", bool_val=False), Attr(name="comm_type", int64_val=COMM_TYPES[schedule.collective]),
-                Attr(name="comm_size", int64_val=size)])
-            out.append(head + _delimited(node))
-        return out
+        whole = schedule.collective in ("allreduce", "broadcast", "reduce")
+        size = int(round(schedule.message_bytes * schedule.num_messages / (1 if whole else n)))
+        node = Node(id=0, name=schedule.collective, type=NODE_TYPES["COMM_COLL_NODE"], attr=[
+            Attr(name="is_cpu_op", bool_val=False),
+            Attr(name="comm_type", int64_val=COMM_TYPES[schedule.collective]),
+            Attr(name="comm_size", int64_val=size)])
+        return [head + _delimited(node)] * n
     from .rankplan import rank_plan
 
     plan = rank_plan(schedule)
