@@ -87,7 +87,8 @@ def schedule_of(spec: str, algorithm: str):
     return plan(checked.topology, checked.algorithm, checked.params, checked.engine, 0)
 
 
-@pytest.mark.parametrize("spec, algorithm", [("ring:6", "allgather-ring"), ("hypercube:3", "allreduce-halving-doubling"),
+@pytest.mark.parametrize("spec, algorithm", [("ring:6", "allgather-ring"),
+                                             ("hypercube:3", "allreduce-halving-doubling"),
                                              ("torus:3x3", "alltoall-shortest-paths")])
 def test_p2p_traces_hold_every_transfer_with_its_size_peers_and_dependencies(spec, algorithm):
     s = schedule_of(spec, algorithm)
