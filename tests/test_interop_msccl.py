@@ -296,3 +296,38 @@ def test_collectives_without_an_msccl_form_are_refused():
         msccl_write.to_xml(replace(s, collective="multicast"))
     with pytest.raises(TopocastError, match="root at rank 0"):
         msccl_write.to_xml(replace(s, origin=np.full_like(s.origin, 3)))
+
+
+def test_lenient_reads_a_file_older_tools_wrote_and_says_the_executor_refuses_it():
+    old = text(RING_AR).replace(' outofplace="0" minBytes="0" maxBytes="0"', "")
+    with pytest.raises(TopocastError, match="missing mandatory attribute 'minBytes'.*--lenient"):
+        imported(old)
+    im = tc.msccl.read(old.encode(), tc.build("ring:4"), lenient=True)
+    assert tc.msccl.verify_imported(im).verified
+    assert sum("executor refuses this file" in note for note in im.notes) == 3
+    # lenient never waives a rule of the steps themselves
+    with pytest.raises(TopocastError, match="hasdep"):
+        tc.msccl.read(old.replace(' hasdep="0"/>', "/>", 1).encode(), tc.build("ring:4"), lenient=True)
+
+
+def test_lenient_orders_thread_blocks_sharing_a_connection_by_their_dependencies():
+    # rank 0 splits its receives from rank 3 over two thread blocks; strict refuses, lenient needs them ordered
+    xml = text(TWO_TB)
+    lines = xml.splitlines()
+    start = next(i for i, line in enumerate(lines) if '<tb id="1" send="-1" recv="3"' in line)
+    recv = lines[start + 1:start + 4]
+    second = ['    <tb id="2" send="-1" recv="3" chan="0">',
+              recv[2].replace('s="2"', 's="0"').replace('depid="-1" deps="-1"', 'depid="1" deps="1"'), "    </tb>"]
+    lines[start + 1:start + 4] = recv[:2]
+    lines[start + 4:start + 4] = second
+    split = "\n".join(lines) + "\n"
+    with pytest.raises(TopocastError, match="tb 1 already receives from rank 3"):
+        imported(split)
+    im = tc.msccl.read(split.encode(), tc.build("ring:4"), lenient=True)
+    assert tc.msccl.verify_imported(im).verified
+    unordered = split.replace('<step s="0" type="r" srcbuf="o" srcoff="1" dstbuf="o" dstoff="1" cnt="1" depid="1" '
+                              'deps="1"', '<step s="0" type="r" srcbuf="o" srcoff="1" dstbuf="o" dstoff="1" cnt="1" '
+                              'depid="-1" deps="-1"')
+    assert unordered != split
+    with pytest.raises(TopocastError, match="no dependency ordering them"):
+        tc.msccl.read(unordered.encode(), tc.build("ring:4"), lenient=True)

@@ -264,6 +264,8 @@ def run(
     schedule: str | None = typer.Option(None, "--schedule", help="replay a schedule file from `topocast synthesize`"),
     msccl: str | None = typer.Option(None, "--msccl", help="import, verify and measure an MSCCL XML algorithm"),
     mapping: str | None = typer.Option(None, "--mapping", help="with --msccl: the node of each rank, N0,N1,..."),
+    lenient: bool = typer.Option(False, "--lenient", help="with --msccl: read a file without minBytes, maxBytes, "
+                                                            "inplace or outofplace (older MSCCL tools), noting it"),
     settings: list[str] = typer.Option([], "--set", help="algorithm parameter key=value (repeatable)"),
     seed: int = typer.Option(0, "--seed", help="seed for every random choice"),
     as_json: bool = typer.Option(False, "--json"),
@@ -283,8 +285,9 @@ def run(
         check_output_file(csv, "--csv")
     if (algorithm is not None) + (schedule is not None) + (msccl is not None) != 1:
         raise TopocastError("algorithm: give one of an algorithm name, --schedule FILE or --msccl FILE")
-    if mapping is not None and msccl is None:
-        raise TopocastError("--mapping: places the ranks of an --msccl algorithm; give --msccl FILE")
+    if (mapping is not None or lenient) and msccl is None:
+        raise TopocastError(f"--{'mapping' if mapping is not None else 'lenient'}: applies to an --msccl algorithm; "
+                            "give --msccl FILE")
     if schedule is not None and settings:
         raise TopocastError("--set: a schedule file carries its own model; --set does not apply to --schedule")
     what = algorithm or f"the schedule {schedule or msccl}"
@@ -292,7 +295,7 @@ def run(
         if msccl is not None:
             from .interop.cli import run_msccl
 
-            result = run_msccl(spec, msccl, engine, mapping, settings, limit)
+            result = run_msccl(spec, msccl, engine, mapping, settings, limit, lenient)
         elif schedule is not None:
             from .synthesis import replay
 

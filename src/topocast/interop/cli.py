@@ -49,11 +49,12 @@ def model_of(params: dict):
 
 
 def run_msccl(spec: str, path: str, engine: str | None, mapping: str | None, settings: list[str],
-              max_memory: float | None):
-    """``topocast run SPEC --msccl FILE [--mapping N0,N1,...] [--set chunk_bytes=...]``."""
+              max_memory: float | None, lenient: bool = False):
+    """``topocast run SPEC --msccl FILE [--mapping N0,N1,...] [--lenient] [--set chunk_bytes=...]``."""
     from .msccl import CHUNK_BYTES, parse_mapping, run
 
     params = model_settings(settings)
     nodes = parse_mapping(mapping) if mapping is not None else None
     return run(spec, path, engine=engine or "step", mapping=nodes,
-               chunk_bytes=params.get("chunk_bytes", CHUNK_BYTES), model=model_of(params), max_memory=max_memory)
+               chunk_bytes=params.get("chunk_bytes", CHUNK_BYTES), model=model_of(params), max_memory=max_memory,
+               lenient=lenient)

@@ -57,7 +57,7 @@ class Imported:
 
 
 def read(source, topology=None, mapping=None, chunk_bytes: float = CHUNK_BYTES,
-         max_bytes: float | None = None) -> Imported:
+         max_bytes: float | None = None, lenient: bool = False) -> Imported:
     """Read an MSCCL XML algorithm (a path, or the document as bytes) and turn it into schedules.
 
     Parameters
@@ -72,6 +72,9 @@ def read(source, topology=None, mapping=None, chunk_bytes: float = CHUNK_BYTES,
         Bytes of one chunk (one block of the schedule).
     max_bytes : float, optional
         Memory limit for reading the file.
+    lenient : bool
+        Read a file without ``minBytes``, ``maxBytes``, ``inplace`` or ``outofplace`` (older MSCCL tools
+        left them out; the executor refuses such a file), saying so in the notes.
 
     Returns
     -------
@@ -90,10 +93,10 @@ def read(source, topology=None, mapping=None, chunk_bytes: float = CHUNK_BYTES,
         raise TopocastError(f"chunk_bytes: must be > 0, got {chunk_bytes}")
     if isinstance(source, bytes):
         where = "msccl"
-        program = parse_text(source, where)
+        program = parse_text(source, where, not lenient)
     else:
         where = f"msccl file {source}"
-        program = read_program(source, max_bytes)
+        program = read_program(source, max_bytes, not lenient)
     if topology is None:
         from ..spec import build
 
@@ -102,7 +105,7 @@ def read(source, topology=None, mapping=None, chunk_bytes: float = CHUNK_BYTES,
     execution, layout = execute_program(program, where)
     logical = _schedule(program, execution, layout, nodes, topology.num_nodes, float(chunk_bytes))
     routed, notes = _route(topology, logical)
-    return Imported(program, execution, logical, routed, nodes, notes)
+    return Imported(program, execution, logical, routed, nodes, list(program.notes) + notes)
 
 
 def _mapping(mapping, ngpus: int, topology) -> np.ndarray:
@@ -270,7 +273,7 @@ def verify_imported(imported: Imported, max_bytes: float | None = None):
 
 
 def run(spec, source, engine: str = "step", mapping=None, chunk_bytes: float = CHUNK_BYTES, model=None,
-        max_memory: float | None = None):
+        max_memory: float | None = None, lenient: bool = False):
     """Import an MSCCL algorithm onto ``spec`` and run it: verified, and measured where the engine runs it.
 
     Parameters
@@ -281,7 +284,7 @@ def run(spec, source, engine: str = "step", mapping=None, chunk_bytes: float = C
         The MSCCL XML file (or its text).
     engine : {"step", "event"}
         The engine that measures the routed schedule.
-    mapping, chunk_bytes
+    mapping, chunk_bytes, lenient
         As :func:`read` takes them.
     model : Model, optional
         Ports and costs (default :class:`~topocast.sim.models.Model`).
@@ -303,7 +306,7 @@ def run(spec, source, engine: str = "step", mapping=None, chunk_bytes: float = C
         raise TopocastError(f"engine: an MSCCL algorithm runs on step or event, not '{engine}'")
     max_memory = resolve_limit(max_memory)
     topology = spec if isinstance(spec, Topology) else build(spec, max_memory=max_memory)
-    imported = read(source, topology, mapping, chunk_bytes, max_memory)
+    imported = read(source, topology, mapping, chunk_bytes, max_memory, lenient)
     verification = verify_imported(imported, max_memory)
     model = model or Model()
     name = f"msccl:{imported.program.name or Path(str(source)).stem if not isinstance(source, bytes) else 'msccl'}"

@@ -6,7 +6,8 @@ reads is mandatory here: ``algo``: ``name`` (optional), ``ngpus``, ``nchunksperl
 ``proto`` (Simple, LL, LL128), ``coll``, ``minBytes``, ``maxBytes``, ``inplace``, ``outofplace``;
 ``gpu``: ``id``, ``i_chunks``, ``o_chunks``, ``s_chunks``; ``tb``: ``id``, ``send``, ``recv``, ``chan``;
 ``step``: ``s``, ``type``, ``srcbuf``, ``srcoff``, ``dstbuf``, ``dstoff``, ``cnt``, ``depid``, ``deps``,
-``hasdep``.  A document that breaks a rule the executor would hit at run time (or would hang on) is refused
+``hasdep`` (a lenient read takes the ``algo`` attributes that only select when the executor uses the
+algorithm as older tools left them out, and says so).  A document that breaks a rule the executor would hit at run time (or would hang on) is refused
 with one line naming the element and the rule.
 """
 
@@ -44,6 +45,9 @@ ALGO_ATTRS = ("ngpus", "nchunksperloop", "nchannels", "proto", "coll", "minBytes
 GPU_ATTRS = ("id", "i_chunks", "o_chunks", "s_chunks")
 TB_ATTRS = ("id", "send", "recv", "chan")
 STEP_ATTRS = ("s", "type", "srcbuf", "srcoff", "dstbuf", "dstoff", "cnt", "depid", "deps", "hasdep")
+#: ``algo`` attributes that only say when the executor picks the algorithm (older MSCCL tools left them out):
+#: a lenient read takes these values and says so
+SELECTION_DEFAULTS = {"minBytes": "0", "maxBytes": "0", "outofplace": "0", "inplace": "1"}
 #: the most elements a document may hold (a guard against a huge file)
 MAX_ELEMENTS = 5_000_000
 
@@ -99,6 +103,8 @@ class Program:
     outofplace: bool
     gpus: list[Gpu]
     redop: str = "sum"
+    #: what a lenient read took the liberty of (attributes the executor needs, absent)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def collective(self) -> str:
@@ -122,8 +128,10 @@ def _str(el: ET.Element, name: str, where: str) -> str:
     return text
 
 
-def parse_text(text: bytes | str, where: str = "msccl") -> Program:
-    """Parse and check an MSCCL XML document (see the module docstring); ``where`` prefixes every error."""
+def parse_text(text: bytes | str, where: str = "msccl", strict: bool = True) -> Program:
+    """Parse and check an MSCCL XML document (see the module docstring); ``where`` prefixes every error.
+    ``strict=False`` reads a document without the ``algo`` attributes that only select when the executor
+    uses it (:data:`SELECTION_DEFAULTS`, as older MSCCL tools wrote them), noting each in ``Program.notes``."""
     raw = text.encode("utf-8") if isinstance(text, str) else bytes(text)
     if b"<!DOCTYPE" in raw or b"<!ENTITY" in raw:
         raise TopocastError(f"{where}: a DOCTYPE or ENTITY declaration is refused (MSCCL algorithms have none)")
@@ -135,10 +143,10 @@ def parse_text(text: bytes | str, where: str = "msccl") -> Program:
         raise TopocastError(f"{where}: not readable XML ({type(exc).__name__})") from None
     if root.tag != "algo":
         raise TopocastError(f"{where}: the root element must be <algo>, got <{root.tag[:40]}>")
-    return _program(root, where)
+    return _program(root, where, strict)
 
 
-def read_program(path: str | Path, max_bytes: float | None = None) -> Program:
+def read_program(path: str | Path, max_bytes: float | None = None, strict: bool = True) -> Program:
     """Read and check the MSCCL XML file at ``path``."""
     from ..fileio import check_input_file
     from ..memory import default_limit
@@ -149,14 +157,20 @@ def read_program(path: str | Path, max_bytes: float | None = None) -> Program:
         raw = Path(checked).read_bytes()
     except OSError as exc:
         raise TopocastError(f"msccl file {path}: cannot be read ({exc.strerror})") from None
-    return parse_text(raw, f"msccl file {path}")
+    return parse_text(raw, f"msccl file {path}", strict)
 
 
-def _program(root: ET.Element, where: str) -> Program:
+def _program(root: ET.Element, where: str, strict: bool = True) -> Program:
     w = f"{where}: <algo>"
+    notes = []
     for name in ALGO_ATTRS:
         if root.get(name) is None:
-            raise TopocastError(f"{w}: missing mandatory attribute '{name}'")
+            if strict or name not in SELECTION_DEFAULTS:
+                hint = " (--lenient checks the algorithm anyway)" if name in SELECTION_DEFAULTS else ""
+                raise TopocastError(f"{w}: missing mandatory attribute '{name}'{hint}")
+            root.set(name, SELECTION_DEFAULTS[name])
+            notes.append(f"the MSCCL executor refuses this file: <algo> has no '{name}' (read as "
+                         f"{SELECTION_DEFAULTS[name]})")
     ngpus, nchunks, nchannels = (_int(root, k, w) for k in ("ngpus", "nchunksperloop", "nchannels"))
     if ngpus < 1 or nchunks < 1:
         raise TopocastError(f"{w}: 'ngpus' and 'nchunksperloop' must be >= 1")
@@ -182,7 +196,7 @@ def _program(root: ET.Element, where: str) -> Program:
     for el in root:
         if el.tag != "gpu":
             continue
-        gpu = _gpu(el, where, ngpus, nchannels)
+        gpu = _gpu(el, where, ngpus, nchannels, strict)
         count += 1 + sum(1 + len(tb.steps) for tb in gpu.tbs)
         if count > MAX_ELEMENTS:
             raise TopocastError(f"{where}: more than {MAX_ELEMENTS:,} elements")
@@ -194,12 +208,12 @@ def _program(root: ET.Element, where: str) -> Program:
         raise TopocastError(f"{w}: ngpus is {ngpus} but <gpu id={missing[0]}> is missing")
     program = Program(root.get("name", ""), ngpus, nchunks, nchannels, proto, coll, lo, hi,
                       bool(flags["inplace"]), bool(flags["outofplace"]), [gpus[g] for g in range(ngpus)],
-                      root.get("redop", "sum"))
-    _check_connections(program, where)
+                      root.get("redop", "sum"), notes)
+    _check_connections(program, where, strict)
     return program
 
 
-def _gpu(el: ET.Element, where: str, ngpus: int, nchannels: int) -> Gpu:
+def _gpu(el: ET.Element, where: str, ngpus: int, nchannels: int, strict: bool = True) -> Gpu:
     w = f"{where}: <gpu id={el.get('id')}>"
     gid, i, o, s = (_int(el, k, w) for k in GPU_ATTRS)
     if not 0 <= gid < ngpus:
@@ -209,7 +223,7 @@ def _gpu(el: ET.Element, where: str, ngpus: int, nchannels: int) -> Gpu:
     gpu = Gpu(gid, i, o, s)
     for tb_el in el:
         if tb_el.tag == "tb":
-            gpu.tbs.append(_tb(tb_el, f"{where}: <gpu id={gid}>", gpu, ngpus, nchannels))
+            gpu.tbs.append(_tb(tb_el, f"{where}: <gpu id={gid}>", gpu, ngpus, nchannels, strict))
     ids = sorted(tb.id for tb in gpu.tbs)
     if ids != list(range(len(ids))):
         dup = next((a for a, b in zip(ids, ids[1:], strict=False) if a == b), None)
@@ -226,7 +240,7 @@ def _gpu(el: ET.Element, where: str, ngpus: int, nchannels: int) -> Gpu:
     return gpu
 
 
-def _tb(el: ET.Element, where: str, gpu: Gpu, ngpus: int, nchannels: int) -> ThreadBlock:
+def _tb(el: ET.Element, where: str, gpu: Gpu, ngpus: int, nchannels: int, strict: bool = True) -> ThreadBlock:
     w = f"{where} <tb id={el.get('id')}>"
     tid, send, recv, chan = (_int(el, k, w) for k in TB_ATTRS)
     if tid < 0:
@@ -234,7 +248,8 @@ def _tb(el: ET.Element, where: str, gpu: Gpu, ngpus: int, nchannels: int) -> Thr
     for name, peer in (("send", send), ("recv", recv)):
         if not -1 <= peer < ngpus or peer == gpu.id:
             raise TopocastError(f"{w}: '{name}' must be -1 or another rank in 0..{ngpus - 1}, got {peer}")
-    if not 0 <= chan < nchannels:
+    local = not strict and chan == -1 and send == -1 and recv == -1     # older tools: a local thread block
+    if not 0 <= chan < nchannels and not local:
         raise TopocastError(f"{w}: 'chan' must be in 0..{nchannels - 1} (nchannels is {nchannels}), got {chan}")
     tb = ThreadBlock(tid, send, recv, chan)
     for st in el:
@@ -285,8 +300,9 @@ def _step(el: ET.Element, where: str, gpu: Gpu, tb: ThreadBlock) -> Step:
     return step
 
 
-def _check_connections(program: Program, where: str) -> None:
-    """One thread block per (peer, channel) and direction on a rank: a connection is one FIFO."""
+def _check_connections(program: Program, where: str, strict: bool = True) -> None:
+    """One thread block per (peer, channel) and direction on a rank: a connection is one FIFO (a lenient read
+    lets several use it when their steps are ordered by dependencies, :mod:`topocast.interop.msccl_run`)."""
     for gpu in program.gpus:
         seen: dict[tuple[str, int, int], int] = {}
         for tb in gpu.tbs:
@@ -294,7 +310,7 @@ def _check_connections(program: Program, where: str) -> None:
                 if peer < 0 or not any(STEP_TYPES[s.type][0 if kind == "recv" else 1] for s in tb.steps):
                     continue
                 key = (kind, peer, tb.chan)
-                if key in seen:
+                if key in seen and strict:
                     verb = "sends to" if kind == "send" else "receives from"
                     raise TopocastError(f"{where}: <gpu id={gpu.id}> <tb id={tb.id}>: tb {seen[key]} already "
                                         f"{verb} rank {peer} on channel {tb.chan}: one thread block per peer and "

@@ -84,9 +84,11 @@ def _match(program: Program, steps: _Steps, where: str) -> list[tuple[int, int]]
             sends.setdefault((gpu.id, tb.send, tb.chan), []).append(v)
         if receives:
             recvs.setdefault((tb.recv, gpu.id, tb.chan), []).append(v)
+    local = _Local(steps)
     pairs = []
     for key in sorted(set(sends) | set(recvs)):
-        a, b = sends.get(key, []), recvs.get(key, [])
+        a = local.ordered(sends.get(key, []), where, f"send to rank {key[1]} on channel {key[2]}")
+        b = local.ordered(recvs.get(key, []), where, f"receive from rank {key[0]} on channel {key[2]}")
         if len(a) != len(b):
             src, dst, chan = key
             raise TopocastError(f"{where}: count mismatch: rank {src} sends {len(a)} time(s) to rank {dst} on "
@@ -99,6 +101,48 @@ def _match(program: Program, steps: _Steps, where: str) -> list[tuple[int, int]]
                                     f"{steps.name(r)} receives cnt={cr}")
             pairs.append((s, r))
     return pairs
+
+
+class _Local:
+    """The order a rank's own steps impose (thread blocks in order, ``depid``/``deps``), for connections that
+    several thread blocks use (older MSCCL tools wrote such files): their steps must form one chain."""
+
+    def __init__(self, steps: _Steps):
+        self.steps = steps
+        self.succ: dict[int, list[int]] = {}
+
+    def _successors(self, v: int) -> list[int]:
+        if not self.succ:
+            for w, (gpu, _, step) in enumerate(self.steps.items):
+                if self.steps.pos[w] > 0:
+                    self.succ.setdefault(w - 1, []).append(w)
+                if step.depid >= 0 and 0 <= step.deps < len(gpu.tbs[step.depid].steps):
+                    self.succ.setdefault(self.steps.first[(gpu.id, step.depid)] + step.deps, []).append(w)
+        return self.succ.get(v, [])
+
+    def reaches(self, a: int, b: int) -> bool:
+        seen, todo = {a}, [a]
+        while todo:
+            for w in self._successors(todo.pop()):
+                if w == b:
+                    return True
+                if w not in seen:
+                    seen.add(w)
+                    todo.append(w)
+        return False
+
+    def ordered(self, ids: list[int], where: str, what: str) -> list[int]:
+        if len({self.steps.tb[v] for v in ids}) <= 1:
+            return ids
+        rest, chain = list(ids), []
+        while rest:                      # the step no other remaining one must precede
+            first = next((v for v in rest if not any(self.reaches(w, v) for w in rest if w != v)), rest[0])
+            if chain and not self.reaches(chain[-1], first):
+                raise TopocastError(f"{where}: {self.steps.name(chain[-1])} and {self.steps.name(first)} both "
+                                    f"{what} with no dependency ordering them (the connection's order is undefined)")
+            chain.append(first)
+            rest.remove(first)
+        return chain
 
 
 def _order(program: Program, steps: _Steps, pairs, where: str):
