@@ -6,9 +6,11 @@ reads is mandatory here: ``algo``: ``name`` (optional), ``ngpus``, ``nchunksperl
 ``proto`` (Simple, LL, LL128), ``coll``, ``minBytes``, ``maxBytes``, ``inplace``, ``outofplace``;
 ``gpu``: ``id``, ``i_chunks``, ``o_chunks``, ``s_chunks``; ``tb``: ``id``, ``send``, ``recv``, ``chan``;
 ``step``: ``s``, ``type``, ``srcbuf``, ``srcoff``, ``dstbuf``, ``dstoff``, ``cnt``, ``depid``, ``deps``,
-``hasdep`` (a lenient read takes the ``algo`` attributes that only select when the executor uses the
-algorithm as older tools left them out, and says so).  A document that breaks a rule the executor would hit at run time (or would hang on) is refused
-with one line naming the element and the rule.
+``hasdep``.  A document that breaks a rule the executor would hit at run time (or would hang on) is
+refused with one line naming the element and the rule.  A lenient read (``strict=False``) accepts what older
+MSCCL tools wrote: no ``minBytes``, ``maxBytes``, ``inplace`` or ``outofplace`` (values taken and noted), a
+local thread block on channel -1, and a connection several thread blocks use in an order their
+dependencies fix.
 """
 
 from __future__ import annotations
