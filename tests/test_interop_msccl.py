@@ -16,6 +16,7 @@ import topocast as tc
 from topocast.api import plan, prepare
 from topocast.errors import TopocastError
 from topocast.interop import msccl_write
+from topocast.sim.models import Model
 
 DATA = Path(__file__).parent / "data" / "msccl"
 RING_AG = DATA / "ring_allgather_4.xml"
@@ -258,7 +259,7 @@ def test_round_trip_gives_the_same_transfers_and_time(spec, algorithm, tmp_path)
             sorted((int(a), int(b), tuple(original.messages_of(t))) for t, (a, b) in
                    enumerate(zip(original.src, original.dst, strict=True)))
     if not original.is_reduction:
-        model = tc.execute.__globals__["Model"]()
+        model = Model()
         first = tc.execute(topology, original, "event", model)
         again = tc.msccl.run(topology, path, engine="event", chunk_bytes=original.message_bytes)
         assert again.verified
@@ -331,3 +332,26 @@ def test_lenient_orders_thread_blocks_sharing_a_connection_by_their_dependencies
     assert unordered != split
     with pytest.raises(TopocastError, match="no dependency ordering them"):
         tc.msccl.read(unordered.encode(), tc.build("ring:4"), lenient=True)
+
+
+def test_reductions_go_to_run_with_a_schedule_once_it_takes_one(monkeypatch):
+    """Until ``topocast.run`` takes ``schedule=``, a reduction is verified and bounded, not measured; once it
+    does, the routed schedule and the model go there unchanged (a stand-in ``run`` here)."""
+    from topocast import api
+    from topocast.result import RunResult
+
+    before = tc.msccl.run("ring:4", RING_AR, engine="event")
+    assert before.verified and "time" not in before.metrics
+    assert any("does not run reductions yet" in note for note in before.notes)
+    seen = {}
+
+    def run(spec, algorithm=None, engine=None, seed=0, max_memory=None, schedule=None, **params):
+        seen.update(schedule=schedule, engine=engine, **params)
+        return RunResult(spec.spec, "schedule", engine, schedule.collective, before.verification,
+                         metrics={"time": 1.5, "lower_bound": 1.0}, units={"time": "s"})
+
+    monkeypatch.setattr(api, "run", run)
+    after = tc.msccl.run("ring:4", RING_AR, engine="event", model=Model())
+    assert seen["schedule"].is_reduction and seen["engine"] == "event"
+    assert seen["startup"] == tc.CostModel().startup and seen["ports"] == "all"
+    assert after.metrics["time"] == 1.5 and after.verified

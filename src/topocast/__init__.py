@@ -33,6 +33,7 @@ _PUBLIC = {
     "build": "spec", "parse_spec": "spec",
     "sweep": "sweep",
     "synthesize": "synthesis",
+    "export_schedule": "interop.schedules",
     "Topology": "topology.core",
 }
 

@@ -342,9 +342,15 @@ def measure(topology, imported: Imported, engine: str, model, max_memory, name: 
 
     routed = imported.routed
     if routed.is_reduction:
-        if "schedule" not in inspect.signature(api.run).parameters:
+        accepted = inspect.signature(api.run).parameters
+        if "schedule" not in accepted:
             return None
-        return api.run(topology, schedule=routed, engine=engine, max_memory=max_memory)
+        cost, ports = model.cost, model.ports
+        given = {"startup": cost.startup, "per_byte": cost.per_byte, "per_hop": cost.per_hop,
+                 "ports": "all" if ports.ports is None else ports.ports, "duplex": ports.duplex}
+        anything = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
+        extra = {k: v for k, v in given.items() if anything or k in accepted}
+        return api.run(topology, schedule=routed, engine=engine, max_memory=max_memory, **extra)
     from ..execute import execute
 
     return execute(topology, routed, engine, model, algorithm=name, params=params, max_bytes=max_memory)
