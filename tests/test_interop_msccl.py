@@ -84,8 +84,23 @@ def test_sends_between_non_neighbours_are_routed_and_reported():
 def test_a_mapping_places_ranks_on_nodes():
     # ranks in ring order on the square 0-1-3-2 of hypercube:2: every send is a link
     im = tc.msccl.read(RING_AG, tc.build("hypercube:2"), mapping=[0, 1, 3, 2])
-    assert im.routed is im.logical
+    assert im.routed is im.placed
     assert tc.msccl.verify_imported(im).verified
+
+
+def test_a_network_with_more_nodes_than_ranks_relays_through_the_others():
+    # the 4-rank ring on the 3x3 torus, ranks round the square 0-1-4-3: every send a link, the rest idle
+    im = tc.msccl.read(RING_AG, tc.build("torus:3x3"), mapping=[0, 1, 4, 3])
+    assert im.routed is im.placed and tc.msccl.verify_imported(im).verified
+    result = tc.msccl.run("torus:3x3", RING_AG, mapping=[0, 1, 4, 3])
+    assert result.verified and result.metrics["steps"] == 3 and result.collective == "allgather"
+    assert any("4 ranks on 9 nodes" in note for note in result.notes)
+    # a lower bound that assumed all nine nodes take part would be wrong: the hop bound is what is left
+    assert result.metrics["lower_bound"] <= 3
+    reduction = tc.msccl.run("torus:3x3", RING_AR)            # ranks 0..3: 2 -> 3 and 3 -> 0 are routed
+    assert reduction.verified and reduction.metrics["lower_bound"] is None
+    with pytest.raises(TopocastError, match="only 3 nodes"):
+        tc.msccl.read(RING_AG, tc.build("ring:3"))
 
 
 # -- planted faults are caught ---------------------------------------------------------------------------

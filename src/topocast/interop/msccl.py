@@ -6,7 +6,7 @@
 True
 
 Ranks are placed on nodes by ``mapping`` (``mapping[rank]`` is the node; default: rank ``r`` on node ``r``);
-the network must have one node per rank.  Each matched send and receive of the program
+the network needs at least one node per rank (the others only relay).  Each matched send and receive of the program
 (:mod:`topocast.interop.msccl_run`) is a transfer of the rank-level (*logical*) schedule at the earliest step
 its dependencies allow; a transfer between ranks whose nodes are not linked is routed hop by hop along a
 shortest path (relay hops, :attr:`~topocast.schedule.Schedule.forward`) in the *routed* schedule, and the
@@ -37,8 +37,9 @@ CHUNK_BYTES = 1024.0
 @dataclass
 class Imported:
     """An MSCCL program on a topology: the program, its symbolic run, the rank-level schedule (``logical``:
-    transfers between the ranks' nodes, linked or not), the ``routed`` schedule (every transfer one link;
-    the same object when no transfer needed routing), and notes."""
+    node ``r`` is rank ``r``, what verification checks), the same on the ranks' nodes (``placed``), the
+    ``routed`` schedule (every transfer one link; ``placed`` itself when no transfer needed routing), and
+    notes."""
 
     program: Program
     execution: Execution
@@ -46,6 +47,8 @@ class Imported:
     routed: Schedule
     mapping: np.ndarray
     notes: list[str] = field(default_factory=list)
+    #: the logical schedule on the ranks' nodes, before routing
+    placed: Schedule | None = None
 
     @property
     def faults(self) -> list[str]:
@@ -103,16 +106,26 @@ def read(source, topology=None, mapping=None, chunk_bytes: float = CHUNK_BYTES,
         topology = build(f"complete:{program.ngpus}")
     nodes = _mapping(mapping, program.ngpus, topology)
     execution, layout = execute_program(program, where)
-    logical = _schedule(program, execution, layout, nodes, topology.num_nodes, float(chunk_bytes))
-    routed, notes = _route(topology, logical)
-    return Imported(program, execution, logical, routed, nodes, list(program.notes) + notes)
+    ranks = np.arange(program.ngpus, dtype=np.int64)
+    logical = _schedule(program, execution, layout, ranks, program.ngpus, float(chunk_bytes))
+    placed = _schedule(program, execution, layout, nodes, topology.num_nodes, float(chunk_bytes))
+    routed, notes = _route(topology, placed)
+    if topology.num_nodes > program.ngpus:
+        notes.insert(0, f"{program.ngpus} ranks on {topology.num_nodes} nodes (ranks on nodes "
+                        f"{_short_list(nodes)}): the other nodes only relay")
+    return Imported(program, execution, logical, routed, nodes, list(program.notes) + notes, placed)
+
+
+def _short_list(nodes: np.ndarray) -> str:
+    text = ",".join(str(int(v)) for v in nodes[:12])
+    return text + (",..." if len(nodes) > 12 else "")
 
 
 def _mapping(mapping, ngpus: int, topology) -> np.ndarray:
     n = topology.num_nodes
-    if n != ngpus:
-        raise TopocastError(f"mapping: the algorithm has {ngpus} ranks and {topology.spec} has {n} nodes; "
-                            "give a network with one node per rank")
+    if n < ngpus:
+        raise TopocastError(f"mapping: the algorithm has {ngpus} ranks and {topology.spec} only {n} nodes; "
+                            "give a network with a node per rank")
     if mapping is None:
         return np.arange(ngpus, dtype=np.int64)
     try:
@@ -148,10 +161,16 @@ def _schedule(program: Program, execution: Execution, layout, nodes: np.ndarray,
               chunk_bytes: float) -> Schedule:
     origin, targets = layout.messages()
     origin = nodes[origin]
+    collective = program.collective
     if not isinstance(targets, str):
         targets = nodes[targets]
+    elif num_nodes > len(nodes):                   # every rank's node, not every node
+        ptr = np.arange(len(origin) + 1, dtype=np.int64) * len(nodes)
+        targets = (ptr, np.tile(nodes, len(origin)))
+    if num_nodes > len(nodes) and collective in ("allgather", "broadcast", "alltoall"):
+        collective = "custom"                      # the collective's bounds assume every node takes part
     reduction = layout.reduction
-    builder = ScheduleBuilder(num_nodes, origin=origin, collective=program.collective, targets=targets,
+    builder = ScheduleBuilder(num_nodes, origin=origin, collective=collective, targets=targets,
                               message_bytes=chunk_bytes,
                               meta={"msccl": program.name, "proto": program.proto, "nchannels": program.nchannels})
     keep = []
@@ -318,19 +337,27 @@ def run(spec, source, engine: str = "step", mapping=None, chunk_bytes: float = C
         from .. import bounds
         from ..result import RunResult
 
-        notes.append(f"the {engine} engine does not run reductions yet: verified and bounded, not measured")
         routed = imported.routed
-        bound = bounds.step_bound(topology, routed, model.ports) if engine == "step" else \
-            bounds.time_bound(topology, routed, model.cost, model.ports)
-        metrics = {"lower_bound": float(bound.value), "lower_bound_ratio": None, "nodes": topology.num_nodes,
+        metrics = {"lower_bound": None, "lower_bound_ratio": None, "nodes": topology.num_nodes,
                    **verification.as_dict(), "receipts": verification.receipts,
                    "transfers": routed.num_transfers, "messages": routed.num_messages,
-                   "schedule_steps": routed.num_steps, "lower_bound_kind": bound.kind}
-        units = {"lower_bound": "steps" if engine == "step" else "s", "schedule_steps": "steps"}
+                   "schedule_steps": routed.num_steps}
+        if topology.num_nodes == imported.program.ngpus:
+            notes.append(f"the {engine} engine does not run reductions yet: verified and bounded, not measured")
+            bound = bounds.step_bound(topology, routed, model.ports) if engine == "step" else \
+                bounds.time_bound(topology, routed, model.cost, model.ports)
+            metrics.update(lower_bound=float(bound.value), lower_bound_kind=bound.kind)
+        else:
+            notes.append(f"the {engine} engine does not run reductions yet, and the reduction bounds assume every "
+                         "node takes part: verified, not measured or bounded")
+        units = {"schedule_steps": "steps"}
+        if metrics["lower_bound"] is not None:
+            units["lower_bound"] = "steps" if engine == "step" else "s"
         return RunResult(topology.spec, name, engine, imported.logical.collective, verification, 0, params, metrics,
                          units, None, notes)
     metrics = {**result.metrics, **verification.as_dict(), "receipts": verification.receipts}
-    return replace(result, verification=verification, metrics=metrics, notes=list(result.notes) + notes)
+    return replace(result, verification=verification, metrics=metrics, notes=list(result.notes) + notes,
+                   collective=imported.program.collective)
 
 
 def measure(topology, imported: Imported, engine: str, model, max_memory, name: str, params: dict):
@@ -343,7 +370,7 @@ def measure(topology, imported: Imported, engine: str, model, max_memory, name: 
     routed = imported.routed
     if routed.is_reduction:
         accepted = inspect.signature(api.run).parameters
-        if "schedule" not in accepted:
+        if "schedule" not in accepted or topology.num_nodes != imported.program.ngpus:
             return None
         cost, ports = model.cost, model.ports
         given = {"startup": cost.startup, "per_byte": cost.per_byte, "per_hop": cost.per_hop,
