@@ -383,3 +383,15 @@ def test_reductions_go_to_run_with_a_schedule_once_it_takes_one(monkeypatch):
     assert seen["schedule"].is_reduction and seen["engine"] == "event"
     assert seen["startup"] == tc.CostModel().startup and seen["ports"] == "all"
     assert after.metrics["time"] == 1.5 and after.verified
+
+
+def test_a_synthesized_schedule_exports_and_comes_back_the_same(tmp_path):
+    topology = tc.build("torus:3x3")
+    synthesis = tc.synthesize(topology.spec, "allgather", budget=2, seed=0)
+    s = synthesis.schedule
+    path = msccl_write.write(s, tmp_path / "syn.xml", name="synthesized")
+    back = tc.msccl.read(path, topology, chunk_bytes=s.message_bytes)
+    assert transfers(back.logical) == transfers(s)
+    first = tc.execute(topology, s, "event", Model())
+    again = tc.msccl.run(topology, path, engine="event", chunk_bytes=s.message_bytes)
+    assert again.verified and again.metrics["time"] == first.metrics["time"]
