@@ -395,3 +395,17 @@ def test_a_synthesized_schedule_exports_and_comes_back_the_same(tmp_path):
     first = tc.execute(topology, s, "event", Model())
     again = tc.msccl.run(topology, path, engine="event", chunk_bytes=s.message_bytes)
     assert again.verified and again.metrics["time"] == first.metrics["time"]
+
+
+def test_cli_export_schedule_then_run(tmp_path):
+    out = tmp_path / "ar.xml"
+    done = cli("export-schedule", "ring:6", "allreduce-ring", "--format", "msccl-xml", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    done = cli("run", "ring:6", "--msccl", str(out), "--json")
+    assert done.returncode == 0 and '"verified": true' in done.stdout
+    done = cli("export-schedule", "ring:6", "allreduce-ring", "--format", "mscclpp-json", "--out",
+               str(tmp_path / "x.json"))
+    assert done.returncode == 2 and "mscclpp-json is not written" in done.stderr
+    assert not (tmp_path / "x.json").exists()
+    done = cli("run", "ring:6", "allreduce-ring", "--mapping", "0,1")
+    assert done.returncode == 2 and "--mapping" in done.stderr
