@@ -409,3 +409,9 @@ def test_cli_export_schedule_then_run(tmp_path):
     assert not (tmp_path / "x.json").exists()
     done = cli("run", "ring:6", "allreduce-ring", "--mapping", "0,1")
     assert done.returncode == 2 and "--mapping" in done.stderr
+
+
+def test_too_many_thread_blocks_on_a_rank_are_refused():
+    _, s = schedule_of("complete:128", "allgather-bfs-trees")   # 127 peers each way: 254 thread blocks
+    with pytest.raises(TopocastError, match="over the limit of 216 thread blocks per rank"):
+        msccl_write.to_xml(s)

@@ -41,6 +41,9 @@ COLLECTIVES = {"allgather": "allgather", "alltoall": "alltoall", "broadcast": "b
 #: executor limits (MSCCL's msccl struct header): steps per thread block, thread blocks per channel,
 #: chunks one step may move (count must stay below it), channels
 MAX_STEPS, MAX_TBS_PER_CHANNEL, MAX_COUNT, MAX_CHANNELS = 256, 32, 72, 32
+#: thread blocks per rank: msccl-executor-nccl takes 32 x 32, RCCL's MSCCL 108 x 2; the reader refuses what no
+#: executor takes, the writer stays within both
+MAX_TBS_READ, MAX_TBS_WRITTEN = 1024, 216
 
 ALGO_ATTRS = ("ngpus", "nchunksperloop", "nchannels", "proto", "coll", "minBytes", "maxBytes", "inplace",
               "outofplace")
@@ -233,6 +236,8 @@ def _gpu(el: ET.Element, where: str, ngpus: int, nchannels: int, strict: bool = 
             f"tb ids must be 0..{len(ids) - 1} without a gap (the executor refuses a missing thread block)"
         raise TopocastError(f"{w}: {rule}")
     gpu.tbs.sort(key=lambda tb: tb.id)
+    if len(gpu.tbs) > MAX_TBS_READ:
+        raise TopocastError(f"{w}: {len(gpu.tbs)} thread blocks, over the executors' limit of {MAX_TBS_READ}")
     per_channel: dict[int, int] = {}
     for tb in gpu.tbs:
         per_channel[tb.chan] = per_channel.get(tb.chan, 0) + 1

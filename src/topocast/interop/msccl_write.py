@@ -11,7 +11,8 @@ reduction's combine) in the receiver's thread block for the sender; the connecti
 ``((v - u) mod N) // 16``, so no channel holds more than 32 thread blocks on a rank.  Each step waits, through
 ``depid``/``deps`` (and ``nop`` steps where it waits for several thread blocks), for the operations
 :mod:`topocast.interop.rankplan` names.  Executor limits are refused with the limit named: 256 steps per
-thread block, 32 thread blocks per channel, 32 channels; a run of more than 71 chunks is split.
+thread block, 32 thread blocks per channel, 216 thread blocks per rank, 32 channels; a run of more than 71
+chunks is split.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import numpy as np
 
 from ..errors import TopocastError
 from ..schedule import Schedule
-from .msccl_format import MAX_CHANNELS, MAX_COUNT, MAX_STEPS, MAX_TBS_PER_CHANNEL
+from .msccl_format import MAX_CHANNELS, MAX_COUNT, MAX_STEPS, MAX_TBS_PER_CHANNEL, MAX_TBS_WRITTEN
 from .rankplan import RankPlan, rank_plan
 
 #: MSCCL ``coll`` of each collective topocast writes
@@ -305,6 +306,10 @@ def _gpu(rank: int, plan: RankPlan, layout: _Layout, wire):
             attrs = _attrs("cpy", ("i", first + k), ("o", first + k), cnt, None)
             ET.SubElement(tb_el, "step", {"s": str(s), **attrs, "hasdep": "0"})
         per_channel[0] = per_channel.get(0, 0) + 1
+    total = sum(per_channel.values())
+    if total > MAX_TBS_WRITTEN:
+        raise TopocastError(f"export msccl-xml: rank {rank} needs {total} thread blocks, over the limit of "
+                            f"{MAX_TBS_WRITTEN} thread blocks per rank (RCCL's MSCCL executor)")
     if max(per_channel.values(), default=0) > MAX_TBS_PER_CHANNEL:
         raise TopocastError(f"export msccl-xml: rank {rank} needs more than {MAX_TBS_PER_CHANNEL} thread blocks on "
                             "one channel, over the executor's limit")
