@@ -307,14 +307,18 @@ def test_the_exported_document_has_every_mandatory_attribute(tmp_path):
     assert all(x.get(k) is not None for x in root.iter("step") for k in STEP_ATTRS)
 
 
+def chunked_broadcast(chunks: int):
+    """Rank 0 sends ``chunks`` chunks to rank 1, one a step: ``chunks`` steps in one thread block each side."""
+    builder = tc.ScheduleBuilder(2, origin=np.zeros(chunks, np.int64), collective="broadcast")
+    builder.add(src=np.zeros(chunks, np.int64), dst=1, first=np.arange(chunks), step=np.arange(chunks))
+    return builder.build()
+
+
 def test_executor_limits_are_refused_with_the_limit_named():
-    _, s = schedule_of("ring:64", "allreduce-ring")       # 126 steps per direction: fits
-    msccl_write.to_xml(s)
-    _, s = schedule_of("ring:160", "allgather-ring")      # 159 sends and 159 receives per peer: fits
-    msccl_write.to_xml(s)
-    _, s = schedule_of("ring:300", "allgather-ring")      # 299 receives from one peer
-    with pytest.raises(TopocastError, match="limit of 256 steps per thread block"):
-        msccl_write.to_xml(s)
+    back = tc.msccl.read(msccl_write.to_xml(chunked_broadcast(256)).encode(), tc.build("path:2"))
+    assert back.logical.num_steps == 256                  # 256 steps per thread block: the most the executor runs
+    with pytest.raises(TopocastError, match="needs 257 steps, over the executor's limit of 256 steps per thread"):
+        msccl_write.to_xml(chunked_broadcast(257))
 
 
 def test_collectives_without_an_msccl_form_are_refused():
