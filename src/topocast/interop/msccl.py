@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -328,7 +327,8 @@ def run(spec, source, engine: str = "step", mapping=None, chunk_bytes: float = C
     imported = read(source, topology, mapping, chunk_bytes, max_memory, lenient)
     verification = verify_imported(imported, max_memory)
     model = model or Model()
-    name = f"msccl:{imported.program.name or Path(str(source)).stem if not isinstance(source, bytes) else 'msccl'}"
+    stem = "msccl" if isinstance(source, bytes) else Path(str(source)).stem
+    name = f"msccl:{imported.program.name or stem}"
     params = {"msccl": str(source) if not isinstance(source, bytes) else "<bytes>", "chunk_bytes": chunk_bytes,
               "mapping": imported.mapping.tolist()}
     result = measure(topology, imported, engine, model, max_memory, name, params)
@@ -381,11 +381,3 @@ def measure(topology, imported: Imported, engine: str, model, max_memory, name: 
     from ..execute import execute
 
     return execute(topology, routed, engine, model, algorithm=name, params=params, max_bytes=max_memory)
-
-
-def summary(imported: Imported) -> dict[str, Any]:
-    """Facts of an import for the command line: ranks, collective, transfers, levels, faults."""
-    p = imported.program
-    return {"name": p.name, "collective": p.collective, "ranks": p.ngpus, "nchunksperloop": p.nchunksperloop,
-            "transfers": imported.logical.num_transfers, "routed_transfers": imported.routed.num_transfers,
-            "levels": imported.execution.levels, "faults": list(imported.faults)}

@@ -177,8 +177,8 @@ def _program(root: ET.Element, where: str, strict: bool = True) -> Program:
             notes.append(f"the MSCCL executor refuses this file: <algo> has no '{name}' (read as "
                          f"{SELECTION_DEFAULTS[name]})")
     ngpus, nchunks, nchannels = (_int(root, k, w) for k in ("ngpus", "nchunksperloop", "nchannels"))
-    if ngpus < 1 or nchunks < 1:
-        raise TopocastError(f"{w}: 'ngpus' and 'nchunksperloop' must be >= 1")
+    if ngpus < 2 or nchunks < 1:
+        raise TopocastError(f"{w}: 'ngpus' must be >= 2 and 'nchunksperloop' >= 1, got {ngpus} and {nchunks}")
     if not 1 <= nchannels <= MAX_CHANNELS:
         raise TopocastError(f"{w}: 'nchannels' must be in 1..{MAX_CHANNELS} (the executor's channel limit)")
     proto, coll = root.get("proto"), root.get("coll")
