@@ -289,8 +289,8 @@ def _step(el: ET.Element, where: str, gpu: Gpu, tb: ThreadBlock) -> Step:
         raise TopocastError(f"{w}: 'depid' must be -1 or a thread block with 'deps' its step")
     if kind == "nop":
         return step
-    if not 1 <= step.cnt < MAX_COUNT:
-        raise TopocastError(f"{w}: 'cnt' must be in 1..{MAX_COUNT - 1} (the executor's count limit), got {step.cnt}")
+    if not 0 <= step.cnt < MAX_COUNT:
+        raise TopocastError(f"{w}: 'cnt' must be in 0..{MAX_COUNT - 1} (the executor's count limit), got {step.cnt}")
     if sends and tb.send < 0:
         raise TopocastError(f"{w}: a {STEP_NAMES[kind]} in a thread block without a send peer (send=-1)")
     if receives and tb.recv < 0:
@@ -301,7 +301,7 @@ def _step(el: ET.Element, where: str, gpu: Gpu, tb: ThreadBlock) -> Step:
         if buf not in BUFFERS:
             raise TopocastError(f"{w}: '{use}' must be i, o or s, got {buf[:20]!r}")
         size = gpu.chunks(buf)
-        if off < 0 or off + step.cnt > size:
+        if step.cnt and (off < 0 or off + step.cnt > size):
             raise TopocastError(f"{w}: buffer overrun: {use} {buf} chunks {off}..{off + step.cnt - 1} but the "
                                 f"buffer has {size} chunks ({buf}_chunks)")
     return step
