@@ -33,8 +33,12 @@ _PUBLIC = {
     "build": "spec", "parse_spec": "spec",
     "sweep": "sweep",
     "synthesize": "synthesis",
+    "export_schedule": "interop.schedules",
     "Topology": "topology.core",
 }
+
+#: public submodule -> the module it is (``tc.msccl`` is :mod:`topocast.interop.msccl`)
+_MODULES = {"msccl": "interop.msccl"}
 
 __all__ = sorted(_PUBLIC)
 
@@ -47,6 +51,8 @@ def __getattr__(name: str):
         value = getattr(importlib.import_module(f".{_PUBLIC[name]}", __name__), name)
         globals()[name] = value
         return value
+    if name in _MODULES:
+        return importlib.import_module(f".{_MODULES[name]}", __name__)
     if not name.startswith("__"):
         try:
             return importlib.import_module(f".{name}", __name__)

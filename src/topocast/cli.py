@@ -262,6 +262,10 @@ def run(
     engine: str | None = typer.Option(
         None, "--engine", help="step, event, circuit, wormhole or frontier (default: the algorithm's first)"),
     schedule: str | None = typer.Option(None, "--schedule", help="replay a schedule file from `topocast synthesize`"),
+    msccl: str | None = typer.Option(None, "--msccl", help="import, verify and measure an MSCCL XML algorithm"),
+    mapping: str | None = typer.Option(None, "--mapping", help="with --msccl: the node of each rank, N0,N1,..."),
+    lenient: bool = typer.Option(False, "--lenient", help="with --msccl: read a file without minBytes, maxBytes, "
+                                                            "inplace or outofplace (older MSCCL tools), noting it"),
     settings: list[str] = typer.Option([], "--set", help="algorithm parameter key=value (repeatable)"),
     seed: int = typer.Option(0, "--seed", help="seed for every random choice"),
     as_json: bool = typer.Option(False, "--json"),
@@ -284,13 +288,23 @@ def run(
         check_output_file(csv, "--csv")
     if links is not None:
         check_output_file(links, "--links")
-    if (algorithm is None) == (schedule is None):
-        raise TopocastError("algorithm: give an algorithm name or --schedule FILE, not both and not neither")
+        if msccl is not None:
+            raise TopocastError("--links: per-link records of an --msccl run are not available yet; use "
+                                "export-schedule to a schedule file and run --schedule")
+    if (algorithm is not None) + (schedule is not None) + (msccl is not None) != 1:
+        raise TopocastError("algorithm: give one of an algorithm name, --schedule FILE or --msccl FILE")
+    if (mapping is not None or lenient) and msccl is None:
+        raise TopocastError(f"--{'mapping' if mapping is not None else 'lenient'}: applies to an --msccl algorithm; "
+                            "give --msccl FILE")
     if schedule is not None and settings:
         raise TopocastError("--set: a schedule file carries its own model; --set does not apply to --schedule")
-    what = algorithm or f"the schedule {schedule}"
+    what = algorithm or f"the schedule {schedule or msccl}"
     with Progress(enabled=not as_json and sys.stderr.isatty()).status(f"running {what} on {spec}"):
-        if schedule is not None:
+        if msccl is not None:
+            from .interop.cli import run_msccl
+
+            result = run_msccl(spec, msccl, engine, mapping, settings, limit, lenient)
+        elif schedule is not None:
             from .synthesis import replay
 
             result = replay(spec, schedule, engine=engine or "event", max_memory=limit)
@@ -492,22 +506,52 @@ def export(
     spec: str = typer.Argument(..., help="topology spec, e.g. torus:8x8 or graph:net.graphml"),
     out_file: Path = typer.Argument(..., metavar="OUT", help="file to write"),
     file_format: str | None = typer.Option(
-        None, "--format", help="graphml, gml, json, edgelist or booksim-anynet (default: from OUT's extension)"),
+        None, "--format", help="graphml, gml, json, edgelist, booksim-anynet (with its .cfg) or sst-anytopo "
+                               "(GraphML with its .py config) (default: from OUT's extension)"),
     max_memory: str | None = typer.Option(None, "--max-memory",
                                           help="refuse builds larger than this (default: half of RAM)"),
 ):
-    """Write a topology as GraphML, GML, node-link JSON, an edge list or a BookSim2 anynet file."""
+    """Write a topology as GraphML, GML, node-link JSON, an edge list, BookSim2 anynet or SST anytopo files."""
     from .progress import Progress
     from .spec import build
     from .topology.export import check_format, check_output
     from .topology.export import export as write_export
 
-    fmt = check_format(file_format, out_file)
+    sst = file_format is not None and file_format.strip().lower() == "sst-anytopo"
+    fmt = "sst-anytopo" if sst else check_format(file_format, out_file)
     check_output(out_file)
     with Progress(enabled=sys.stderr.isatty()).status(f"writing {spec} as {fmt} to {out_file}"):
         topology = build(spec, max_memory=parse_size(max_memory))
-        path = write_export(topology, fmt, out_file)
+        if fmt in ("sst-anytopo", "booksim-anynet"):
+            from .interop.simulators import export_booksim, export_sst
+
+            paths = (export_sst if sst else export_booksim)(topology, out_file)
+            path = " and ".join(str(p) for p in paths)
+        else:
+            path = write_export(topology, fmt, out_file)
     out.print(f"wrote {path} ({fmt}: {topology.num_nodes} nodes, {topology.num_edges} links)", markup=False)
+
+
+@app.command("export-schedule")
+@_guard
+def export_schedule(
+    spec: str = typer.Argument(..., help="topology spec"),
+    algorithm: str | None = typer.Argument(None, help="algorithm name (topocast list); omit with --schedule"),
+    schedule: str | None = typer.Option(None, "--schedule", help="a schedule file from `topocast synthesize`"),
+    file_format: str = typer.Option(..., "--format", help="msccl-xml, chakra-et or mscclpp-json"),
+    out_file: str = typer.Option(..., "--out", help="file to write (chakra-et: OUT.R.et per rank R)"),
+    form: str = typer.Option("p2p", "--form", help="chakra-et: p2p (send/recv nodes) or collective"),
+    settings: list[str] = typer.Option([], "--set", help="algorithm parameter key=value (repeatable)"),
+    max_memory: str | None = typer.Option(None, "--max-memory",
+                                          help="refuse runs larger than this (default: half of RAM)"),
+):
+    """Write an algorithm's schedule (or a synthesized one) as MSCCL XML or Chakra execution traces."""
+    from .interop.schedules import export_schedule as write_schedule
+
+    paths = write_schedule(spec, out_file, file_format, algorithm=algorithm, schedule_file=schedule, form=form,
+                           params=parse_settings(settings), params_from_text=True, max_memory=parse_size(max_memory))
+    shown = str(paths[0]) if len(paths) == 1 else f"{paths[0]} ... {paths[-1]} ({len(paths)} files)"
+    out.print(f"wrote {shown} ({file_format})", markup=False)
 
 
 # -- sweep ------------------------------------------------------------------

@@ -1,0 +1,93 @@
+"""Export a schedule topocast makes (a registered algorithm's plan, or a ``synthesize`` file) in another
+tool's format: ``msccl-xml`` (:mod:`topocast.interop.msccl_write`), ``chakra-et``
+(:mod:`topocast.interop.chakra`).  ``mscclpp-json`` is refused with the reason (docs/interop.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import TopocastError
+from ..schedule import Schedule
+
+FORMATS = ("msccl-xml", "chakra-et", "mscclpp-json")
+MSCCLPP_REFUSAL = ("format: mscclpp-json is not written: MSCCL++ publishes no schema of its execution-plan JSON, "
+                   "its examples disagree between releases, and each plan names channel and semaphore ids that "
+                   "only its executor checks; see docs/interop.md")
+
+
+def schedule_for(spec, algorithm: str | None = None, schedule_file: str | Path | None = None,
+                 params: dict[str, Any] | None = None, params_from_text: bool = False,
+                 max_memory: float | None = None) -> tuple[Any, Schedule, str]:
+    """``(topology, schedule, name)``: ``algorithm``'s plan on ``spec`` with ``params``, or the schedule of a
+    ``topocast synthesize`` file."""
+    from .. import api
+    from ..memory import resolve_limit
+
+    if (algorithm is None) == (schedule_file is None):
+        raise TopocastError("algorithm: give an algorithm name or --schedule FILE, not both and not neither")
+    max_memory = resolve_limit(max_memory)
+    if schedule_file is not None:
+        if params:
+            raise TopocastError("--set: a schedule file carries its own model; --set does not apply to --schedule")
+        from ..spec import build
+        from ..synthesis.fileformat import read
+
+        topology = spec if not isinstance(spec, str) else build(spec, max_memory=max_memory)
+        header, schedule = read(schedule_file, topology, max_memory)
+        return topology, schedule, f"synthesized_{header['method']}"
+    checked = api.prepare(spec, algorithm, None, 0, max_memory, params_from_text, **(params or {}))
+    if checked.engine not in ("step", "event"):
+        raise TopocastError(f"algorithm {algorithm}: runs on {checked.engine}, not on step/event schedules; "
+                            "only schedules can be exported")
+    plan = api.plan(checked.topology, checked.algorithm, checked.params, checked.engine, checked.seed,
+                    checked.max_memory)
+    if not isinstance(plan, Schedule):
+        raise TopocastError(f"algorithm {algorithm}: made a {type(plan).__name__}, not a schedule; only schedules "
+                            "can be exported")
+    return checked.topology, plan, algorithm
+
+
+def export_schedule(spec, out: str | Path, format: str, algorithm: str | None = None,
+                    schedule_file: str | Path | None = None, form: str = "p2p",
+                    params: dict[str, Any] | None = None, params_from_text: bool = False,
+                    max_memory: float | None = None) -> list[Path]:
+    """Write the schedule of ``algorithm`` on ``spec`` (or of ``schedule_file``) to ``out`` in ``format``.
+
+    Parameters
+    ----------
+    spec : str or Topology
+        The network.
+    out : str or Path
+        The file (``chakra-et``: ``OUT.R.et`` per rank ``R``, the suffix ``.et`` of ``out`` dropped).
+    format : {"msccl-xml", "chakra-et", "mscclpp-json"}
+        The format; ``mscclpp-json`` is refused with its reason.
+    algorithm, schedule_file
+        One of them: a registered algorithm, or a schedule file from ``topocast synthesize``.
+    form : {"p2p", "collective"}
+        Chakra only: send/receive nodes, or one collective node per rank.
+    params : dict, optional
+        The algorithm's parameters.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+    """
+    from ..fileio import check_output_file
+
+    if format not in FORMATS:
+        raise TopocastError(f"format: must be one of {', '.join(FORMATS)}, got '{format}'")
+    if format == "mscclpp-json":
+        raise TopocastError(MSCCLPP_REFUSAL)
+    if format != "chakra-et" and form != "p2p":
+        raise TopocastError("--form: chooses the Chakra trace form; it applies to chakra-et only")
+    check_output_file(out, "--out")
+    topology, schedule, name = schedule_for(spec, algorithm, schedule_file, params, params_from_text, max_memory)
+    if format == "msccl-xml":
+        from .msccl_write import write
+
+        return [write(schedule, out, name=name)]
+    from .chakra import write as write_chakra
+
+    return write_chakra(schedule, out, form)
