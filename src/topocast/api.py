@@ -11,10 +11,13 @@ from .topology.core import Topology
 
 
 def info(spec: str | Topology, distances: bool = True, max_memory: float | str | None = None,
-         properties: bool | None = None) -> dict:
+         properties: bool | None = None, faults: str | None = None) -> dict:
     """Nodes, links, degree, diameter, average distance and distance distribution, and the graph
     properties of :mod:`topocast.topology.properties` (``properties``: ``None`` below their default
-    size caps, ``True`` below the forced caps, ``False`` none)."""
+    size caps, ``True`` below the forced caps, ``False`` none).  With ``faults`` (or a degraded
+    topology) also what the degraded network still is (:func:`topocast.faults.connectivity.connectivity`),
+    its distances taken over the connected pairs of healthy nodes."""
+    from .faults.degrade import degrade
     from .memory import resolve_limit
     from .spec import build
     from .topology.metrics import summary
@@ -24,10 +27,19 @@ def info(spec: str | Topology, distances: bool = True, max_memory: float | str |
     if properties is not None and not isinstance(properties, bool):
         raise TopocastError(f"properties: must be None, True or False, got {properties!r}")
     max_memory = resolve_limit(max_memory)
-    topology = spec if isinstance(spec, Topology) else build(spec, max_memory=max_memory)
+    topology = degrade(spec, faults) if isinstance(spec, Topology) else build(spec, max_memory=max_memory,
+                                                                             faults=faults)
     if distances:
         check_distance_work(topology)
-    return summary(topology, distances=distances, properties=properties)
+    if topology.faults is None:
+        return summary(topology, distances=distances, properties=properties)
+    from .faults import connectivity as conn
+
+    data = summary(topology, distances=False, properties=properties)
+    data.update(conn.connectivity(topology))
+    if distances:
+        data.update(conn.distances(topology))
+    return data
 
 
 #: the most arc visits the exact distance figures of ``info`` may take (about a minute and a half at the
