@@ -32,8 +32,7 @@ def one(spec: str, algorithm: str, queue) -> None:
         router_first_schedule,
         supernode_first_schedule,
     )
-    from topocast.measure.event import group_completion
-    from topocast.sim.event import run_events
+    from topocast.measure.event import group_completion, run_events
     from topocast.sim.models import CostModel, PortModel
 
     make = {"sfata": supernode_first_schedule, "rfata": router_first_schedule}[algorithm]

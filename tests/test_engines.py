@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 import topocast as tc
+from topocast.measure.event import run_events
+from topocast.measure.step import run_steps
 from topocast.schedule import ScheduleBuilder
-from topocast.sim.event import run_events
 from topocast.sim.models import CostModel, PortModel
-from topocast.sim.step import run_steps
 
 
 def broadcast_builder(n, root=0, **kw):

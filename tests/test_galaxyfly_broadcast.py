@@ -14,7 +14,7 @@ from topocast.algorithms.galaxyfly_broadcast import router_first_schedule, super
 from topocast.algorithms.galaxyfly_plan import Plan, halving_tree, spc_tree
 from topocast.cli import main
 from topocast.execute import execute
-from topocast.sim.event import run_events
+from topocast.measure.event import run_events
 from topocast.sim.models import CostModel, Model
 from topocast.topology.galaxy import supernode_name
 from topocast.topology.galaxyfly import supernode_view

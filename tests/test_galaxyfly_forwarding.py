@@ -14,8 +14,8 @@ from topocast.algorithms.galaxyfly_broadcast import router_first_schedule, super
 from topocast.algorithms.galaxyfly_plan import one_packet_per_transfer
 from topocast.cli import main
 from topocast.errors import TopocastError
+from topocast.measure.event import run_events
 from topocast.schedule import Schedule
-from topocast.sim.event import run_events
 from topocast.sim.models import CostModel
 
 MAKERS = {"sfata": supernode_first_schedule, "rfata": router_first_schedule}

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 import topocast as tc
 from topocast.algorithms.hdn_broadcast import factor_broadcast, hdn_broadcast_schedule, theorem3_bound
 from topocast.cli import main
+from topocast.measure.step import run_steps
 from topocast.sim.models import PortModel
-from topocast.sim.step import run_steps
 from topocast.topology.hdn import BaseFactor
 
 

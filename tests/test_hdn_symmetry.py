@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import topocast as tc
-from topocast.topology import hdn_kernels, hdn_symmetry
+from topocast.topology import hdn_kernels, hdn_symmetry, kernels
 from topocast.topology.core import Topology
 from topocast.topology.hdn_symmetry import (
     automorphism_generators,
@@ -110,15 +110,15 @@ def test_bit_parallel_eccentricities_equal_one_bfs_per_source(spec):
         sources = rng.integers(0, t.num_nodes, k)
         sources[k // 2] = sources[0]  # a repeated source
         expected = np.array([bfs_distances(t, int(s)).max() for s in sources])
-        assert np.array_equal(hdn_kernels.eccentricities(t.indptr, t.indices, sources), expected)
+        assert np.array_equal(kernels.eccentricities(t.indptr, t.indices, sources), expected)
 
 
 def test_bit_parallel_eccentricities_of_a_disconnected_graph():
     t = Topology.from_networkx(nx.disjoint_union(nx.path_graph(40), nx.cycle_graph(30)))
-    ecc = hdn_kernels.eccentricities(t.indptr, t.indices, np.array([0, 39, 50, 20], dtype=np.int64))
+    ecc = kernels.eccentricities(t.indptr, t.indices, np.array([0, 39, 50, 20], dtype=np.int64))
     assert ecc.tolist() == [-1, -1, -1, -1]
     t = Topology.from_networkx(nx.star_graph(300))   # pushes from a hub of high degree
-    ecc = hdn_kernels.eccentricities(t.indptr, t.indices, np.arange(0, 301, 3, dtype=np.int64))
+    ecc = kernels.eccentricities(t.indptr, t.indices, np.arange(0, 301, 3, dtype=np.int64))
     assert ecc.tolist() == [1] + [2] * 100
 
 
@@ -128,13 +128,13 @@ def test_distances_to_gathers_the_bfs_distances():
     sources = rng.choice(t.num_nodes, 6, replace=False)
     targets = rng.integers(0, t.num_nodes, (6, 50))
     expected = np.stack([bfs_distances(t, int(s))[row] for s, row in zip(sources, targets, strict=True)])
-    assert np.array_equal(hdn_kernels.distances_to(t.indptr, t.indices, sources, targets), expected)
+    assert np.array_equal(kernels.distances_to(t.indptr, t.indices, sources, targets), expected)
     sources[3] = sources[1]   # a repeated source, a target that is its source
     targets[3, 7] = sources[3]
     expected[3] = bfs_distances(t, int(sources[3]))[targets[3]]
     assert expected[3, 7] == 0
-    assert np.array_equal(hdn_kernels.distances_to(t.indptr, t.indices, sources, targets), expected)
+    assert np.array_equal(kernels.distances_to(t.indptr, t.indices, sources, targets), expected)
     many = rng.integers(0, t.num_nodes, 150)   # three passes
     grid = rng.integers(0, t.num_nodes, (150, 4))
-    assert np.array_equal(hdn_kernels.distances_to(t.indptr, t.indices, many, grid),
+    assert np.array_equal(kernels.distances_to(t.indptr, t.indices, many, grid),
                           np.stack([bfs_distances(t, int(s))[row] for s, row in zip(many, grid, strict=True)]))

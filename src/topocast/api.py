@@ -188,7 +188,7 @@ def prepare(spec: str | Topology, algorithm: str, engine: str | None = None, see
     if alg.families and topology.family not in alg.families:
         raise TopocastError(
             f"algorithm {alg.name}: runs on {', '.join(alg.families)}, not on family '{topology.family}'")
-    check_run_size(alg, topology.num_nodes, engine, max_memory)
+    check_run_size(alg, topology, engine, max_memory)
     return Checked(topology, alg, engine, seed, max_memory, kwargs)
 
 
@@ -233,40 +233,92 @@ def model_of(checked: Checked):
     return alg.model(checked.params) if alg.model else Model()
 
 
-def check_run_size(alg: registry.Algorithm, nodes: int, engine: str, max_memory: float | None) -> None:
-    """Refuse, before planning, an all-gather or all-to-all on the step or event engine whose state cannot fit.
+#: bytes a step/event plan holds at the peak of its construction, per transfer (sender, receiver, step, range
+#: pointer, as built, copied by the builder and concatenated), per id range (first id and count, three times)
+#: and per message (origin, target, the id array they came from); measured on ring and torus all-gathers
+#: (112 bytes per transfer and range together) and bfs-trees plans (48 per range)
+PLAN_PER_TRANSFER, PLAN_PER_RANGE, PLAN_PER_MESSAGE = 64, 48, 24
+#: bytes a finished plan keeps: per transfer and range as built (measured: 96 per ring transfer with its range,
+#: 21 per bfs-trees range), per message origin and target
+KEPT_PER_TRANSFER, KEPT_PER_RANGE, KEPT_PER_MESSAGE = 72, 24, 16
+#: bytes of the first run's compiled kernels, loaded once per process (measured 40-67 MiB)
+KERNELS = 72 * 2**20
 
-    Per (node, message) pair the verifier's hold and required bits (and, on the event engine, an arrival
-    time), per delivery a transfer entry and its bookkeeping (about 48 bytes: measured 45 on torus
-    all-gathers).  Algorithms with a frontier form choose their own plan by size.
 
-    Parameters
-    ----------
-    alg : registry.Algorithm
-        The algorithm.
-    nodes : int
-        Nodes of the network.
-    engine : str
-        The engine asked for.
-    max_memory : float, optional
-        The limit in bytes; None: half of the machine's RAM.
+def plan_shape(name: str, collective: str, topology: Topology) -> tuple[float, float, float]:
+    """``(transfers, id ranges, extra bytes)`` of the plan ``name`` makes on ``topology``, before planning:
+    counted for the generic and classic all-gathers and all-to-alls (the extra bytes are the planner's own
+    arrays), else the most any plan of the collective needs (one transfer and range per delivery)."""
+    import math
 
-    Raises
-    ------
-    TopocastError
-        ``max-memory: ALG on N nodes (COLLECTIVE, M messages, ENGINE engine) needs about X, over the limit
-        of Y`` (:func:`topocast.memory.check_need`).
-    """
-    from .memory import check_need, words
+    from .topology.metrics import distance_distribution
+
+    n = float(topology.num_nodes)
+    arcs = float(topology.num_arcs)
+    dims = topology.params.get("dims") or (topology.params.get("n", topology.num_nodes),)
+    side = float(sum(dims))
+    log = math.log2(max(n, 2.0))
+    pairs = n * (n - 1)
+    if name == "allgather-recursive-doubling":
+        return n * log, n * log, 0.0
+    if name == "allgather-ring":
+        return pairs, pairs, 0.0
+    if name == "allgather-mesh":
+        return n * side, n * side, 0.0
+    if name == "alltoall-hypercube":
+        return n * log, pairs, 0.0
+    if name == "alltoall-mesh":
+        return n * side, n * n * side / 3, 0.0
+    if name == "alltoall-ring":
+        return pairs, n * n * n / 2, 0.0
+    if name in ("allgather-bfs-trees", "alltoall-shortest-paths") or collective == "alltoall":
+        counts = distance_distribution(topology)
+        diameter = float(len(counts) - 1)
+        if name == "allgather-bfs-trees":
+            # all-pairs distances (int32) and each receiver's choice per source (int16)
+            return min(pairs, arcs * diameter), pairs, 6 * n * n
+        hops = float(sum(d * int(c) for d, c in enumerate(counts)))
+        # next hop (int64) and distance (int32) per pair; per hop its arc, step and message, then the
+        # grouping's order, first, count and dependency: 56 bytes, 96 measured with the builder's copies
+        extra = 12 * n * n + 96 * hops if name == "alltoall-shortest-paths" else 0.0
+        return min(hops, arcs * diameter), hops, extra
+    return pairs, pairs, 0.0
+
+
+def run_bytes(name: str, collective: str, topology: Topology, engine: str) -> float:
+    """Peak bytes an all-gather or all-to-all adds on the step or event engine, before planning: the
+    planner's peak, or the kept plan with the engine's and the verifier's state, whichever is larger, plus
+    the kernels a first run loads (:data:`KERNELS`)."""
+    from .verify import PER_NODE as VERIFY_PER_NODE
+    from .verify import PER_TRANSFER as VERIFY_PER_TRANSFER
+
+    n = float(topology.num_nodes)
+    messages = n if collective == "allgather" else n * n
+    transfers, ranges, extra = plan_shape(name, collective, topology)
+    planning = PLAN_PER_TRANSFER * transfers + PLAN_PER_RANGE * ranges + PLAN_PER_MESSAGE * messages + extra
+    kept = KEPT_PER_TRANSFER * transfers + KEPT_PER_RANGE * ranges + KEPT_PER_MESSAGE * messages
+    engine_state = (48 if engine == "step" else 160) * transfers
+    verifier = VERIFY_PER_TRANSFER * transfers + 16 * messages + VERIFY_PER_NODE * n
+    return KERNELS + max(planning, kept + engine_state + verifier)
+
+
+def check_run_size(alg: registry.Algorithm, topology: Topology, engine: str, max_memory: float | None) -> None:
+    """Refuse, before planning, an all-gather or all-to-all on the step or event engine whose plan, engine and
+    verifier cannot fit next to what this process holds (:func:`run_bytes`; the engines and the verifier check
+    again from the plan's real size).  Algorithms with a frontier form choose their own plan by size."""
+    from .footprint import resident_bytes
+    from .memory import default_limit, human_bytes, words
 
     if engine not in ("step", "event") or "frontier" in alg.engines or alg.collective not in ("allgather", "alltoall"):
         return
-    n = float(nodes)
-    messages = n if alg.collective == "allgather" else n * n
-    deliveries = messages * (n - 1) if alg.collective == "allgather" else messages
-    need = n * messages / 4 + (8 * n * messages if engine == "event" else 0.0) + 48 * deliveries
-    what = f"{alg.collective}, {words(messages, 'messages')}, {engine} engine"
-    check_need(f"{alg.name} on {words(nodes)} ({what})", need, max_memory)
+    nodes = topology.num_nodes
+    messages = nodes if alg.collective == "allgather" else nodes * nodes
+    need = resident_bytes() + run_bytes(alg.name, alg.collective, topology, engine)
+    limit = default_limit() if max_memory is None else max_memory
+    if need > limit:
+        what = f"{alg.collective}, {words(messages, 'messages')}, {engine} engine"
+        raise TopocastError(f"max-memory: {alg.name} on {words(nodes)} ({what}) needs about {human_bytes(need)}, "
+                            f"over the limit of {human_bytes(limit)}")
 
 
 def plan_engine(the_plan, engine: str) -> str:

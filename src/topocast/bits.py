@@ -1,12 +1,17 @@
-"""Counting set bits, one implementation per shape of input.
+"""Bit sets in 64-bit words: the one popcount and the word masks every bitmap user shares.
 
-* :func:`popcount`: the set bits of one 64-bit word, inside compiled
-  (numba) code: the verifier's hold matrix, the frontier rules' bitmaps and
-  the synthesiser's known-chunk matrix call it;
-* :func:`bit_counts`: the set bits of every element of an integer array
-  (numpy, no compiler);
-* :func:`bitmap_popcount`: the set bits of a whole bitmap of ``uint64``
-  words (numpy, in pieces, so no large temporary).
+:func:`popcount` counts one word inside compiled code (the verifier, the frontier rules, the synthesiser);
+:func:`bit_counts` every element of an integer array and :func:`bitmap_popcount` a whole bitmap, in numpy.
+
+Message (or node) ``i`` of a bit set is bit ``i % 64`` of word ``i // 64``.
+This module imports nothing of topocast, so the engines (:mod:`topocast.sim`),
+the verifier (:mod:`topocast.verify`) and the planners can all use it.
+
+>>> import numpy as np
+>>> int(popcount(np.uint64(0b1011)))
+3
+>>> bitmap_popcount(np.array([1, 3, 2**63], dtype=np.uint64))
+4
 """
 
 from __future__ import annotations
@@ -14,13 +19,17 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-#: words per piece of :func:`bitmap_popcount` (16 MiB of the bitmap at a time)
-PIECE_WORDS = 1 << 21
+#: bits per word
+WORD = 64
+ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+#: words per piece of :func:`bitmap_popcount` (2 MiB of words at a time, no large temporary)
+PIECE_WORDS = 1 << 18
 
 
 @nb.njit(cache=True, inline="always")
 def popcount(x):
-    """Set bits of one ``uint64`` word (SWAR: no table, no loop), in compiled code.
+    """Set bits of one 64-bit word (SWAR, compiled inline into the caller).
 
     Parameters
     ----------
@@ -30,15 +39,31 @@ def popcount(x):
     Returns
     -------
     numpy.uint64
-        How many of its 64 bits are set.
-
-    >>> int(popcount(np.uint64(0b1011)))
-    3
+        How many of its bits are set.
     """
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
     x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
     return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+def bitmap_popcount(words: np.ndarray) -> int:
+    """Set bits of a whole bitmap (numpy, in pieces: no compilation, no large temporary).
+
+    Parameters
+    ----------
+    words : numpy.ndarray
+        ``uint64`` words.
+
+    Returns
+    -------
+    int
+        How many bits are set in all of them.
+    """
+    total = 0
+    for lo in range(0, len(words), PIECE_WORDS * 8):
+        total += int(np.bitwise_count(words[lo:lo + PIECE_WORDS * 8]).sum(dtype=np.int64))
+    return total
 
 
 def bit_counts(x: np.ndarray) -> np.ndarray:
@@ -60,26 +85,39 @@ def bit_counts(x: np.ndarray) -> np.ndarray:
     return np.bitwise_count(np.asarray(x)).astype(np.int64)
 
 
-def bitmap_popcount(words: np.ndarray) -> int:
-    """Set bits of a whole bitmap, :data:`PIECE_WORDS` words at a time.
+@nb.njit(cache=True, inline="always")
+def range_mask(word, lo, hi):
+    """The bits of word ``word`` that cover ids ``lo .. hi - 1`` (the range must meet the word).
 
     Parameters
     ----------
-    words : numpy.ndarray
-        The bitmap, ``uint64`` words.
+    word : int
+        Word index.
+    lo, hi : int
+        First id of the range and one past its last.
 
     Returns
     -------
-    int
-        How many bits are set.
+    numpy.uint64
+        The mask.
+    """
+    start = word * 64
+    a = max(lo - start, 0)
+    b = min(hi - start, 64)
+    if b - a == 64:
+        return np.uint64(0xFFFFFFFFFFFFFFFF)
+    return ((np.uint64(1) << np.uint64(b - a)) - np.uint64(1)) << np.uint64(a)
 
-    >>> bitmap_popcount(np.array([3, 1 << 63], dtype=np.uint64))
+
+@nb.njit(cache=True, inline="always")
+def lowest_bit(x):
+    """Position of the lowest set bit of a non-zero word (the set bits below its lowest one, counted).
+
+    >>> lowest_bit(np.uint64(0b101000))
     3
     """
-    total = 0
-    for lo in range(0, len(words), PIECE_WORDS):
-        total += int(np.bitwise_count(words[lo:lo + PIECE_WORDS]).sum(dtype=np.int64))
-    return total
+    low = x & (~x + np.uint64(1))
+    return np.int64(popcount(low - np.uint64(1)))
 
 
-__all__ = ["bit_counts", "bitmap_popcount", "popcount"]
+__all__ = ["ALL_ONES", "WORD", "bit_counts", "bitmap_popcount", "lowest_bit", "popcount", "range_mask"]

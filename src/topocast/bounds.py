@@ -27,6 +27,26 @@ Time (event engine, store-and-forward, ``t_s`` start-up, ``t_w`` per byte,
   ``t_s + t_h + m t_w max(X_AB, X_BA) / c`` where ``X_AB`` messages start in
   ``A`` and are needed in ``B`` (all-gather ``|A|``, total exchange
   ``|A||B|``); half duplex ``(X_AB + X_BA) / c``.
+
+Reductions (allreduce, reduce-scatter, reduce; ``V`` the bytes of the whole vector, ``N`` nodes; every node
+contributes to every byte):
+
+* steps: ``diameter`` (allreduce, reduce-scatter) or ``eccentricity`` of the root (reduce), and ``doubling``:
+  after ``k`` steps a partial holds at most ``(p+1)^k`` contributions (``p`` receive ports), so
+  ``ceil(log_{p+1} N)``.
+* ``latency`` and ``doubling`` in time as above.
+* ``gossip``: every byte of an allreduce is a one-way gossip among ``N`` nodes, which needs ``2(N-1)``
+  transmissions (Baker and Shostak 1972; the bandwidth term ``2 (N-1)/N V t_w`` of Patarasuk and Yuan 2009
+  on one port); a reduce-scatter or reduce needs ``N-1`` (a spanning tree per byte).  The bytes received,
+  ``2(N-1) V`` (``(N-1) V``), spread over every node's receive ports:
+  ``t_s + t_h + 2(N-1) V t_w / sum_v c_v``.
+* ``injection``: node ``v`` must send every byte others need from it and receive every byte it needs
+  (allreduce: ``V`` out and ``V`` in; reduce-scatter: ``V - V_v`` out, ``V_v`` in; reduce: ``V`` out of
+  every other node, ``V`` into the root), over its ``c_v`` ports.
+* ``cut``: across a balanced cut ``(A, B)`` of ``c`` links, an allreduce moves every byte each way (``V`` per
+  direction), a reduce-scatter the bytes owned on the far side, a reduce the whole vector toward the root.
+* ``compute``: every byte needs ``N - 1`` additions somewhere, spread at best over ``N`` nodes:
+  ``(N-1)/N V gamma`` (``per_byte_reduce``).
 """
 
 from __future__ import annotations
@@ -77,6 +97,10 @@ def _doubling(n: int, p: int) -> int:
 
 def hop_bound(topology: Topology, schedule: Schedule) -> int:
     """Hops the farthest required delivery must travel."""
+    if schedule.collective == "reduce":
+        return int(bfs_distances(topology, int(schedule.targets[0])).max())
+    if schedule.collective in ("allreduce", "reduce-scatter"):
+        return diameter(topology)
     if schedule.collective == "broadcast":
         return int(bfs_distances(topology, int(schedule.origin[0])).max())
     if schedule.collective in HEAVY:
@@ -86,8 +110,8 @@ def hop_bound(topology: Topology, schedule: Schedule) -> int:
 
 def hop_kind(schedule: Schedule) -> str:
     """The name of :func:`hop_bound` for this collective."""
-    return {"broadcast": "eccentricity", "allgather": "diameter", "alltoall": "diameter"}.get(
-        schedule.collective, "distance")
+    return {"broadcast": "eccentricity", "allgather": "diameter", "alltoall": "diameter", "allreduce": "diameter",
+            "reduce-scatter": "diameter", "reduce": "eccentricity"}.get(schedule.collective, "distance")
 
 
 def farthest_pair(topology: Topology, schedule: Schedule) -> int:
@@ -112,7 +136,7 @@ def farthest_pair(topology: Topology, schedule: Schedule) -> int:
 def step_bound(topology: Topology, schedule: Schedule, ports: PortModel) -> Bound:
     """Steps: the hop bound and, for broadcast, all-gather and total exchange, the doubling bound."""
     candidates = [(hop_kind(schedule), hop_bound(topology, schedule))]
-    if schedule.collective in SPREADING:
+    if schedule.collective in SPREADING or schedule.is_reduction:
         candidates.append(("doubling", _doubling(topology.num_nodes, _ports(topology, ports, smallest=False))))
     return _binding(candidates)
 
@@ -126,6 +150,8 @@ def time_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports: P
     """Time: latency, doubling, injection and cut bounds; the largest binds."""
     m = schedule.message_bytes
     candidates = [("latency", hop_bound(topology, schedule) * cost.hop_time(m))]
+    if schedule.is_reduction:
+        return _binding(candidates + reduction_bounds(topology, schedule, cost, ports))
     if schedule.collective in SPREADING and topology.num_nodes > 1:
         p = _ports(topology, ports, smallest=False)
         candidates.append(("doubling", _doubling(topology.num_nodes, p) * cost.transfer_time(m) + cost.per_hop))
@@ -195,6 +221,66 @@ def cut_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports: Po
     ab, ba = _crossing(schedule, side)
     load = (ab + ba if ports.duplex == "half" else max(ab, ba)) / links
     return cost.hop_time(load * schedule.message_bytes)
+
+
+# -- reductions -----------------------------------------------------------------------------------------
+def reduction_bounds(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel
+                     ) -> list[tuple[str, float]]:
+    """The time bounds of a reduction beside ``latency``: doubling, gossip, injection, cut and compute."""
+    n = topology.num_nodes
+    vector = schedule.message_bytes * schedule.num_messages
+    ports_in = _port_counts(topology, ports)
+    out = [("doubling", _doubling(n, int(ports_in.max())) * cost.transfer_time(schedule.message_bytes)
+            + cost.per_hop)]
+    spread = 2 * (n - 1) if schedule.collective == "allreduce" else n - 1
+    out.append(("gossip", cost.startup + cost.per_hop + spread * vector * cost.per_byte / float(ports_in.sum())))
+    send, recv = _reduction_in_out(schedule, n, vector)
+    load = np.maximum(send, recv) / ports_in
+    if ports.duplex == "half":
+        load = np.maximum(load, (send + recv) / np.maximum(topology.port_degree, 1))
+    out.append(("injection", cost.startup + cost.per_hop + float(load.max()) * cost.per_byte))
+    cut = _reduction_cut(topology, schedule, vector, ports)
+    if cut is not None:
+        out.append(("cut", cost.startup + cost.per_hop + cut * cost.per_byte))
+    gamma = getattr(cost, "per_byte_reduce", 0.0)
+    if gamma:
+        out.append(("compute", (n - 1) / n * vector * gamma))
+    return out
+
+
+def _port_counts(topology: Topology, ports: PortModel) -> np.ndarray:
+    degree = np.maximum(topology.port_degree, 1).astype(np.float64)
+    return degree if ports.ports is None else np.minimum(degree, ports.ports)
+
+
+def _reduction_in_out(schedule: Schedule, n: int, vector: float) -> tuple[np.ndarray, np.ndarray]:
+    """Bytes each node must send and receive at least."""
+    if schedule.collective == "allreduce":
+        return np.full(n, vector), np.full(n, vector)
+    owned = np.bincount(np.asarray(schedule.targets, dtype=np.int64), minlength=n) * schedule.message_bytes
+    if schedule.collective == "reduce-scatter":
+        return vector - owned, owned
+    send = np.full(n, vector)
+    send[owned > 0] = 0.0
+    return send, owned.astype(np.float64)
+
+
+def _reduction_cut(topology: Topology, schedule: Schedule, vector: float, ports: PortModel) -> float | None:
+    """Bytes per link that must cross a balanced cut (in the busier direction; both, half duplex)."""
+    from .topology.properties import best_cut
+
+    if topology.num_nodes > CUT_MAX_NODES:
+        return None
+    links, side, _ = best_cut(topology)
+    if links == 0:
+        return None
+    if schedule.collective == "allreduce":
+        ab = ba = vector
+    else:
+        owner_side = side[np.asarray(schedule.targets, dtype=np.int64)]
+        ab = float(np.count_nonzero(owner_side == 1)) * schedule.message_bytes
+        ba = float(np.count_nonzero(owner_side == 0)) * schedule.message_bytes
+    return (ab + ba if ports.duplex == "half" else max(ab, ba)) / links
 
 
 __all__ = ["Bound", "cut_bound", "farthest_pair", "hop_bound", "injection_bound", "step_bound",

@@ -12,6 +12,16 @@ waits for the transfers ``after_ids[after_ptr[t]:after_ptr[t+1]]``).
 ``targets`` is ``"all"`` (every node needs every message: broadcast,
 all-gather), an ``int64[M]`` array (one destination per message: total
 exchange, unicast), or a CSR pair ``(ptr, ids)`` (multicast).
+
+Reductions (``allreduce``, ``reduce-scatter``, ``reduce``): the messages are
+the *blocks* of a vector every node holds; every node contributes to every
+block (``origin[b]`` is the node block ``b`` belongs to in a reduce-scatter).
+A transfer carries the sender's current partial aggregate of each block it
+names; ``combine[t]`` says what the receiver does with it: add it to its own
+partial (True: a reduce step) or take it in place of its own (False: a copy,
+as in an all-gather of reduced blocks).  ``targets``: ``"all"`` (allreduce),
+``int64[M]`` (reduce-scatter: block ``b``'s node; reduce: the root for
+every block).
 """
 
 from __future__ import annotations
@@ -23,7 +33,9 @@ import numpy as np
 
 from .errors import TopocastError
 
-COLLECTIVES = ("broadcast", "allgather", "alltoall", "multicast", "unicast", "permutation", "custom")
+#: collectives whose transfers carry partial aggregates that receivers combine (see the module docstring)
+REDUCTIONS = ("allreduce", "reduce-scatter", "reduce")
+COLLECTIVES = ("broadcast", "allgather", "alltoall", "multicast", "unicast", "permutation", "custom", *REDUCTIONS)
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,12 +60,49 @@ class Schedule:
     #: facts the algorithm reports beside the engine's metrics (e.g. a paper's bound)
     info: dict = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    #: reductions: per transfer, whether the receiver adds the carried partials to its own (True) or takes
+    #: them in place of its own (False); None for the other collectives
+    combine: np.ndarray | None = None
+    #: relays: per transfer, the transfer whose payload it carries one hop further (-1: it carries its
+    #: sender's own data); a transfer some other one forwards is a relay hop: its receiver passes the payload
+    #: on and keeps none of it.  None: no relays.
+    forward: np.ndarray | None = None
 
     def __post_init__(self):
         if self.collective not in COLLECTIVES:
             raise TopocastError(f"collective: must be one of {', '.join(COLLECTIVES)}")
         if self.step is None and self.after_ptr is None:
             raise TopocastError("schedule: give a step per transfer or dependencies")
+        if self.is_reduction and (self.combine is None or len(self.combine) != len(self.src)):
+            raise TopocastError(f"schedule: a {self.collective} needs combine (add or copy) for every transfer")
+        if not self.is_reduction and self.combine is not None:
+            raise TopocastError(f"schedule: combine is for reductions, not a {self.collective}")
+        if self.forward is not None:
+            self._check_forward()
+
+    def _check_forward(self) -> None:
+        forward = self.forward
+        if len(forward) != len(self.src):
+            raise TopocastError("schedule: forward needs one entry per transfer")
+        hops = np.flatnonzero(forward >= 0)
+        prev = forward[hops]
+        if len(hops) and (prev.max() >= len(self.src) or np.any(self.dst[prev] != self.src[hops])):
+            raise TopocastError("schedule: a forwarding transfer must leave the node its payload arrived at")
+        if len(hops) and np.any(np.bincount(prev, minlength=len(self.src)) > 1):
+            raise TopocastError("schedule: a payload is forwarded by one transfer at most")
+
+    @property
+    def relay_hops(self) -> np.ndarray:
+        """Per transfer, whether a later transfer forwards its payload (its receiver keeps none of it)."""
+        out = np.zeros(len(self.src), dtype=bool)
+        if self.forward is not None:
+            out[self.forward[self.forward >= 0]] = True
+        return out
+
+    @property
+    def is_reduction(self) -> bool:
+        """Whether transfers carry partial aggregates (allreduce, reduce-scatter, reduce)."""
+        return self.collective in REDUCTIONS
 
     @property
     def num_messages(self) -> int:
@@ -112,25 +161,29 @@ class ScheduleBuilder:
         self._count: list[np.ndarray] = []
         self._step: list[np.ndarray] = []
         self._after: list[tuple[np.ndarray, np.ndarray]] = []
+        self._combine: list[np.ndarray] = []
         self._uses_after = False
         self._size = 0
 
     def add(self, src, dst, first, count=1, step: int | np.ndarray | None = None,
-            after=None) -> np.ndarray:
+            after=None, combine=False) -> np.ndarray:
         """Add transfers carrying one range each; returns their transfer ids.
 
         ``after`` (optional): the transfer ids each new transfer waits for,
         either a list with one list per transfer or a CSR pair ``(ptr, ids)``
-        with ``ptr`` of length ``len(src) + 1``.
+        with ``ptr`` of length ``len(src) + 1``.  ``combine`` (reductions): the
+        receiver adds the partials to its own (True) or takes them (False); one
+        value or one per transfer.
         """
         src = np.atleast_1d(np.asarray(src, dtype=np.int64))
         n = len(src)
         dst = np.broadcast_to(np.asarray(dst, dtype=np.int64), (n,))
         first = np.broadcast_to(np.asarray(first, dtype=np.int64), (n,))
         count = np.broadcast_to(np.asarray(count, dtype=np.int64), (n,))
-        return self._append(src, dst, np.ones(n, dtype=np.int64), first, count, step, after)
+        return self._append(src, dst, np.ones(n, dtype=np.int64), first, count, step, after, combine)
 
-    def add_ranges(self, src, dst, ranges_per_transfer, first, count, step=None, after=None) -> np.ndarray:
+    def add_ranges(self, src, dst, ranges_per_transfer, first, count, step=None, after=None,
+                   combine=False) -> np.ndarray:
         """Add transfers carrying several ranges each (``ranges_per_transfer[i]`` of them)."""
         src = np.atleast_1d(np.asarray(src, dtype=np.int64))
         n = len(src)
@@ -140,11 +193,12 @@ class ScheduleBuilder:
         count = np.broadcast_to(np.asarray(count, dtype=np.int64), first.shape)
         if int(nranges.sum()) != len(first):
             raise ValueError("add_ranges: ranges_per_transfer must sum to the number of ranges")
-        return self._append(src, dst, nranges, first, count, step, after)
+        return self._append(src, dst, nranges, first, count, step, after, combine)
 
-    def _append(self, src, dst, nranges, first, count, step, after) -> np.ndarray:
+    def _append(self, src, dst, nranges, first, count, step, after, combine=False) -> np.ndarray:
         n = len(src)
         ids = np.arange(self._size, self._size + n, dtype=np.int64)
+        self._combine.append(np.broadcast_to(np.asarray(combine, dtype=bool), (n,)).copy())
         self._src.append(src.copy())
         self._dst.append(np.array(dst))
         self._nranges.append(nranges)
@@ -187,9 +241,13 @@ class ScheduleBuilder:
             if not self._uses_after:
                 raise TopocastError("schedule: every transfer needs a step when there are no dependencies")
             step = None
+        combine = None
+        if self.collective in REDUCTIONS:
+            combine = np.concatenate(self._combine) if self._combine else np.zeros(0, dtype=bool)
         return Schedule(
             num_nodes=self.num_nodes, origin=self.origin, src=cat(self._src), dst=cat(self._dst),
             range_ptr=range_ptr, range_first=cat(self._first), range_count=cat(self._count),
             collective=self.collective, targets=self.targets, step=step,
             after_ptr=after_ptr, after_ids=after_ids, message_bytes=self.message_bytes, meta=self.meta,
+            combine=combine,
         )

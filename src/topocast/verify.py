@@ -1,82 +1,55 @@
 """Verification shared by every engine: who holds which message, exactly once or not.
 
-The state is a bit matrix ``holds[node, word]`` (message ``m`` is bit
-``m % 64`` of word ``m // 64``).  Engines feed it transfers in the order they
-happen; :class:`HoldState` rejects a transfer of data its sender does not hold,
-counts every receipt and every redundant one (a node receiving a message it
-already has), and tells when each node has everything it needs.
+No engine imports this module: an engine records what happened (its trace)
+and the measure adapter hands the trace here.  One :class:`Verification`
+comes out, whatever the engine.
+
+Schedules (step and event engines): :func:`check_deliveries` replays the
+transfers an engine ran, in the engine's order, one node at a time.  A node's
+state is a bit set over the message ids (message ``m`` is bit ``m % 64`` of
+word ``m // 64``), set from the messages that start there; the transfers
+*into* the node set bits (counting every receipt, and as redundant every bit
+already set), and before each transfer *out of* the node the bits show
+whether the node held what it sends.  Whether a receipt is visible to a send
+is the engine's rule, given as a key per transfer: a receipt counts for a
+send when its key is smaller (the step engine: the step, so a node forwards
+only what it held before the step; the event engine: the position in the
+order the engine processed its transfers).  So the state is one bit set per
+thread (``messages / 8`` bytes) plus about 24 bytes per transfer, never a
+``nodes x messages`` matrix: an all-to-all of ``N^2`` messages needs no
+``N^3`` bits.  Per node it also keeps what the metrics need, computed on the
+fly: the step (or time) at which the node held everything it needs and,
+with groups, everything that started in its group.
+
+Every node's replay is independent, so they run in parallel (chunks of nodes,
+each thread with its own bit sets).  Times are exact: a message a node
+receives once arrives when that transfer finishes; a node that receives a
+message twice (the run already fails exactly-once) gets its completion time
+from every receipt, the earliest per message.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 
+from .bits import lowest_bit, popcount, range_mask
 from .errors import TopocastError
+from .parallel import twin
 from .schedule import Schedule
 
-WORD = 64
-ALL_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
-
-
-@nb.njit(cache=True, inline="always")
-def popcount(x):
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
-
-
-@nb.njit(cache=True, inline="always")
-def _mask(word, lo, hi):
-    """Bits of ``word`` covering message ids [lo, hi)."""
-    start = word * 64
-    a = max(lo - start, 0)
-    b = min(hi - start, 64)
-    if b - a == 64:
-        return np.uint64(0xFFFFFFFFFFFFFFFF)
-    return ((np.uint64(1) << np.uint64(b - a)) - np.uint64(1)) << np.uint64(a)
-
-
-@nb.njit(cache=True)
-def sender_lacks(holds, node, first, count):
-    """First message in [first, first+count) that ``node`` does not hold, or -1."""
-    hi = first + count
-    for w in range(first // 64, (hi + 63) // 64):
-        missing = _mask(w, first, hi) & ~holds[node, w]
-        if missing:
-            bit = 0
-            while not (missing >> np.uint64(bit)) & np.uint64(1):
-                bit += 1
-            return w * 64 + bit
-    return -1
-
-
-@nb.njit(cache=True)
-def receive(holds, required, all_required, node, first, count):
-    """Mark [first, first+count) held at ``node``; return (redundant, newly required)."""
-    hi = first + count
-    redundant = 0
-    new_required = 0
-    for w in range(first // 64, (hi + 63) // 64):
-        mask = _mask(w, first, hi)
-        old = holds[node, w]
-        redundant += popcount(mask & old)
-        if not all_required:
-            new_required += popcount(mask & ~old & required[node, w])
-        holds[node, w] = old | mask
-    if all_required:
-        new_required = count - redundant
-    return redundant, new_required
-
-
-@nb.njit(cache=True)
-def _set_bits(matrix, rows, messages):
-    for i in range(len(rows)):
-        m = messages[i]
-        matrix[rows[i], m // 64] |= np.uint64(1) << np.uint64(m % 64)
+#: greater than every key (positions and steps are int64)
+_NEVER = np.int64(2**63 - 1)
+#: transfers, or message deliveries, at or above which the parallel build of the replay runs
+PARALLEL_TRANSFERS, PARALLEL_DELIVERIES = 200_000, 2_000_000
+#: node chunks per thread (each chunk allocates its bit sets once)
+CHUNKS_PER_THREAD = 16
+#: bytes the replay keeps per transfer (its position, its place in the receiver's and the sender's list) and
+#: per node (ten findings and list pointers)
+PER_TRANSFER, PER_NODE = 24, 104
 
 
 @dataclass(frozen=True)
@@ -130,52 +103,541 @@ def verdict(complete: bool, redundant: int, missing: int, violation: str | None 
                         int(in_flight))
 
 
-class HoldState:
-    """Bit matrix of held messages plus the required set of each node."""
 
-    def __init__(self, schedule: Schedule, max_bytes: float | None = None):
-        n, m = schedule.num_nodes, schedule.num_messages
-        words = max(1, (m + WORD - 1) // WORD)
-        need = n * words * 8 * (1 if isinstance(schedule.targets, str) else 2)
-        if max_bytes is not None and need > max_bytes:
-            from .memory import human_bytes
 
-            raise TopocastError(
-                f"max-memory: verifying {m} messages on {n} nodes needs {human_bytes(need)} of state, "
-                f"over the limit of {human_bytes(max_bytes)}"
-            )
-        self.schedule = schedule
-        self.holds = np.zeros((n, words), dtype=np.uint64)
-        origin = schedule.origin
-        _set_bits(self.holds, origin, np.arange(m, dtype=np.int64))
-        self.all_required = isinstance(schedule.targets, str)
-        if self.all_required:
-            self.required = np.zeros((1, 1), dtype=np.uint64)
-            self.need = np.full(n, m, dtype=np.int64)
-            self.have = np.bincount(origin, minlength=n).astype(np.int64)
-        else:
-            ptr, ids = schedule.target_csr()
-            msg = np.repeat(np.arange(m, dtype=np.int64), np.diff(ptr))
-            self.required = np.zeros((n, words), dtype=np.uint64)
-            _set_bits(self.required, ids, msg)
-            self.need = np.bincount(ids, minlength=n).astype(np.int64)
-            self.have = np.zeros(n, dtype=np.int64)
-            self.have += np.bincount(ids[origin[msg] == ids], minlength=n)
+class DeliveryPlan(NamedTuple):
+    """What a schedule promises, as arrays for the replay kernel."""
 
-    def finish(self, receipts: int, redundant: int, violation: str | None) -> Verification:
-        missing = int((self.need - self.have).sum())
-        complete = missing == 0
-        if violation is None and not complete:
-            node = int(np.flatnonzero(self.have < self.need)[0])
-            violation = f"node {node} ends holding {self.have[node]} of the {self.need[node]} messages it needs"
-        promise = ("every node holds every message" if self.all_required
-                   else "every target holds each message addressed to it")
-        return verdict(complete, redundant, missing, violation, receipts=receipts, promise=promise, what="message")
+    src: np.ndarray
+    dst: np.ndarray
+    range_ptr: np.ndarray
+    first: np.ndarray
+    count: np.ndarray
+    #: origin node of every message
+    origin: np.ndarray
+    #: the messages that start at node ``v``: ``origin_msgs[origin_ptr[v]:origin_ptr[v + 1]]``
+    origin_ptr: np.ndarray
+    origin_msgs: np.ndarray
+    #: the messages node ``v`` must end holding (unused when ``all_required``)
+    target_ptr: np.ndarray
+    target_msgs: np.ndarray
+    all_required: bool
+    #: a group per node (used when ``grouped``) and, per group, how many messages start in it
+    groups: np.ndarray
+    group_need: np.ndarray
+    grouped: bool
+
+
+class EngineRun(NamedTuple):
+    """What an engine did, as arrays for the replay kernel.
+
+    ``key``: a receipt is visible to a send when ``key[receipt] < key[send]``.
+    ``pos``: each transfer's position in the engine's order (-1: not run).
+    ``when``: finish times (``timed``), else unused.  ``in_ptr``/``in_ids``:
+    the delivered transfers by receiver, ``out_ptr``/``out_ids``: the
+    transfers whose data was needed, by sender, both in the engine's order.
+    """
+
+    key: np.ndarray
+    pos: np.ndarray
+    when: np.ndarray
+    timed: bool
+    in_ptr: np.ndarray
+    in_ids: np.ndarray
+    out_ptr: np.ndarray
+    out_ids: np.ndarray
+
+
+class NodeFindings(NamedTuple):
+    """Per node: what it needs and holds at the end, its receipts, its first send without the data, its
+    completion (step or time; -1 / inf: never) and group completion."""
+
+    need: np.ndarray
+    have: np.ndarray
+    receipts: np.ndarray
+    redundant: np.ndarray
+    fail_pos: np.ndarray
+    fail_msg: np.ndarray
+    completion: np.ndarray
+    group_completion: np.ndarray
+
+
+@nb.njit(cache=True, inline="always")
+def _first_lacking(held, plan, t):
+    """The first message transfer ``t`` carries (range by range) that is not set in ``held``, or -1."""
+    for r in range(plan.range_ptr[t], plan.range_ptr[t + 1]):
+        lo = plan.first[r]
+        hi = lo + plan.count[r]
+        for w in range(lo // 64, (hi + 63) // 64):
+            missing = range_mask(w, lo, hi) & ~held[w]
+            if missing:
+                return w * 64 + lowest_bit(missing)
+    return -1
+
+
+@nb.njit(cache=True, inline="always")
+def _take(held, req, plan, v, t):
+    """Set the bits of transfer ``t``'s messages at node ``v``; returns (receipts, redundant, newly
+    required, newly held of ``v``'s group, words touched)."""
+    receipts = 0
+    redundant = 0
+    fresh_required = 0
+    fresh_group = 0
+    touched = 0
+    for r in range(plan.range_ptr[t], plan.range_ptr[t + 1]):
+        lo = plan.first[r]
+        hi = lo + plan.count[r]
+        receipts += plan.count[r]
+        again = 0
+        for w in range(lo // 64, (hi + 63) // 64):
+            mask = range_mask(w, lo, hi)
+            old = held[w]
+            if mask & old:
+                again += popcount(mask & old)
+            if not plan.all_required:
+                fresh_required += popcount(mask & ~old & req[w])
+            if plan.grouped:
+                fresh = mask & ~old
+                while fresh:
+                    m = w * 64 + lowest_bit(fresh)
+                    if plan.groups[plan.origin[m]] == plan.groups[v]:
+                        fresh_group += 1
+                    fresh &= fresh - np.uint64(1)
+            held[w] = old | mask
+            touched += 1
+        redundant += again
+        if plan.all_required:
+            fresh_required += plan.count[r] - again
+    return receipts, redundant, fresh_required, fresh_group, touched
+
+
+@nb.njit(cache=True)
+def _exact_times(held, req, plan, run, v):
+    """(completion, group completion) of node ``v`` from every receipt, the earliest per message: for a
+    node that received some message twice.  ``req`` still holds ``v``'s required bits."""
+    total = 0
+    for i in range(run.in_ptr[v], run.in_ptr[v + 1]):
+        t = run.in_ids[i]
+        for r in range(plan.range_ptr[t], plan.range_ptr[t + 1]):
+            total += plan.count[r]
+    msgs = np.empty(total, np.int64)
+    times = np.empty(total, np.float64)
+    k = 0
+    for i in range(run.in_ptr[v], run.in_ptr[v + 1]):
+        t = run.in_ids[i]
+        for r in range(plan.range_ptr[t], plan.range_ptr[t + 1]):
+            for m in range(plan.first[r], plan.first[r] + plan.count[r]):
+                msgs[k] = m
+                times[k] = run.when[t]
+                k += 1
+    order = np.argsort(msgs, kind="mergesort")
+    latest = 0.0
+    group_latest = 0.0
+    a = 0
+    while a < total:
+        m = msgs[order[a]]
+        earliest = times[order[a]]
+        b = a + 1
+        while b < total and msgs[order[b]] == m:
+            earliest = min(earliest, times[order[b]])
+            b += 1
+        if plan.origin[m] != v:  # a message that starts at v arrived at time 0
+            if plan.all_required or (req[m >> 6] >> np.uint64(m & 63)) & np.uint64(1):
+                latest = max(latest, earliest)
+            if plan.grouped and plan.groups[plan.origin[m]] == plan.groups[v]:
+                group_latest = max(group_latest, earliest)
+        a = b
+    return latest, group_latest
+
+
+@nb.njit(cache=True)
+def _replay_node(plan, run, found, v, held, req):
+    """Replay node ``v``: its start, its receipts and sends merged in the engine's order, its findings."""
+    # stage 1: what v holds at the start and what it must end holding
+    for i in range(plan.origin_ptr[v], plan.origin_ptr[v + 1]):
+        m = plan.origin_msgs[i]
+        held[m >> 6] |= np.uint64(1) << np.uint64(m & 63)
+    if plan.all_required:
+        need = len(plan.origin)
+        have = plan.origin_ptr[v + 1] - plan.origin_ptr[v]
+    else:
+        need = plan.target_ptr[v + 1] - plan.target_ptr[v]
+        have = 0
+        for i in range(plan.target_ptr[v], plan.target_ptr[v + 1]):
+            m = plan.target_msgs[i]
+            req[m >> 6] |= np.uint64(1) << np.uint64(m & 63)
+            if plan.origin[m] == v:
+                have += 1
+    group_have = plan.origin_ptr[v + 1] - plan.origin_ptr[v]
+    done_step = 0 if have >= need else -1
+    latest = 0.0
+    group_latest = 0.0
+    receipts = 0
+    redundant = 0
+    fail_pos = -1
+    fail_msg = -1
+    touched = 0
+    # stage 2: receipts and sends in the engine's order; a receipt counts for a send when its key is smaller
+    i, i_end = run.in_ptr[v], run.in_ptr[v + 1]
+    j, j_end = run.out_ptr[v], run.out_ptr[v + 1]
+    while True:
+        limit = run.key[run.out_ids[j]] if j < j_end else _NEVER
+        while i < i_end and run.key[run.in_ids[i]] < limit:
+            t = run.in_ids[i]
+            got, dup, fresh, fresh_group, words = _take(held, req, plan, v, t)
+            touched += words
+            receipts += got
+            redundant += dup
+            have += fresh
+            group_have += fresh_group
+            if fresh and run.timed:
+                latest = max(latest, run.when[t])
+            if fresh_group and run.timed:
+                group_latest = max(group_latest, run.when[t])
+            if done_step < 0 and have >= need:
+                done_step = run.key[t] + 1
+            i += 1
+        if j == j_end:
+            break
+        if fail_pos < 0:
+            m = _first_lacking(held, plan, run.out_ids[j])
+            if m >= 0:
+                fail_pos = run.pos[run.out_ids[j]]
+                fail_msg = m
+        j += 1
+    # stage 3: findings (times from every receipt if v received something twice)
+    if run.timed and redundant:
+        latest, group_latest = _exact_times(held, req, plan, run, v)
+    found.need[v] = need
+    found.have[v] = have
+    found.receipts[v] = receipts
+    found.redundant[v] = redundant
+    found.fail_pos[v] = fail_pos
+    found.fail_msg[v] = fail_msg
+    if run.timed:
+        found.completion[v] = latest if have >= need else np.inf
+        if plan.grouped:
+            found.group_completion[v] = group_latest if group_have >= plan.group_need[plan.groups[v]] else np.inf
+    else:
+        found.completion[v] = done_step
+    # stage 4: clear the words v used, for the next node of this chunk
+    for i in range(plan.origin_ptr[v], plan.origin_ptr[v + 1]):
+        held[plan.origin_msgs[i] >> 6] = 0
+    if 2 * touched >= len(held):
+        for w in range(len(held)):
+            held[w] = 0
+    else:
+        for i in range(run.in_ptr[v], run.in_ptr[v + 1]):
+            t = run.in_ids[i]
+            for r in range(plan.range_ptr[t], plan.range_ptr[t + 1]):
+                for w in range(plan.first[r] // 64, (plan.first[r] + plan.count[r] + 63) // 64):
+                    held[w] = 0
+    if not plan.all_required:
+        for i in range(plan.target_ptr[v], plan.target_ptr[v + 1]):
+            req[plan.target_msgs[i] >> 6] = 0
+
+
+@nb.njit(cache=True)
+def _replay(plan, run, found, bounds, words):
+    """Replay every node, chunk by chunk (chunk ``c``: nodes ``bounds[c] .. bounds[c + 1] - 1``), each chunk
+    with its own bit sets of ``words`` words (in parallel in :data:`_replay_parallel`)."""
+    for c in nb.prange(len(bounds) - 1):
+        held = np.zeros(words, np.uint64)
+        req = np.zeros(1 if plan.all_required else words, np.uint64)
+        for v in range(bounds[c], bounds[c + 1]):
+            _replay_node(plan, run, found, v, held, req)
+
+
+_replay_parallel = twin(_replay, "_replay_parallel")
+
+
+@nb.njit(cache=True)
+def _bucket(keys, n):
+    """Indices ``0 .. len(keys) - 1`` grouped by ``keys`` (in ``0 .. n - 1``), increasing within a key:
+    CSR ``(ptr, ids)``."""
+    ptr = np.zeros(n + 1, np.int64)
+    for i in range(len(keys)):
+        ptr[keys[i] + 1] += 1
+    for v in range(n):
+        ptr[v + 1] += ptr[v]
+    ids = np.empty(len(keys), np.int64)
+    fill = ptr[:-1].copy()
+    for i in range(len(keys)):
+        ids[fill[keys[i]]] = i
+        fill[keys[i]] += 1
+    return ptr, ids
+
+
+@nb.njit(cache=True)
+def _bucket_transfers(node_of, order, k, n):
+    """The transfers ``order[:k]`` grouped by ``node_of`` (their receiver or sender), in that order."""
+    ptr = np.zeros(n + 1, np.int64)
+    for i in range(k):
+        ptr[node_of[order[i]] + 1] += 1
+    for v in range(n):
+        ptr[v + 1] += ptr[v]
+    ids = np.empty(k, np.int64)
+    fill = ptr[:-1].copy()
+    for i in range(k):
+        u = node_of[order[i]]
+        ids[fill[u]] = order[i]
+        fill[u] += 1
+    return ptr, ids
+
+
+@nb.njit(cache=True)
+def _targets_by_node(ptr, ids, n):
+    """Required messages per node from the targets per message (CSR ``ptr, ids``)."""
+    out_ptr = np.zeros(n + 1, np.int64)
+    for i in range(len(ids)):
+        out_ptr[ids[i] + 1] += 1
+    for v in range(n):
+        out_ptr[v + 1] += out_ptr[v]
+    msgs = np.empty(len(ids), np.int64)
+    fill = out_ptr[:-1].copy()
+    for m in range(len(ptr) - 1):
+        for i in range(ptr[m], ptr[m + 1]):
+            msgs[fill[ids[i]]] = m
+            fill[ids[i]] += 1
+    return out_ptr, msgs
+
+
+@nb.njit(cache=True)
+def _positions(order, k, size):
+    """Position of each transfer in ``order[:k]`` (-1 for the others)."""
+    pos = np.full(size, -1, np.int64)
+    for i in range(k):
+        pos[order[i]] = i
+    return pos
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What :func:`check_deliveries` found: the verdict and the per-node completion it computed on the way.
+
+    ``completion``: per node, the step after which it held all it needs (0: from the start, -1: never) for a
+    run in steps, or the time it did (``inf``: never) for a timed run.  ``group_completion`` (timed runs
+    with groups): the time each node held every message that started in its group.  ``data_stop``: the
+    position, in the engine's order, of the first transfer whose sender lacked its data (-1: none).
+    """
+
+    verification: Verification
+    completion: np.ndarray
+    group_completion: np.ndarray | None = None
+    data_stop: int = -1
+
+
+@nb.njit(cache=True)
+def _most_receipts(dst, range_ptr, count, n):
+    """The most messages any one node receives."""
+    got = np.zeros(n, np.int64)
+    for t in range(len(dst)):
+        for r in range(range_ptr[t], range_ptr[t + 1]):
+            got[dst[t]] += count[r]
+    return got.max() if n else 0
+
+
+def replay_bytes(schedule: Schedule, checked: int | None = None, timed: bool = False) -> int:
+    """Peak bytes :func:`check_deliveries` adds for ``schedule``: :data:`PER_TRANSFER` per transfer, per message
+    its origin list entry (8) and, for targets given per message, one entry per (message, target) pair and
+    the pointers of the targets (16); :data:`PER_NODE` per node; per thread two bit sets of ``messages / 8``
+    bytes (three counted per thread) and, for a timed run, the receipts of the busiest node (24 bytes each:
+    message, time and sort order, for a node that received some message twice)."""
+    n, m, nt = schedule.num_nodes, schedule.num_messages, schedule.num_transfers
+    nt = nt if checked is None else checked
+    pairs = 0 if isinstance(schedule.targets, str) else 8 * len(schedule.target_csr()[1]) + 8 * m
+    words = max(1, (m + 63) // 64)
+    threads = nb.get_num_threads()
+    busiest = 0
+    if timed and schedule.num_transfers:
+        busiest = int(_most_receipts(schedule.dst, schedule.range_ptr, schedule.range_count, n))
+    return (PER_TRANSFER * nt + 8 * m + pairs + PER_NODE * (n + 1)
+            + threads * (3 * 2 * 8 * words + 24 * busiest))
+
+
+def check_deliveries(schedule: Schedule, order: np.ndarray, applied: int, checked: int, *,
+                     key: np.ndarray | None = None, finish: np.ndarray | None = None, groups: np.ndarray | None = None,
+                     max_bytes: float | None = None) -> tuple[NodeFindings, int, int]:
+    """Replay what an engine ran and return the per-node findings, the first send without its data and the
+    message it lacked.
+
+    Parameters
+    ----------
+    schedule : Schedule
+        The plan the engine ran.
+    order : numpy.ndarray
+        Transfer ids in the order the engine took them.
+    applied : int
+        ``order[:applied]`` delivered their messages.
+    checked : int
+        ``order[:checked]`` needed their senders to hold their data (``checked >= applied`` or the
+        transfers of a step the engine stopped in).
+    key : numpy.ndarray, optional
+        A receipt counts for a send when its key is smaller; default: the position in ``order``.
+    finish : numpy.ndarray, optional
+        Finish time of each transfer: completion is then a time, else a step (``key + 1``).
+    groups : numpy.ndarray, optional
+        A group per node: also the time each node held every message that started in its group.
+    max_bytes : float, optional
+        Refuse (:class:`TopocastError`) when the replay would need more.
+
+    Returns
+    -------
+    tuple
+        ``(findings, position, message)``: :class:`NodeFindings`, and the position in ``order`` of the
+        first transfer whose sender lacked a message with that message (-1, -1: none).
+    """
+    from .footprint import guard
+
+    n, nt = schedule.num_nodes, schedule.num_transfers
+    words = max(1, (schedule.num_messages + 63) // 64)
+    guard(f"verifying {schedule.num_messages:,} messages over {checked:,} transfers on {n:,} nodes",
+          replay_bytes(schedule, checked, finish is not None), max_bytes)
+    order = np.asarray(order, dtype=np.int64)
+    pos = _positions(order, checked, nt)
+    in_ptr, in_ids = _bucket_transfers(schedule.dst, order, applied, n)
+    out_ptr, out_ids = _bucket_transfers(schedule.src, order, checked, n)
+    origin_ptr, origin_msgs = _bucket(schedule.origin, n)
+    all_required = isinstance(schedule.targets, str)
+    empty = np.zeros(1, np.int64)
+    if all_required:
+        target_ptr, target_msgs = empty, empty
+    else:
+        target_ptr, target_msgs = _targets_by_node(*schedule.target_csr(), n)
+    grouped = groups is not None
+    if grouped:
+        groups = np.asarray(groups, dtype=np.int64)
+        group_need = np.bincount(groups[schedule.origin], minlength=int(groups.max(initial=0)) + 1)
+    plan = DeliveryPlan(schedule.src, schedule.dst, schedule.range_ptr, schedule.range_first, schedule.range_count,
+                        schedule.origin, origin_ptr, origin_msgs, target_ptr, target_msgs, all_required,
+                        groups if grouped else empty, group_need.astype(np.int64) if grouped else empty, grouped)
+    timed = finish is not None
+    run = EngineRun(pos if key is None else key, pos, finish if timed else np.zeros(1), timed,
+                    in_ptr, in_ids, out_ptr, out_ids)
+    found = NodeFindings(*(np.zeros(n, np.int64) for _ in range(6)), np.zeros(n, np.float64),
+                         np.zeros(n if grouped else 1, np.float64))
+    threads = nb.get_num_threads()
+    chunks = max(1, min(n, threads * CHUNKS_PER_THREAD))
+    bounds = np.linspace(0, n, chunks + 1).astype(np.int64)
+    parallel = nt >= PARALLEL_TRANSFERS or int(schedule.range_count.sum()) >= PARALLEL_DELIVERIES
+    (_replay_parallel if parallel else _replay)(plan, run, found, bounds, words)
+    failed = found.fail_pos >= 0
+    if not failed.any():
+        return found, -1, -1
+    first = int(np.flatnonzero(failed)[np.argmin(found.fail_pos[failed])])
+    return found, int(found.fail_pos[first]), int(found.fail_msg[first])
+
+
+def delivery_verdict(schedule: Schedule, found: NodeFindings, violation: str | None) -> Verification:
+    """The :class:`Verification` of a replay: complete when every node holds all it needs, exactly once when
+    nothing arrived twice; ``violation`` (the engine's or a send without its data) comes first."""
+    missing = int((found.need - found.have).sum())
+    complete = missing == 0
+    if violation is None and not complete:
+        node = int(np.flatnonzero(found.have < found.need)[0])
+        violation = (f"node {node} ends holding {int(found.have[node])} of the {int(found.need[node])} "
+                     "messages it needs")
+    promise = ("every node holds every message" if isinstance(schedule.targets, str)
+               else "every target holds each message addressed to it")
+    return verdict(complete, int(found.redundant.sum()), missing, violation, receipts=int(found.receipts.sum()),
+                   promise=promise, what="message")
 
 
 def describe_transfer(schedule: Schedule, t: int) -> str:
+    """``transfer 7 (step 2) 3 -> 4``: a transfer named for a violation."""
     where = f"step {int(schedule.step[t])}" if schedule.step is not None else "dependency order"
     return f"transfer {t} ({where}) {int(schedule.src[t])} -> {int(schedule.dst[t])}"
+
+
+def check_steps(schedule: Schedule, trace, max_bytes: float | None = None) -> Delivery:
+    """Verify a run of the step engine (:class:`topocast.sim.step.StepTrace`) on its trace.
+
+    A transfer may carry only what its sender held before its step; deliveries of the step the engine
+    stopped in (a link or port rule broken) do not count.  When a sender lacks its data before the
+    engine's stop, the run stops there instead (``data_stop``: the engine's per-step counts then need a
+    second run stopped at that position, which :mod:`topocast.measure.step` makes).
+
+    Parameters
+    ----------
+    schedule : Schedule
+        The plan the engine ran.
+    trace : StepTrace
+        Its trace: ``order`` (transfers by step), ``step_ptr``, ``stop_position`` (-1: none) and
+        ``stop_reason``.
+    max_bytes : float, optional
+        Refuse when the replay would pass this limit.
+
+    Returns
+    -------
+    Delivery
+        The verdict, per node the step after which it held all it needs (-1: never), ``data_stop``.
+    """
+    nt = schedule.num_transfers
+    order, stop = trace.order, int(trace.stop_position)
+
+    def limits(position: int) -> tuple[int, int]:
+        if position < 0:
+            return nt, nt
+        return int(trace.step_ptr[schedule.step[order[position]]]), position
+
+    applied, checked = limits(stop)
+    found, lacking, message = check_deliveries(schedule, order, applied, checked, key=schedule.step,
+                                               max_bytes=max_bytes)
+    violation = None
+    if lacking >= 0:
+        applied, _ = limits(lacking)
+        found, _, message = check_deliveries(schedule, order, applied, lacking + 1, key=schedule.step,
+                                             max_bytes=max_bytes)
+        t = int(order[lacking])
+        violation = (f"{describe_transfer(schedule, t)} carries message {message}, which node "
+                     f"{int(schedule.src[t])} does not hold yet")
+    elif stop >= 0:
+        violation = f"{describe_transfer(schedule, int(order[stop]))} is rejected: {trace.stop_reason}"
+    completion = found.completion.astype(np.int64)
+    return Delivery(delivery_verdict(schedule, found, violation), completion, None, lacking)
+
+
+def check_events(schedule: Schedule, trace, groups: np.ndarray | None = None,
+                 max_bytes: float | None = None) -> Delivery:
+    """Verify a run of the event engine (:class:`topocast.sim.event.EventTrace`) on its trace.
+
+    A transfer may carry only what reached its sender by a transfer processed before it; the engine stops
+    at the first that cannot start (its data never arrives, or it has no link).
+
+    Parameters
+    ----------
+    schedule : Schedule
+        The plan the engine ran.
+    trace : EventTrace
+        Its trace: ``order`` (processed transfers, then the one it stopped at), ``done`` (how many were
+        processed), ``finish``, ``stop_transfer`` (-1: none), ``stop_reason`` (None: its data never
+        arrived).
+    groups : numpy.ndarray, optional
+        A group per node: also the time each node held every message that started in its group.
+    max_bytes : float, optional
+        Refuse when the replay would pass this limit.
+
+    Returns
+    -------
+    Delivery
+        The verdict, per node the time it held all it needs (inf: never), per node its group completion.
+    """
+    done, stop = int(trace.done), int(trace.stop_transfer)
+    lacks = stop >= 0 and trace.stop_reason is None
+    found, lacking, message = check_deliveries(schedule, trace.order, done, done + lacks, finish=trace.finish,
+                                               groups=groups, max_bytes=max_bytes)
+    violation = None
+    if lacking >= 0:
+        t = int(trace.order[lacking])
+        violation = (f"{describe_transfer(schedule, t)} carries message {message}, which node "
+                     f"{int(schedule.src[t])} never receives before it")
+    elif lacks:
+        violation = (f"{describe_transfer(schedule, stop)} carries data that node {int(schedule.src[stop])} "
+                     "receives only at an infinite time")
+    elif stop >= 0:
+        violation = f"{describe_transfer(schedule, stop)} is rejected: {trace.stop_reason}"
+    group_completion = found.group_completion if groups is not None else None
+    return Delivery(delivery_verdict(schedule, found, violation), found.completion, group_completion, lacking)
 
 
 # -- wormhole engine

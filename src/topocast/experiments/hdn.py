@@ -259,7 +259,7 @@ def measure_route(s: tuple[int, ...], pairs_k2: int, rng) -> dict:
         row_of[bfs_sources] = np.arange(len(bfs_sources))
         shortest = dist[row_of[sources], targets].astype(np.int64)
     else:  # compiled bit-parallel BFS, keeping each source's distances to its targets (a block of pairs each)
-        from ..topology.hdn_kernels import distances_to
+        from ..topology.kernels import distances_to
 
         grid = targets.reshape(len(bfs_sources), -1)
         assert np.array_equal(sources, np.repeat(bfs_sources, grid.shape[1]))

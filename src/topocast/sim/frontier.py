@@ -42,10 +42,11 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
+from ..bits import bitmap_popcount as popcount
+from ..bits import popcount as _pop
 from ..errors import TopocastError
 from ..plans.frontier import FrontierPlan
 from ..progress import SILENT, Progress
-from ..verify import popcount as _pop
 
 #: columns of the per-step statistics a rule accumulates
 SENDERS, RECEIVERS, REDUNDANT, TRANSFERS, FIRST_BAD = range(5)
@@ -53,14 +54,6 @@ STATS = ("senders", "receivers", "redundant", "transfers", "first_bad")
 
 #: words per piece of the bitmap passes (2 MiB of each bitmap)
 PASS_WORDS = 1 << 18
-
-
-def popcount(words: np.ndarray) -> int:
-    """Set bits in a bitmap (numpy, in pieces: no compilation, no large temporary)."""
-    total = 0
-    for lo in range(0, len(words), PASS_WORDS * 8):
-        total += int(np.bitwise_count(words[lo:lo + PASS_WORDS * 8]).sum(dtype=np.int64))
-    return total
 
 
 @nb.njit(cache=True, nogil=True)

@@ -89,23 +89,27 @@ class Synthesis:
         return write(path, self)
 
 
-#: the most (node, message) pairs a synthesis tracks (its verification and timing keep state per pair)
-MAX_PAIRS = 2**28
+#: the most (node, message) pairs a synthesis takes on: the flooding planner keeps two bits per pair (what each
+#: node holds and knows is coming) and its work grows with them; verification and timing no longer keep any
+#: state per pair (2**28 while the event engine kept an arrival time per pair)
+MAX_PAIRS = 2**29
 
 
 def estimate_bytes(topology: Topology, collective: str, engine: str, chunks: int | None) -> float:
-    """Peak bytes of a synthesis: per (node, message) pair the hold and required bits and, on the event engine,
-    an arrival time; per message and hop a transfer range; for all-to-all the router's all-pairs distances.
+    """Peak bytes of a synthesis: the flooding planner's two bits per (node, message) pair, per delivery
+    (message and hop) a transfer and id range of the plan with the engines' and the verifier's share (48
+    bytes), for all-to-all the router's all-pairs distances, and the kernels a first run loads (72 MiB).
 
-    Calibrated on all-to-all of torus:24x24 (estimate 2.0 GB, measured 1.7 GB above start-up) and
-    hypercube:10 (9.4 GB, measured 8.8 GB)."""
+    Measured (peak over what the process held before): all-to-all of torus:24x24 262 MiB (estimate 504 MiB),
+    torus:16x16 148 MiB (estimate 185 MiB); all-gather of torus:10x10x10 115 MiB (estimate 120 MiB).  The
+    engine is not counted apart: neither keeps state per pair."""
     from ..topology.metrics import bfs_distances
 
     n = topology.num_nodes
     c = chunks or (max(CHUNK_CHOICES) if collective == "broadcast" else 1)
     messages = {"broadcast": 1, "allgather": n, "alltoall": n * n}[collective] * c
     pairs = float(n) * messages
-    need = pairs / 4 + (8 * pairs if engine == "event" else 0.0)
+    need = pairs / 4 + 72 * 2**20
     if collective == "alltoall":
         hops = float(np.max(bfs_distances(topology, 0), initial=1))
         need += 48.0 * messages * hops + 8.0 * n * n

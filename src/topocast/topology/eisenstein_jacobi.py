@@ -50,6 +50,7 @@ from ..errors import TopocastError
 from ..registry import Family, Param, register_family
 from ..validate import integer
 from .core import Codec, Topology
+from .metrics import distances_block
 from .product import cartesian_product
 
 #: the six units rho^k, k = 0..5, as (x, y) with x + y rho
@@ -273,17 +274,10 @@ def _extended_gcd(p: int, q: int) -> tuple[int, int, int]:
 
 
 def _bfs_1d(neighbors: np.ndarray) -> np.ndarray:
-    dist = np.full(len(neighbors), -1, dtype=np.int64)
-    dist[0] = 0
-    frontier = np.array([0])
-    d = 0
-    while len(frontier):
-        d += 1
-        nxt = np.unique(neighbors[frontier].ravel())
-        nxt = nxt[dist[nxt] < 0]
-        dist[nxt] = d
-        frontier = nxt
-    return dist
+    """Hop distances from residue 0 over the neighbour table (a row of 6 per residue): the numpy BFS."""
+    n, degree = neighbors.shape
+    indptr = np.arange(0, n * degree + 1, degree, dtype=np.int64)
+    return distances_block(indptr, neighbors.ravel().astype(np.int64), np.zeros(1, np.int64))[0].astype(np.int64)
 
 
 @lru_cache(maxsize=64)

@@ -7,7 +7,8 @@ distributions with one BFS per orbit (the family's ``orbits`` hook).  On a
 large HDN the top level's generators (permutations of all the nodes) are made,
 joined into the orbits by union-find and checked one at a time, by the
 compiled kernels of :mod:`topocast.topology.hdn_kernels`; the eccentricities
-come from a bit-parallel BFS, 64 sources a pass.  :func:`dual_bisection` is
+come from the bit-parallel BFS of :mod:`topocast.topology.kernels`, 64 sources
+a pass.  :func:`dual_bisection` is
 the paper's partition of section 3 (Figure 9), registered as the families'
 constructive bisection (:func:`topocast.topology.properties.register_cut`).
 """
@@ -18,7 +19,6 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from ..errors import TopocastError
 from .core import Topology
 from .hdn import HDNLayout, hdn_layout
 from .metrics import eccentricity, small
@@ -232,20 +232,6 @@ def orbit_labels(topology: Topology, generators: Iterable[np.ndarray]) -> np.nda
             return label
 
 
-def _eccentricities(topology: Topology, sources: np.ndarray) -> np.ndarray:
-    """Exact eccentricity of each source: a BFS from each, 64 at a time bit-parallel when the graph is large
-    (:func:`topocast.topology.hdn_kernels.eccentricities`)."""
-    sources = np.asarray(sources, dtype=np.int64)
-    if small(topology):
-        return eccentricity(topology, sources)
-    from .hdn_kernels import eccentricities
-
-    ecc = eccentricities(topology.indptr, topology.indices, sources)
-    if np.any(ecc < 0):
-        raise TopocastError(f"{topology.spec}: the network is not connected")
-    return ecc
-
-
 def symmetry_and_diameter(topology: Topology, samples: int = 8, seed: int = 0) -> dict:
     """Exact diameter of an HDN with as few BFS runs as its symmetry allows.
 
@@ -260,7 +246,7 @@ def symmetry_and_diameter(topology: Topology, samples: int = 8, seed: int = 0) -
     reps = np.unique(_checked_orbits(topology))
     rng = np.random.default_rng(seed)
     picked = rng.choice(topology.num_nodes, min(samples, topology.num_nodes), replace=False)
-    both = _eccentricities(topology, np.concatenate([reps, picked]))
+    both = eccentricity(topology, np.concatenate([reps, picked]))  # 64 sources a pass when large
     ecc, sampled = both[:len(reps)], both[len(reps):]
     return {
         "diameter": int(ecc.max()),

@@ -4,8 +4,10 @@ Two implementations of breadth-first search, split by size, one for each:
 graphs of at most :data:`SMALL_NODES` nodes run a level-synchronous BFS in
 numpy, every source of a batch at once (no compiler to load, so ``topocast
 info`` on them starts in a fraction of a second); larger graphs run the
-compiled kernels of :mod:`topocast.topology.kernels` (numba, sources in
-parallel).  ``tests/test_metrics.py`` checks both against networkx.  When a
+compiled kernels of :mod:`topocast.topology.kernels`: a direction-optimising
+BFS from one source, a bit-parallel BFS from many (64 a pass), both on every
+core for large graphs.  ``tests/test_metrics.py`` and
+``tests/test_bfs_kernels.py`` check them against networkx and scipy.  When a
 builder declares the graph vertex-transitive one source stands for all
 (``vertex_transitive`` is checked by tests on small sizes).
 """
@@ -40,13 +42,28 @@ def __getattr__(name: str):
 
 
 def warm_kernels() -> None:
-    """Load (or compile) the compiled BFS kernels now, e.g. before timing a large graph."""
+    """Load (or compile) the compiled BFS kernels, serial and parallel builds, now: e.g. before timing a
+    large graph."""
     from . import kernels
 
     indptr = np.array([0, 1, 2], dtype=np.int64)
-    indices = np.array([1, 0], dtype=np.int64)
-    kernels.bfs(indptr, indices, np.int64(0))
-    kernels.many_sources(indptr, indices, np.zeros(1, dtype=np.int64), 2)
+    for indices in (np.array([1, 0], dtype=np.int64), np.array([1, 0], dtype=np.int32)):
+        for chunks in (1, 2):
+            kernels.distances(indptr, indices, 0, chunks=chunks)
+            kernels.multi_source(indptr, indices, [0], hist_len=2, chunks=chunks)
+            kernels.multi_source(indptr, indices, [0], chunks=chunks)
+
+
+def csr(topology: Topology) -> tuple[np.ndarray, np.ndarray]:
+    """``(indptr, indices)`` for the compiled searches: the topology's row pointers and its indices as int32
+    (:func:`topocast.topology.kernels.compact_indices`, half the bytes a search streams), made once per
+    topology."""
+    cache = topology.__dict__.setdefault("_metric_cache", {})
+    if "indices32" not in cache:
+        from .kernels import compact_indices
+
+        cache["indices32"] = compact_indices(topology.indices, topology.num_nodes)
+    return topology.indptr, cache["indices32"]
 
 
 def distances_block(indptr: np.ndarray, indices: np.ndarray, sources: np.ndarray) -> np.ndarray:
@@ -98,18 +115,18 @@ def bfs_distances(topology: Topology, source: int) -> np.ndarray:
         raise TopocastError(f"source: must be in 0..{topology.num_nodes - 1}, got {source}")
     if small(topology):
         return distances_block(topology.indptr, topology.indices, np.array([source], dtype=np.int64))[0]
-    from .kernels import bfs
+    from .kernels import distances
 
-    return bfs(topology.indptr, topology.indices, np.int64(source))
+    return distances(*csr(topology), source)
 
 
 def all_distances(topology: Topology) -> np.ndarray:
     """Hop distance between every pair of nodes: the one all-pairs distance matrix.
 
     One BFS per node, sources in parallel, in the compiled kernel
-    (:func:`topocast.topology.kernels.all_pairs`) at every size: unlike one
-    BFS, the ``N`` searches of all pairs run several times faster compiled
-    than in numpy blocks even on small graphs.  ``N x N`` int32 entries: for
+    (:func:`topocast.topology.kernels.distance_rows`) at every size: unlike
+    one BFS, the ``N`` searches of all pairs run several times faster
+    compiled than in numpy blocks even on small graphs.  ``N x N`` int32 entries: for
     the small networks of the generic all-gathers and synthesis.
 
     Parameters
@@ -126,12 +143,9 @@ def all_distances(topology: Topology) -> np.ndarray:
     >>> all_distances(ring(4)).tolist()
     [[0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]]
     """
-    from .kernels import all_pairs
+    from .kernels import distance_rows
 
-    n = topology.num_nodes
-    out = np.empty((n, n), dtype=np.int32)
-    all_pairs(topology.indptr, topology.indices, out)
-    return out
+    return distance_rows(*csr(topology), np.arange(topology.num_nodes, dtype=np.int64))
 
 
 def is_connected(topology: Topology) -> bool:
@@ -148,16 +162,20 @@ def is_connected(topology: Topology) -> bool:
 
 
 def _profile(topology: Topology, sources: np.ndarray):
+    """``(ecc, hist)`` of each source: eccentricity and distance histogram (``hist[i, d]``, nodes at distance
+    ``d``); raises if the network is not connected."""
+    sources = np.asarray(sources, dtype=np.int64)
     probe = bfs_distances(topology, int(sources[0]))
     if np.any(probe < 0):
         raise TopocastError(f"{topology.spec}: the network is not connected")
     # any eccentricity is at most twice any other, so 2*ecc(s0)+1 bins suffice
     hist_len = 2 * int(probe.max()) + 2
-    sources = np.asarray(sources, dtype=np.int64)
+    if len(sources) == 1:  # the probe is the whole answer
+        return np.array([probe.max()], dtype=np.int64), np.bincount(probe, minlength=hist_len)[None, :hist_len]
     if not small(topology):
-        from .kernels import many_sources
+        from .kernels import multi_source
 
-        return many_sources(topology.indptr, topology.indices, sources, hist_len)
+        return multi_source(*csr(topology), sources, hist_len)[:2]
     ecc = np.empty(len(sources), dtype=np.int64)
     hist = np.zeros((len(sources), hist_len), dtype=np.int64)
     for first, dist in _blocks(topology, sources):
@@ -170,9 +188,19 @@ def _profile(topology: Topology, sources: np.ndarray):
 
 
 def eccentricity(topology: Topology, sources=None) -> np.ndarray:
-    """Eccentricity of each node in ``sources`` (default: all nodes)."""
+    """Eccentricity of each node in ``sources`` (default: all nodes); raises if the network is not connected.
+
+    Above :data:`SMALL_NODES` nodes: the bit-parallel BFS, 64 sources a pass, no histogram.
+    """
     sources = np.arange(topology.num_nodes) if sources is None else np.atleast_1d(sources)
-    ecc, _ = _profile(topology, sources)
+    if small(topology) or len(sources) == 1:
+        ecc, _ = _profile(topology, sources)
+        return ecc
+    from .kernels import multi_source
+
+    ecc = multi_source(*csr(topology), np.asarray(sources, dtype=np.int64))[0]
+    if np.any(ecc < 0):
+        raise TopocastError(f"{topology.spec}: the network is not connected")
     return ecc
 
 

@@ -1,7 +1,14 @@
-"""Deadlock analysis of the wormhole kernels: knots of blocked worms and one cycle of their wait-for graph."""
+"""Deadlock analysis of the wormhole kernels: knots of blocked worms and one cycle of their wait-for graph.
+
+The kernels call :func:`_knot` with a few records: :class:`Flight` (the
+worms in flight and where their headers and tails are), :class:`Routes`
+(the route each runs), :class:`Rules` (what of the router the search needs),
+the VC owners and the free ejection channels.
+"""
 
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import TYPE_CHECKING
 
 import numba as nb
@@ -11,6 +18,16 @@ from ...plans.wormhole import WormTraffic
 
 if TYPE_CHECKING:
     from .engine import RouterConfig
+
+#: the worms in flight, ``active[:n_active]``, and per worm its header's and its tail's path positions (relative
+#: to its route's first)
+Flight = namedtuple("Flight", "active n_active head tail")
+#: per worm the first and last-plus-one path positions of the route it runs, and the plan's per-position node,
+#: arc, VC and destination slot
+Routes = namedtuple("Routes", "starts ends node arc vc slot")
+#: flits per worm, flits of buffer per VC, VCs per link, ejection channels per node (0: unlimited), whether
+#: intermediate destinations hold one, and when an owner frees its VC (0: ``tail-left``, 1: ``tail-sent``)
+Rules = namedtuple("Rules", "flits depth vcs ej_channels inter_ej tail_sent")
 
 
 @nb.njit(cache=True)
@@ -24,33 +41,25 @@ def _span_position(w, ch, lo, hi, starts, path_arc, path_vc, vcs):
     return -1
 
 
-@nb.njit(cache=True)
 def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_channels, inter_ej,
                starts, ends, path_node, path_arc, path_vc, path_slot, vcs, owner, num_nodes, dead, tail_sent):
-    """Mark in ``dead`` the worms of a knot (blocked for good); return how many.
+    """:func:`_knot_search` with every field of its records given on its own, the form its unit tests call."""
+    return _knot_search(Flight(active, n_active, head, tail), wait_ch, wait_ej,
+                        Routes(starts, ends, path_node, path_arc, path_vc, path_slot),
+                        Rules(flits, depth, vcs, ej_channels, inter_ej, tail_sent), owner, num_nodes, dead)
 
-    Worm ``w`` runs the path positions ``starts[w] .. ends[w] - 1`` (its route).
-    ``head``/``tail`` are every worm's header and tail positions,
-    ``wait_ch``/``wait_ej`` (per active index) the channel or the node whose
-    ejection channels its header waits for (-1: not blocked).  A worm is
-    *live* if it is not blocked, or waits for a channel (ejection channels)
-    that its owner (one of their holders) is live or can free by
-    compressing its flits into its buffers ahead; the rest, by
-    construction, wait only on each other.  The owner of the VC at position
-    ``q`` frees it when its tail leaves ``q`` (``tail_sent`` 0: its flits
-    must fit in the buffers of ``q + 1 ..`` its header) or enters it
-    (``tail_sent`` 1: in those of ``q ..`` its header).
-    """
-    n_worms = len(dead)
-    live = np.zeros(n_active, np.bool_)
-    slot_of = np.full(n_worms, -1, np.int64)      # worm -> index in active
-    for i in range(n_active):
-        slot_of[active[i]] = i
-    # holders of ejection channels, as (node, active index, frees-by-compression) triples
+
+@nb.njit(cache=True)
+def _ejection_holders(flight, routes, rules, num_nodes):
+    """The worms in flight holding ejection channels, grouped by node: ``(node_ptr, hold_idx, hold_soft)``, the
+    holders of node ``v``'s channels at ``node_ptr[v] .. node_ptr[v + 1] - 1``, each its index in
+    ``flight.active`` and whether it frees the channel by compressing its flits into its buffers ahead."""
+    active, n_active, head, tail = flight
+    starts, ends, path_node, _, _, path_slot = routes
     hold_node = np.empty(0, np.int64)
     hold_idx = np.empty(0, np.int64)
     hold_soft = np.empty(0, np.bool_)
-    if ej_channels > 0:
+    if rules.ej_channels > 0:
         count = 0
         for pass_ in range(2):
             if pass_ == 1:
@@ -66,13 +75,13 @@ def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_
                 lo = tail[w] if tail[w] > 1 else 1
                 hi = p if p < h else h
                 for q in range(lo, hi + 1):
-                    if path_slot[base + q] >= 0 and (inter_ej or q == h):
+                    if path_slot[base + q] >= 0 and (rules.inter_ej or q == h):
                         if pass_ == 1:
                             hold_node[count] = path_node[base + q]
                             hold_idx[count] = i
-                            hold_soft[count] = (p - q) * depth >= flits
+                            hold_soft[count] = (p - q) * rules.depth >= rules.flits
                         count += 1
-    # the holders grouped by node in their order (a counting sort: numba's argsort costs a second to compile)
+    # grouped by node in their order (a counting sort: numba's argsort costs a second to compile)
     node_ptr = np.zeros(num_nodes + 1, np.int64)
     for k in range(len(hold_node)):
         node_ptr[hold_node[k] + 1] += 1
@@ -86,18 +95,41 @@ def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_
         by_idx[r] = hold_idx[k]
         by_soft[r] = hold_soft[k]
         at[hold_node[k]] = r + 1
-    hold_idx = by_idx
-    hold_soft = by_soft
-    hard = np.zeros(n_active, np.bool_)       # the owner of the channel waited for cannot free it alone
+    return node_ptr, by_idx, by_soft
+
+
+@nb.njit(cache=True)
+def _knot_search(flight, wait_ch, wait_ej, routes, rules, owner, num_nodes, dead):
+    """Mark in ``dead`` the worms of a knot (blocked for good); return how many.
+
+    Worm ``w`` runs the path positions ``starts[w] .. ends[w] - 1`` (its route, ``routes``).
+    ``flight.head``/``flight.tail`` are every worm's header and tail positions,
+    ``wait_ch``/``wait_ej`` (per active index) the channel or the node whose
+    ejection channels its header waits for (-1: not blocked).  A worm is
+    *live* if it is not blocked, or waits for a channel (ejection channels)
+    that its owner (one of their holders) is live or can free by
+    compressing its flits into its buffers ahead; the rest, by
+    construction, wait only on each other.  The owner of the VC at position
+    ``q`` frees it when its tail leaves ``q`` (``tail_sent`` 0: its flits
+    must fit in the buffers of ``q + 1 ..`` its header) or enters it
+    (``tail_sent`` 1: in those of ``q ..`` its header).
+    """
+    active, n_active, head, tail = flight
+    live = np.zeros(n_active, np.bool_)
+    slot_of = np.full(len(dead), -1, np.int64)      # worm -> index in active
     for i in range(n_active):
+        slot_of[active[i]] = i
+    node_ptr, hold_idx, hold_soft = _ejection_holders(flight, routes, rules, num_nodes)
+    for i in range(n_active):       # live: not blocked, or the owner of what it waits for can free it alone
         if wait_ch[i] < 0 and wait_ej[i] < 0:
             live[i] = True
         elif wait_ch[i] >= 0:
             x = owner[wait_ch[i]]
+            hard = False
             if x >= 0 and slot_of[x] >= 0:
-                q = _span_position(x, wait_ch[i], tail[x], head[x], starts, path_arc, path_vc, vcs)
-                hard[i] = q >= 0 and (head[x] - q + tail_sent) * depth < flits
-            if not hard[i]:
+                q = _span_position(x, wait_ch[i], tail[x], head[x], routes.starts, routes.arc, routes.vc, rules.vcs)
+                hard = q >= 0 and (head[x] - q + rules.tail_sent) * rules.depth < rules.flits
+            if not hard:
                 live[i] = True
         else:
             x = wait_ej[i]
@@ -106,7 +138,7 @@ def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_
                     live[i] = True
                     break
     changed = True
-    while changed:
+    while changed:                  # or waits for a live worm
         changed = False
         for i in range(n_active):
             if live[i]:
@@ -132,17 +164,18 @@ def _find_knot(active, n_active, head, tail, wait_ch, wait_ej, flits, depth, ej_
 
 
 @nb.njit(cache=True)
-def _knot(t, active, n_active, worm_inject, worm_pos, worm_tail, flits, depth, ej_channels, inter_ej, starts, ends,
-          path_node, path_arc, path_vc, path_slot, vcs, owner, ej_free, num_nodes, dead, tail_sent):
-    """The waits of the worms in flight (their header and tail positions in ``worm_pos``, ``worm_tail``), then
-    :func:`_find_knot`.  Only waits for an owned VC or for ejection channels count: with ``tail_sent`` release
-    a header may also wait behind another worm's flits in its buffer or for a slot of the next one, and such a
-    worm counts as live (sound: a knot through such waits is missed, never made up)."""
+def _knot(t, flight, inject, routes, rules, owner, ej_free, num_nodes, dead):
+    """The waits of the worms in flight (``flight``; ``inject`` per worm the cycle it was injected), then
+    :func:`_knot_search`.  Only waits for an owned VC or for ejection channels count: with ``tail_sent``
+    release a header may also wait behind another worm's flits in its buffer or for a slot of the next one,
+    and such a worm counts as live (sound: a knot through such waits is missed, never made up)."""
+    active, n_active, worm_pos, _ = flight
+    starts, ends, path_node, path_arc, path_vc, path_slot = routes
     wait_ch = np.full(n_active, -1, np.int64)
     wait_ej = np.full(n_active, -1, np.int64)
     for i in range(n_active):
         w = active[i]
-        if worm_inject[w] == t:
+        if inject[w] == t:
             continue
         # a header still crossing a link or in the router pipeline will then wait like a ready one
         base = starts[w]
@@ -150,17 +183,15 @@ def _knot(t, active, n_active, worm_inject, worm_pos, worm_tail, flits, depth, e
         p = worm_pos[w]
         if p >= h:
             continue
-        ch = path_arc[base + p + 1] * vcs + path_vc[base + p + 1]
+        ch = path_arc[base + p + 1] * rules.vcs + path_vc[base + p + 1]
         if owner[ch] >= 0:
             wait_ch[i] = ch
             continue
         x = path_node[base + p + 1]
         s = path_slot[base + p + 1]
-        if ej_channels > 0 and s >= 0 and (inter_ej or p + 1 == h) and ej_free[x] == 0:
+        if rules.ej_channels > 0 and s >= 0 and (rules.inter_ej or p + 1 == h) and ej_free[x] == 0:
             wait_ej[i] = x
-    return _find_knot(active, n_active, worm_pos, worm_tail, wait_ch, wait_ej, flits, depth, ej_channels,
-                      inter_ej, starts, ends, path_node, path_arc, path_vc, path_slot, vcs, owner, num_nodes, dead,
-                      tail_sent)
+    return _knot_search(flight, wait_ch, wait_ej, routes, rules, owner, num_nodes, dead)
 
 
 def wait_for_cycle(traffic: WormTraffic, worm_pos, worm_tail, owner, dead, config: RouterConfig,

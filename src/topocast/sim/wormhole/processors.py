@@ -1,10 +1,10 @@
 """The processors of the wormhole kernels, and the timing of their deadlock watchdog.
 
-Both kernels of :mod:`topocast.sim.wormhole.engine` keep their state in a
-few arrays of rows (``nodes``, ``jobs``, ``worms``: the row indices below)
-rather than one array per quantity: a numba function counts a reference to
-every array it is passed, atomically, and the processors run nearly every
-cycle.  :func:`_processors` is the per-cycle step of the nodes (jobs
+Both kernels (:mod:`~topocast.sim.wormhole.kernel`,
+:mod:`~topocast.sim.wormhole.rigid`) keep the processors' state in a few
+arrays of rows (``nodes``, ``jobs``, ``worms``: the row indices below; the
+group :class:`~topocast.sim.wormhole.state.Procs`) rather than one array per
+quantity.  :func:`_processors` is the per-cycle step of the nodes (jobs
 released, start-ups, injection); a start-up in progress waits on a timer
 wheel of :data:`WHEEL` buckets.
 """
@@ -93,20 +93,24 @@ def _heap_sort(a, n):
 
 
 @nb.njit(cache=True, inline="always")
-def _processors(t, busy, rp, n_timed, n_active, n_pend, startup, batch, jobs, nodes, worms, active, wheel):
-    """Steps 1 and 2 of a cycle: jobs released by time, processors, injection (new worms appended to ``active``).
+def _processors_due(t, n_pend, rp, procs):
+    """Whether :func:`_processors` has something to do in cycle ``t``: nodes pending, a start-up ending, a job
+    released."""
+    jobs = procs.jobs
+    return (n_pend > 0 or procs.wheel[t & (WHEEL - 1)] >= 0
+            or (rp < procs.n_timed and jobs[J_RELEASE, jobs[J_ORDER, rp]] <= t))
 
-    Only the nodes where something can happen are visited, in increasing
-    order: a job released now, a node named in ``nodes[PEND]`` (a relay
-    job enqueued or an injection channel freed last cycle, or jobs left
-    waiting), a processor whose start-up ends now (bucket ``t % WHEEL`` of
-    the timer wheel ``wheel``, a list linked through ``nodes[T_NEXT]``).
-    Any other node's visit would change nothing (the kernels call this only
-    when one of these is due).  Returns the updated ``(busy nodes, next
-    timed job, worms in flight, pending nodes)``.
-    """
+
+@nb.njit(cache=True, inline="always")
+def _nodes_due(t, busy, rp, n_pend, procs):
+    """The nodes whose processor has something to do in cycle ``t``, in increasing order in ``nodes[WORK, :n]``:
+    a job released now (queued here), a node named in ``nodes[PEND, :n_pend]`` (a relay job enqueued or an
+    injection channel freed last cycle, or jobs left waiting), a processor whose start-up ends now (bucket
+    ``t % WHEEL`` of the timer wheel, a list linked through ``nodes[T_NEXT]``).  Returns ``(n, busy nodes,
+    next timed job)``."""
+    jobs, nodes, wheel = procs.jobs, procs.nodes, procs.wheel
     n = 0
-    while rp < n_timed and jobs[J_RELEASE, jobs[J_ORDER, rp]] <= t:
+    while rp < procs.n_timed and jobs[J_RELEASE, jobs[J_ORDER, rp]] <= t:
         j = jobs[J_ORDER, rp]
         rp += 1
         if _enqueue(j, jobs[J_NODE, j], nodes, jobs):
@@ -114,7 +118,6 @@ def _processors(t, busy, rp, n_timed, n_active, n_pend, startup, batch, jobs, no
         n = _mark(jobs[J_NODE, j], t, nodes, WORK, n)
     for i in range(n_pend):
         n = _mark(nodes[PEND, i], t, nodes, WORK, n)
-    n_pend = 0
     b = t & (WHEEL - 1)
     v = wheel[b]
     wheel[b] = -1
@@ -136,49 +139,84 @@ def _processors(t, busy, rp, n_timed, n_active, n_pend, startup, batch, jobs, no
             nodes[WORK, k] = v
     else:
         _heap_sort(nodes[WORK], n)
+    return n, busy, rp
+
+
+@nb.njit(cache=True, inline="always")
+def _start_ups(t, v, run, procs):
+    """Node ``v``'s processor in cycle ``t``: a batch whose start-up ends now puts its worms in the injection
+    queue, and an idle processor starts the next job of its queue (whose start-up may end at once)."""
+    jobs, nodes, worms, batch = procs.jobs, procs.nodes, procs.worms, run.batch
+    for _ in range(2):  # finish a batch, start the next job (which may finish at once)
+        j = nodes[P_JOB, v]
+        if j >= 0 and nodes[P_END, v] <= t:
+            first = jobs[J_WORMS, j] + nodes[P_BATCH, v] * batch
+            last = min(first + batch, jobs[J_WORMS, j + 1])
+            for w in range(first, last):
+                _append(w, v, nodes, I_HEAD, I_TAIL, worms, W_NEXT)   # into the injection queue
+            nodes[P_BATCH, v] += 1
+            if jobs[J_WORMS, j] + nodes[P_BATCH, v] * batch < jobs[J_WORMS, j + 1]:
+                nodes[P_END, v] = t + run.startup
+            else:
+                nodes[P_JOB, v] = -1
+                nodes[N_WORK, v] -= 1
+        if nodes[P_JOB, v] < 0 and nodes[Q_HEAD, v] >= 0:
+            j = nodes[Q_HEAD, v]
+            nodes[Q_HEAD, v] = jobs[J_NEXT, j]
+            if nodes[Q_HEAD, v] < 0:
+                nodes[Q_TAIL, v] = -1
+            jobs[J_START, j] = t
+            nodes[P_JOB, v] = j
+            nodes[P_BATCH, v] = 0
+            nodes[P_END, v] = t + jobs[J_PREP, j] + run.startup
+            if jobs[J_WORMS, j + 1] == jobs[J_WORMS, j]:
+                nodes[P_JOB, v] = -1
+                nodes[N_WORK, v] -= 1
+
+
+@nb.njit(cache=True, inline="always")
+def _inject_queued(t, v, n_active, procs):
+    """Inject: the worms of node ``v``'s injection queue take its free injection channels in cycle ``t``, their
+    headers in them, appended to ``active``; returns the worms in flight."""
+    nodes, worms = procs.nodes, procs.worms
+    while nodes[INJ_FREE, v] > 0 and nodes[I_HEAD, v] >= 0:
+        w = nodes[I_HEAD, v]
+        nodes[I_HEAD, v] = worms[W_NEXT, w]
+        if nodes[I_HEAD, v] < 0:
+            nodes[I_TAIL, v] = -1
+        nodes[INJ_FREE, v] -= 1
+        worms[W_POS, w] = 0
+        worms[W_INJECT, w] = t
+        worms[W_MOVED, w] = t
+        procs.active[n_active] = w
+        n_active += 1
+        nodes[N_WORK, v] -= 1
+    return n_active
+
+
+@nb.njit(cache=True, inline="always")
+def _processors(t, counts, run, procs):
+    """Steps 1 and 2 of a cycle: jobs released by time, processors, injection (new worms appended to ``active``).
+
+    Only the nodes where something can happen are visited
+    (:func:`_nodes_due`), in increasing order; any other node's visit would
+    change nothing (the kernels call this only when one of these is due,
+    :func:`_processors_due`).  ``counts`` = (busy nodes, next timed job,
+    worms in flight, pending nodes), returned updated; ``run`` and ``procs``
+    the groups of :mod:`topocast.sim.wormhole.state`.
+    """
+    busy, rp, n_active, n_pend = counts
+    nodes, wheel = procs.nodes, procs.wheel
+    n, busy, rp = _nodes_due(t, busy, rp, n_pend, procs)
+    n_pend = 0
     for i in range(n):
         v = nodes[WORK, i]
         if nodes[N_WORK, v] == 0:
             continue
         was_job = nodes[P_JOB, v]
         was_batch = nodes[P_BATCH, v]
-        for _ in range(2):  # finish a batch, start the next job (which may finish at once)
-            j = nodes[P_JOB, v]
-            if j >= 0 and nodes[P_END, v] <= t:
-                first = jobs[J_WORMS, j] + nodes[P_BATCH, v] * batch
-                last = min(first + batch, jobs[J_WORMS, j + 1])
-                for w in range(first, last):
-                    _append(w, v, nodes, I_HEAD, I_TAIL, worms, W_NEXT)   # into the injection queue
-                nodes[P_BATCH, v] += 1
-                if jobs[J_WORMS, j] + nodes[P_BATCH, v] * batch < jobs[J_WORMS, j + 1]:
-                    nodes[P_END, v] = t + startup
-                else:
-                    nodes[P_JOB, v] = -1
-                    nodes[N_WORK, v] -= 1
-            if nodes[P_JOB, v] < 0 and nodes[Q_HEAD, v] >= 0:
-                j = nodes[Q_HEAD, v]
-                nodes[Q_HEAD, v] = jobs[J_NEXT, j]
-                if nodes[Q_HEAD, v] < 0:
-                    nodes[Q_TAIL, v] = -1
-                jobs[J_START, j] = t
-                nodes[P_JOB, v] = j
-                nodes[P_BATCH, v] = 0
-                nodes[P_END, v] = t + jobs[J_PREP, j] + startup
-                if jobs[J_WORMS, j + 1] == jobs[J_WORMS, j]:
-                    nodes[P_JOB, v] = -1
-                    nodes[N_WORK, v] -= 1
-        while nodes[INJ_FREE, v] > 0 and nodes[I_HEAD, v] >= 0:
-            w = nodes[I_HEAD, v]
-            nodes[I_HEAD, v] = worms[W_NEXT, w]
-            if nodes[I_HEAD, v] < 0:
-                nodes[I_TAIL, v] = -1
-            nodes[INJ_FREE, v] -= 1
-            worms[W_POS, w] = 0
-            worms[W_INJECT, w] = t
-            worms[W_MOVED, w] = t
-            active[n_active] = w
-            n_active += 1
-            nodes[N_WORK, v] -= 1
+        _start_ups(t, v, run, procs)
+        n_active = _inject_queued(t, v, n_active, procs)
         if nodes[N_WORK, v] == 0:
             busy -= 1
         if nodes[P_JOB, v] >= 0 and (nodes[P_JOB, v] != was_job or nodes[P_BATCH, v] != was_batch):
