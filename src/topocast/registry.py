@@ -193,6 +193,10 @@ class Algorithm:
     model: Callable[[dict[str, Any]], Any] | None = None
     model_params: tuple[str, ...] = ()
     param_aliases: dict[str, tuple[str, Callable[[Any], Any]]] = field(default_factory=dict)
+    #: plans on whatever graph it is given (the generic collectives): on a degraded network it plans on the
+    #: surviving graph (:mod:`topocast.faults.plans`); otherwise it plans for the intact network and its
+    #: transfers over failed parts are dropped
+    fault_aware: bool = False
 
     def param(self, name: str) -> Param:
         for p in self.params:

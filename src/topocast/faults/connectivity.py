@@ -23,7 +23,6 @@ import numpy as np
 
 from ..topology.core import Topology
 
-
 #: networks of at most this many nodes get their distances from one all-pairs matrix (4 N^2 bytes)
 ALL_PAIRS_NODES = 4096
 

@@ -404,10 +404,8 @@ def account(plan: Schedule, topology: Topology, holds: np.ndarray | None) -> tup
         reach = np.where(mask, per_comp[comp], 0)  # messages whose origin is healthy and connected (own included)
         promised_v = np.where(mask, m - own, 0)
         unreachable_v = np.where(mask, m - reach, 0)
-        if holds is None:
-            made_v = np.where(mask, reach - own, 0)
-        else:
-            made_v = np.where(mask, _popcount(holds) - own, 0)
+        held = reach if holds is None else _popcount(holds)
+        made_v = np.where(mask, held - own, 0)
         missing_v = promised_v - made_v
         lost_connected = int((missing_v - unreachable_v).sum())
 

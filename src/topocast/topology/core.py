@@ -22,7 +22,6 @@ import numpy as np
 from ..errors import TopocastError
 from ..validate import integer
 
-
 _NO_NODES = np.zeros(0, dtype=np.int64)
 _NO_NODES.setflags(write=False)
 
