@@ -205,6 +205,8 @@ def info(
                                           help="refuse builds larger than this (default: half of RAM)"),
     properties: bool = typer.Option(False, "--properties",
                                     help="compute bisection, connectivity, girth up to the higher forced size caps"),
+    faults: str | None = typer.Option(None, "--faults", help="failed links and routers, e.g. links=0.05,seed=1 "
+                                                          "or routers=5;9 (docs/faults.md)"),
 ):
     """Nodes, links, degree, diameter, average distance, distance distribution, graph properties."""
     from .api import info as api_info
@@ -215,7 +217,8 @@ def info(
         check_output_file(csv, "--csv")
         if no_distances:
             raise TopocastError("--csv: writes the distance distribution, which --no-distances skips; drop one")
-    data = api_info(spec, distances=not no_distances, max_memory=limit, properties=True if properties else None)
+    data = api_info(spec, distances=not no_distances, max_memory=limit, properties=True if properties else None,
+                    faults=faults)
     if csv is not None and "distance_distribution" in data:
         write_csv(csv, ["distance", "ordered_pairs"], enumerate(data["distance_distribution"]))
     if as_json:
@@ -268,6 +271,8 @@ def run(
     csv: str | None = typer.Option(None, "--csv", help="write the per-step series (or the metrics) as CSV"),
     max_memory: str | None = typer.Option(None, "--max-memory",
                                           help="refuse runs larger than this (default: half of RAM)"),
+    faults: str | None = typer.Option(None, "--faults", help="failed links and routers, e.g. links=0.05,seed=1 "
+                                                          "or routers=5;9 (docs/faults.md)"),
 ):
     """Run an algorithm, verify delivery, print metrics and the lower-bound ratio."""
     from .api import check_seed
@@ -281,6 +286,8 @@ def run(
         check_output_file(csv, "--csv")
     if (algorithm is None) == (schedule is None):
         raise TopocastError("algorithm: give an algorithm name or --schedule FILE, not both and not neither")
+    if schedule is not None and faults is not None:
+        raise TopocastError("--faults: does not apply to --schedule (a schedule file replays on the intact network)")
     if schedule is not None and settings:
         raise TopocastError("--set: a schedule file carries its own model; --set does not apply to --schedule")
     what = algorithm or f"the schedule {schedule}"
@@ -291,7 +298,7 @@ def run(
             result = replay(spec, schedule, engine=engine or "event", max_memory=limit)
         else:
             result = api_run(spec, algorithm, engine=engine, seed=seed, max_memory=limit,
-                             params_from_text=True, **parse_settings(settings))
+                             params_from_text=True, faults=faults, **parse_settings(settings))
     data = result.to_json()
     if csv is not None:
         if result.per_step:
@@ -362,11 +369,14 @@ def route(
     target: str = typer.Option(..., "--to", help="target node label"),
     as_json: bool = typer.Option(False, "--json"),
     max_memory: str | None = typer.Option(None, "--max-memory"),
+    faults: str | None = typer.Option(None, "--faults", help="failed links and routers, e.g. links=0.05,seed=1 "
+                                                          "or routers=5;9 (docs/faults.md)"),
 ):
     """Route one packet with the family's routing algorithm (BFS shortest path otherwise)."""
     from .routing import route as do_route
 
-    data = do_route(spec, source, target, max_memory=parse_size(max_memory), options=("--from", "--to"))
+    data = do_route(spec, source, target, max_memory=parse_size(max_memory), options=("--from", "--to"),
+                    faults=faults)
     if as_json:
         _dump(data)
         return
@@ -474,6 +484,8 @@ def export(
         None, "--format", help="graphml, gml, json, edgelist or booksim-anynet (default: from OUT's extension)"),
     max_memory: str | None = typer.Option(None, "--max-memory",
                                           help="refuse builds larger than this (default: half of RAM)"),
+    faults: str | None = typer.Option(None, "--faults", help="failed links and routers, e.g. links=0.05,seed=1 "
+                                                          "or routers=5;9 (docs/faults.md)"),
 ):
     """Write a topology as GraphML, GML, node-link JSON, an edge list or a BookSim2 anynet file."""
     from .progress import Progress
@@ -484,7 +496,7 @@ def export(
     fmt = check_format(file_format, out_file)
     check_output(out_file)
     with Progress(enabled=sys.stderr.isatty()).status(f"writing {spec} as {fmt} to {out_file}"):
-        topology = build(spec, max_memory=parse_size(max_memory))
+        topology = build(spec, max_memory=parse_size(max_memory), faults=faults)
         path = write_export(topology, fmt, out_file)
     out.print(f"wrote {path} ({fmt}: {topology.num_nodes} nodes, {topology.num_edges} links)", markup=False)
 
