@@ -30,7 +30,7 @@ bring it); and it names which healthy nodes miss which messages.
 >>> t = tc.build("ring:6", faults="links=1-2")
 >>> plan, loss = drop(grid_broadcast(t.intact), t)
 >>> loss.lost, loss.unreachable, loss.lost_connected, loss.missing_nodes().tolist()
-(1, 0, 1, [2])
+(2, 0, 2, [2, 3])
 """
 
 from __future__ import annotations
