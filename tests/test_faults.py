@@ -285,3 +285,12 @@ def test_bad_fault_input_is_one_line_exit_2(capsys, args, needle):
 def test_a_degraded_network_is_not_degraded_twice():
     with pytest.raises(TopocastError, match="already has faults"):
         degrade(tc.build("ring:8", faults="links=1"), "links=1")
+
+
+@pytest.mark.parametrize("spec", ["torus:2x3", "ring:2", "dragonfly:g=5,a=4", "galaxyfly:n=3,q=5,a=4", "hypercube:4"])
+def test_reverse_arcs_by_search_pair_as_the_topology_pairs_them(spec):
+    from topocast.faults.degrade import reverse_of
+
+    t = tc.build(spec)
+    arcs = np.arange(t.num_arcs)
+    assert np.array_equal(reverse_of(t, arcs), t.reverse_arc)
