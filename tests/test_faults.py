@@ -294,3 +294,26 @@ def test_reverse_arcs_by_search_pair_as_the_topology_pairs_them(spec):
     t = tc.build(spec)
     arcs = np.arange(t.num_arcs)
     assert np.array_equal(reverse_of(t, arcs), t.reverse_arc)
+
+
+# -- sweep grids -------------------------------------------------------------------------------------------------
+
+def test_a_sweep_grid_takes_fault_specs_and_keeps_the_intact_keys():
+    from topocast.sweep import expand, load_grid, run_key, run_task
+
+    grid = load_grid({"sweep": {"specs": ["ring:8"], "algorithms": ["broadcast-bfs-tree"], "seeds": [0],
+                                "faults": ["links=2-3", "links=2-3;6-7"]}, "params": {}})
+    tasks = expand(grid)
+    assert [t["faults"] for t in tasks] == ["links=2-3", "links=2-3;6-7"]
+    rows = [run_task(t) for t in tasks]
+    assert [r["result"]["deliveries_unreachable"] for r in rows] == [0, 4]
+    assert all(r["faults"] == t["faults"] for r, t in zip(rows, tasks, strict=True))
+    # one spelling of the same faults, one key; a run without faults keeps its key
+    assert run_key("ring:8", "broadcast-bfs-tree", None, {}, 0, "v", "links=2-3") == \
+        run_key("ring:8", "broadcast-bfs-tree", None, {}, 0, "v", "links=[2-3]")
+    assert run_key("ring:8", "broadcast-bfs-tree", None, {}, 0, "v") == \
+        run_key("ring:8", "broadcast-bfs-tree", None, {}, 0, "v", None)
+    intact = expand(load_grid({"specs": ["ring:8"], "algorithms": ["broadcast-bfs-tree"]}))
+    assert "faults" not in intact[0]
+    with pytest.raises(TopocastError, match="sweep: grid: faults: parameter 'links'"):
+        load_grid({"specs": ["ring:8"], "algorithms": ["broadcast-bfs-tree"], "faults": ["links=1.5"]})
