@@ -317,3 +317,21 @@ def test_a_sweep_grid_takes_fault_specs_and_keeps_the_intact_keys():
     assert "faults" not in intact[0]
     with pytest.raises(TopocastError, match="sweep: grid: faults: parameter 'links'"):
         load_grid({"specs": ["ring:8"], "algorithms": ["broadcast-bfs-tree"], "faults": ["links=1.5"]})
+
+
+# -- the resilience study ------------------------------------------------------------------------------------------
+
+def test_the_quick_resilience_study():
+    from topocast.experiments.resilience import NETWORKS, run
+
+    report = run(quick=True)
+    assert len(report.tables) == len(NETWORKS[True])
+    by_key = {t.key: t for t in report.tables}
+    for table in report.tables:
+        intact = table.rows[0]
+        assert intact[0] == "0%" and intact[1].startswith("1.000")  # no failed link: every pair connected
+        if intact[5] != "-":
+            assert intact[5].startswith("0.000")  # and the paper algorithm loses nothing
+    # the Galaxyfly's diameter 5 that Zhuang et al. print (section 5), intact
+    assert by_key["galaxyfly"].rows[0][2].startswith("5.00")
+    assert report.notes[-1] == "every run verified"
