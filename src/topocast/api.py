@@ -119,7 +119,7 @@ def plan(topology: Topology, alg: registry.Algorithm, params: dict[str, Any], en
     root = kwargs.get("root") if "root" in kwargs and isinstance(kwargs.get("root"), int) else None
     if root is not None and not 0 <= root < topology.num_nodes:
         raise TopocastError(f"root: must be a node index in 0..{topology.num_nodes - 1}, got {root}")
-    return degraded_plan(topology, alg.name, alg.collective, alg.fault_aware, plan_on, root)
+    return degraded_plan(topology, alg.name, alg.collective, alg.fault_mode, plan_on, root)
 
 
 @dataclass(frozen=True)

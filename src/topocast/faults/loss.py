@@ -514,7 +514,7 @@ def restrict(plan: Schedule, topology: Topology, mode: str = "surviving") -> tup
     return _stamp(plan, topology, targets, loss, mode, PROMISE_AWARE), loss
 
 
-def drop(plan: Schedule, topology: Topology) -> tuple[Schedule, Loss]:
+def drop(plan: Schedule, topology: Topology, mode: str = "intact") -> tuple[Schedule, Loss]:
     """``plan`` (made for the intact network) run on the degraded ``topology``: see the module docstring.
 
     Parameters
@@ -523,6 +523,8 @@ def drop(plan: Schedule, topology: Topology) -> tuple[Schedule, Loss]:
         The intact plan.
     topology : Topology
         The degraded network (same nodes).
+    mode : str
+        The name of the fault mode, for the result (``intact`` or ``native``).
 
     Returns
     -------
@@ -561,7 +563,7 @@ def drop(plan: Schedule, topology: Topology) -> tuple[Schedule, Loss]:
     loss, targets = account(plan, topology, holds)
     loss.dropped_transfers = int(plan.num_transfers - len(ids))
     loss.trimmed_transfers = int(np.count_nonzero(kept & (carried < planned)))
-    return _stamp(plan, topology, targets, loss, "intact", PROMISE_DROPPED, **changes), loss
+    return _stamp(plan, topology, targets, loss, mode, PROMISE_DROPPED, **changes), loss
 
 
 __all__ = ["KNOWN_FIELDS", "Loss", "PROMISE_AWARE", "PROMISE_DROPPED", "account", "drop", "levels", "link_ok",

@@ -1,6 +1,6 @@
 """How an algorithm runs on a degraded network: planned on the surviving graph, or planned for the intact one.
 
-* A **fault-aware** algorithm (``Algorithm.fault_aware``: the generic
+* A **fault-aware** algorithm (``Algorithm.fault_mode == "surviving"``: the generic
   collectives, which plan on whatever graph they are given) plans on the
   surviving graph.  When the healthy nodes do not form one connected network
   (a failed router is cut off, a cut splits the network) it plans on each
@@ -9,6 +9,9 @@
   and the component plans are lifted back to the network's numbering and
   merged.  Its promise becomes *every healthy node connected to a message's
   origin receives it exactly once* (:func:`topocast.faults.loss.restrict`).
+* A **native** algorithm (``fault_mode == "native"``) reads the faults of the degraded network it is
+  given and plans around them (the EJ re-rooted broadcast chooses its root); any transfer it still makes
+  over a failed part is dropped as below.
 * Any other algorithm (a paper's or a textbook's, built for the intact
   network) plans on the intact network, and its transfers over failed links
   and routers are dropped (:func:`topocast.faults.loss.drop`): the result
@@ -37,6 +40,8 @@ from ..topology.core import Topology
 from .connectivity import components, healthy
 from .loss import drop, restrict
 
+#: how an algorithm runs on a degraded network (``Algorithm.fault_mode``)
+MODES = ("intact", "surviving", "native")
 #: the collectives a fault-aware plan is lifted for (their message numbering is known: see :func:`_message_map`)
 LIFTED = ("broadcast", "allgather", "alltoall")
 
@@ -171,7 +176,7 @@ def surviving_plan(topology: Topology, collective: str, plan_on: Callable[..., S
     return replace(plan, info=info, notes=tuple(first_part.notes) if first_part else ())
 
 
-def degraded_plan(topology: Topology, algorithm: str, collective: str, fault_aware: bool,
+def degraded_plan(topology: Topology, algorithm: str, collective: str, mode: str,
                   plan_on: Callable[..., Any], root: int | None = None) -> Schedule:
     """The plan an algorithm runs on the degraded ``topology`` (see the module docstring).
 
@@ -183,9 +188,11 @@ def degraded_plan(topology: Topology, algorithm: str, collective: str, fault_awa
         The algorithm's name, for messages.
     collective : str
         Its collective.
-    fault_aware : bool
-        Whether it plans on any graph it is given (planned on the surviving graph), or is built for the
-        intact network (planned there, transfers over failed parts dropped).
+    mode : str
+        ``surviving`` (it plans on any graph it is given: planned on the surviving graph), ``native`` (it
+        plans on the degraded network itself, around its faults; any transfer it still makes over a failed
+        part is dropped) or ``intact`` (built for the intact network: planned there, transfers over failed
+        parts dropped).
     plan_on : callable
         ``plan_on(network, root=None)`` -> the algorithm's plan on ``network``.
     root : int, optional
@@ -202,22 +209,25 @@ def degraded_plan(topology: Topology, algorithm: str, collective: str, fault_awa
     TopocastError
         A failed root, or a plan that is not a :class:`~topocast.schedule.Schedule`.
     """
-    if root is not None and not healthy(topology)[root]:
+    if mode not in MODES:
+        raise TopocastError(f"faults: algorithm {algorithm} declares fault mode '{mode}', not one of "
+                            f"{', '.join(MODES)}")
+    if root is not None and mode != "native" and not healthy(topology)[root]:
         raise TopocastError(f"root: node {root} is a failed router of {topology.spec} ({topology.faults}); "
                             f"choose a healthy root")
-    if fault_aware:
+    if mode == "surviving":
         plan = surviving_plan(topology, collective, plan_on, root)
-        mode = "surviving"
+    elif mode == "native":
+        plan = plan_on(topology)
     else:
         plan = plan_on(topology.intact, root=root)
-        mode = "intact"
     if not isinstance(plan, Schedule):
         raise TopocastError(f"faults: algorithm {algorithm} makes a {type(plan).__name__}; faults run on the "
                             f"step and event engines (a Schedule) only")
     if plan.is_reduction:
         raise TopocastError(f"faults: algorithm {algorithm} is a reduction; reductions on a degraded network "
                             f"are not supported yet")
-    degraded, _ = restrict(plan, topology) if mode == "surviving" else drop(plan, topology)
+    degraded, _ = restrict(plan, topology) if mode == "surviving" else drop(plan, topology, mode)
     return degraded
 
 
