@@ -103,7 +103,7 @@ def hop_bound(topology: Topology, schedule: Schedule) -> int:
         return diameter(topology)
     if schedule.collective == "broadcast":
         return int(bfs_distances(topology, int(schedule.origin[0])).max())
-    if schedule.collective in HEAVY and isinstance(schedule.targets, str):
+    if schedule.collective in HEAVY and isinstance(getattr(schedule, "targets", "all"), str):
         return diameter(topology)
     return farthest_pair(topology, schedule)
 
@@ -112,7 +112,7 @@ def spread_size(topology: Topology, schedule: Schedule) -> int:
     """The most nodes one message must end on (its origin counted): every node, or for targets given as a
     CSR pair (a multicast, a collective restricted to the healthy nodes of a degraded network) the largest
     target set; what the doubling bound counts."""
-    if not isinstance(schedule.targets, tuple):
+    if not isinstance(getattr(schedule, "targets", "all"), tuple):  # a frontier plan: every node
         return topology.num_nodes
     ptr, ids = schedule.targets
     if not schedule.num_messages:
@@ -124,7 +124,7 @@ def spread_size(topology: Topology, schedule: Schedule) -> int:
 
 def hop_kind(schedule: Schedule) -> str:
     """The name of :func:`hop_bound` for this collective."""
-    if schedule.collective in HEAVY and not isinstance(schedule.targets, str):
+    if schedule.collective in HEAVY and not isinstance(getattr(schedule, "targets", "all"), str):
         return "distance"
     return {"broadcast": "eccentricity", "allgather": "diameter", "alltoall": "diameter", "allreduce": "diameter",
             "reduce-scatter": "diameter", "reduce": "eccentricity"}.get(schedule.collective, "distance")
