@@ -402,3 +402,26 @@ def test_the_rerooted_broadcast_on_an_intact_network_is_the_translated_improved_
         r = tc.run("ej:a=3,b=4", "one-to-all-rerooted", root=root)
         assert r.verified and r.metrics["steps"] == tc.run("ej:a=3,b=4", "one-to-all-improved").metrics["steps"]
         assert r.metrics["root_chosen"] == root
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["torus:4x5", "hypercube:4", "ring:9", "dragonfly:g=5,a=4", "torus:2x3"]),
+       st.one_of(st.integers(0, 12), st.floats(0.0, 0.9)), st.integers(0, 3), st.integers(0, 2**32))
+def test_degrading_takes_exactly_the_drawn_links_and_keeps_a_symmetric_network(spec, links, routers, seed):
+    intact = tc.build(spec)
+    text = f"links={links!r},routers={routers},seed={seed}"
+    try:
+        t = tc.build(spec, faults=text)
+    except TopocastError as exc:
+        assert "left to fail" in str(exc)  # more links drawn than the routers left up
+        return
+    assert len(t.failed_nodes) == routers and t.faults == parse(text).text
+    assert t.num_edges == intact.num_edges - t.meta["failed_links"]
+    assert np.array_equal(t.reverse_arc[t.reverse_arc], np.arange(t.num_arcs))  # still symmetric
+    arcs = set(zip(intact.arc_sources.tolist(), intact.indices.tolist(), strict=True))
+    assert set(zip(t.arc_sources.tolist(), t.indices.tolist(), strict=True)) <= arcs
+    router_links = len({tuple(sorted(a)) for a in zip(intact.arc_sources.tolist(), intact.indices.tolist(),
+                                                      strict=True) if {a[0], a[1]} & set(t.failed_nodes.tolist())})
+    drawn = parse(text).links.size(intact.num_edges)
+    if spec != "torus:2x3":  # simple graphs (a torus dimension of 2 is a double link)
+        assert t.meta["failed_links"] == router_links + drawn
