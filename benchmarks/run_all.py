@@ -50,6 +50,7 @@ BENCHMARKS = (
     Benchmark("bfs", (), ("--dims", "40x40x40")),
     Benchmark("step_engine", ("--repeats", "5"), ("--n", "12", "--repeats", "1")),
     Benchmark("generic_broadcast", (), ("--spec", "torus:32x32x32")),
+    Benchmark("faults", (), ("--spec", "torus:32x32x32")),
     Benchmark("collective_scale", (), ("--quick", "--series", "allgather-step", "alltoall-event")),
     Benchmark("fattree", (), ("--h", "2", "--m", "4", "--w", "4", "--rls-n", "8")),
     Benchmark("wormhole", (), ("--small",)),

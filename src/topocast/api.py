@@ -11,10 +11,13 @@ from .topology.core import Topology
 
 
 def info(spec: str | Topology, distances: bool = True, max_memory: float | str | None = None,
-         properties: bool | None = None) -> dict:
+         properties: bool | None = None, faults: str | None = None) -> dict:
     """Nodes, links, degree, diameter, average distance and distance distribution, and the graph
     properties of :mod:`topocast.topology.properties` (``properties``: ``None`` below their default
-    size caps, ``True`` below the forced caps, ``False`` none)."""
+    size caps, ``True`` below the forced caps, ``False`` none).  With ``faults`` (or a degraded
+    topology) also what the degraded network still is (:func:`topocast.faults.connectivity.connectivity`),
+    its distances taken over the connected pairs of healthy nodes."""
+    from .faults.degrade import degrade
     from .memory import resolve_limit
     from .spec import build
     from .topology.metrics import summary
@@ -24,10 +27,19 @@ def info(spec: str | Topology, distances: bool = True, max_memory: float | str |
     if properties is not None and not isinstance(properties, bool):
         raise TopocastError(f"properties: must be None, True or False, got {properties!r}")
     max_memory = resolve_limit(max_memory)
-    topology = spec if isinstance(spec, Topology) else build(spec, max_memory=max_memory)
+    topology = degrade(spec, faults) if isinstance(spec, Topology) else build(spec, max_memory=max_memory,
+                                                                             faults=faults)
     if distances:
         check_distance_work(topology)
-    return summary(topology, distances=distances, properties=properties)
+    if topology.faults is None:
+        return summary(topology, distances=distances, properties=properties)
+    from .faults import connectivity as conn
+
+    data = summary(topology, distances=False, properties=properties)
+    data.update(conn.connectivity(topology))
+    if distances:
+        data.update(conn.distances(topology))
+    return data
 
 
 #: the most arc visits the exact distance figures of ``info`` may take (about a minute and a half at the
@@ -47,6 +59,10 @@ def check_distance_work(topology: Topology) -> None:
         raise TopocastError(f"distances: exact distances of {topology.spec} need {sources:,} breadth-first searches "
                             f"over {topology.num_arcs:,} arcs ({scientific(work)} arc visits), more than the "
                             f"{scientific(MAX_DISTANCE_WORK)} info computes; pass --no-distances (distances=False)")
+
+
+#: the engines that run a plan on a degraded network (a Schedule, its transfers checked link by link)
+FAULT_ENGINES = ("step", "event")
 
 
 def _defaults(family: registry.Family) -> dict[str, Any]:
@@ -83,7 +99,9 @@ def resolve_params(alg: registry.Algorithm, given: dict[str, Any], from_text: bo
 def plan(topology: Topology, alg: registry.Algorithm, params: dict[str, Any], engine: str, seed: int,
          max_memory: float | None = None):
     """The algorithm's plan for ``topology`` from resolved ``params`` (plus ``seed``, ``engine`` and
-    ``max_memory`` where the plan function names them)."""
+    ``max_memory`` where the plan function names them).  On a degraded network (``topology.faults``) the
+    plan of :func:`topocast.faults.plans.degraded_plan`: on the surviving graph for a fault-aware algorithm,
+    else for the intact network with the transfers over failed parts dropped."""
     import inspect
 
     kwargs = {k: v for k, v in params.items() if k not in alg.model_params}
@@ -91,7 +109,17 @@ def plan(topology: Topology, alg: registry.Algorithm, params: dict[str, Any], en
     for name, value in (("seed", seed), ("engine", engine), ("max_memory", max_memory)):
         if name in accepted:
             kwargs[name] = value
-    return alg.plan(topology, **kwargs)
+    if getattr(topology, "faults", None) is None:
+        return alg.plan(topology, **kwargs)
+    from .faults.plans import degraded_plan
+
+    def plan_on(network: Topology, root: int | None = None):
+        return alg.plan(network, **(kwargs if root is None else {**kwargs, "root": root}))
+
+    root = kwargs.get("root") if "root" in kwargs and isinstance(kwargs.get("root"), int) else None
+    if root is not None and not 0 <= root < topology.num_nodes:
+        raise TopocastError(f"root: must be a node index in 0..{topology.num_nodes - 1}, got {root}")
+    return degraded_plan(topology, alg.name, alg.collective, alg.fault_mode, plan_on, root)
 
 
 @dataclass(frozen=True)
@@ -123,7 +151,8 @@ class Checked:
 
 
 def prepare(spec: str | Topology, algorithm: str, engine: str | None = None, seed: int = 0,
-            max_memory: float | None = None, params_from_text: bool = False, **params: Any) -> Checked:
+            max_memory: float | None = None, params_from_text: bool = False, faults: Any = None,
+            **params: Any) -> Checked:
     """Every check :func:`run` makes before planning: seed, memory limit, algorithm, engine, parameters, costs,
     the network (built, or sized for an unbuilt engine), its family and the run's size.
 
@@ -132,7 +161,7 @@ def prepare(spec: str | Topology, algorithm: str, engine: str | None = None, see
 
     Parameters
     ----------
-    spec, algorithm, engine, seed, max_memory, params_from_text, **params
+    spec, algorithm, engine, seed, max_memory, params_from_text, faults, **params
         As :func:`run` takes them.
 
     Returns
@@ -163,8 +192,16 @@ def prepare(spec: str | Topology, algorithm: str, engine: str | None = None, see
         raise TopocastError(f"engine: algorithm {alg.name} runs on {', '.join(alg.engines)}, not '{engine}'")
     kwargs = resolve_params(alg, params, from_text=params_from_text)
     check_costs(alg.name, kwargs)
+    if faults is not None and engine not in FAULT_ENGINES:
+        from .faults.spec import parse
+
+        if parse(faults) is not None:
+            raise TopocastError(f"faults: a degraded network runs on the {' and '.join(FAULT_ENGINES)} engines, "
+                                f"not '{engine}'")
     if isinstance(spec, Topology):
-        topology = spec
+        from .faults.degrade import degrade
+
+        topology = degrade(spec, faults)
     elif engine in alg.unbuilt_engines:
         fam, fam_kwargs = parse_spec(spec)
         nodes = fam.estimate(**fam_kwargs)[0] if fam.estimate else None
@@ -172,21 +209,26 @@ def prepare(spec: str | Topology, algorithm: str, engine: str | None = None, see
         merged = {**_defaults(fam), **fam_kwargs}
         topology = UnbuiltTopology(fam.name, {p.name: merged[p.name] for p in fam.params if p.name in merged}, nodes)
     else:
-        topology = build(spec, max_memory=max_memory)
+        topology = build(spec, max_memory=max_memory, faults=faults)
     if alg.families and topology.family not in alg.families:
         raise TopocastError(
             f"algorithm {alg.name}: runs on {', '.join(alg.families)}, not on family '{topology.family}'")
-    check_run_size(alg, topology, engine, max_memory)
+    # a degraded network's plan is at most the intact one's (sized there: its distances are all finite)
+    check_run_size(alg, getattr(topology, "intact", topology), engine, max_memory)
     return Checked(topology, alg, engine, seed, max_memory, kwargs)
 
 
 def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: int = 0,
-        max_memory: float | None = None, params_from_text: bool = False, links: bool = False, **params: Any):
+        max_memory: float | None = None, params_from_text: bool = False, links: bool = False, faults: Any = None,
+        **params: Any):
     """Build (if needed), plan ``algorithm``, execute, verify, and return a :class:`RunResult`.
 
     Every check is :func:`prepare`'s; then the algorithm's :func:`plan`, its model, and
     :func:`topocast.execute.execute` on the engine that runs the plan.  ``links=True`` also records what
-    every directed link carried (``RunResult.links``, summaries in the metrics).
+    every directed link carried (``RunResult.links``, summaries in the metrics).  ``faults`` (a fault spec,
+    :mod:`topocast.faults`) runs it on the degraded network: the result's metrics then say what the plan
+    promises there (``fault_promise``) and what it loses against the intact promise
+    (``deliveries_lost``, ``missing_by_node``).
 
     >>> import topocast as tc
     >>> tc.run("hypercube:3", "allgather-recursive-doubling").metrics["steps"]
@@ -194,7 +236,7 @@ def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: i
     """
     from .execute import execute
 
-    checked = prepare(spec, algorithm, engine, seed, max_memory, params_from_text, **params)
+    checked = prepare(spec, algorithm, engine, seed, max_memory, params_from_text, faults, **params)
     the_plan = plan(checked.topology, checked.algorithm, checked.params, checked.engine, checked.seed,
                     checked.max_memory)
     model = model_of(checked)

@@ -103,13 +103,29 @@ def hop_bound(topology: Topology, schedule: Schedule) -> int:
         return diameter(topology)
     if schedule.collective == "broadcast":
         return int(bfs_distances(topology, int(schedule.origin[0])).max())
-    if schedule.collective in HEAVY:
+    if schedule.collective in HEAVY and isinstance(getattr(schedule, "targets", "all"), str):
         return diameter(topology)
     return farthest_pair(topology, schedule)
 
 
+def spread_size(topology: Topology, schedule: Schedule) -> int:
+    """The most nodes one message must end on (its origin counted): every node, or for targets given as a
+    CSR pair (a multicast, a collective restricted to the healthy nodes of a degraded network) the largest
+    target set; what the doubling bound counts."""
+    if not isinstance(getattr(schedule, "targets", "all"), tuple):  # a frontier plan: every node
+        return topology.num_nodes
+    ptr, ids = schedule.targets
+    if not schedule.num_messages:
+        return 1
+    msg = np.repeat(np.arange(schedule.num_messages), np.diff(ptr))
+    others = np.bincount(msg[ids != schedule.origin[msg]], minlength=schedule.num_messages)
+    return int(others.max()) + 1
+
+
 def hop_kind(schedule: Schedule) -> str:
     """The name of :func:`hop_bound` for this collective."""
+    if schedule.collective in HEAVY and not isinstance(getattr(schedule, "targets", "all"), str):
+        return "distance"
     return {"broadcast": "eccentricity", "allgather": "diameter", "alltoall": "diameter", "allreduce": "diameter",
             "reduce-scatter": "diameter", "reduce": "eccentricity"}.get(schedule.collective, "distance")
 
@@ -137,7 +153,8 @@ def step_bound(topology: Topology, schedule: Schedule, ports: PortModel) -> Boun
     """Steps: the hop bound and, for broadcast, all-gather and total exchange, the doubling bound."""
     candidates = [(hop_kind(schedule), hop_bound(topology, schedule))]
     if schedule.collective in SPREADING or schedule.is_reduction:
-        candidates.append(("doubling", _doubling(topology.num_nodes, _ports(topology, ports, smallest=False))))
+        ports_used = _ports(topology, ports, smallest=False)
+        candidates.append(("doubling", _doubling(spread_size(topology, schedule), ports_used)))
     return _binding(candidates)
 
 
@@ -154,7 +171,8 @@ def time_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports: P
         return _binding(candidates + reduction_bounds(topology, schedule, cost, ports))
     if schedule.collective in SPREADING and topology.num_nodes > 1:
         p = _ports(topology, ports, smallest=False)
-        candidates.append(("doubling", _doubling(topology.num_nodes, p) * cost.transfer_time(m) + cost.per_hop))
+        candidates.append(("doubling", _doubling(spread_size(topology, schedule), p) * cost.transfer_time(m)
+                           + cost.per_hop))
     if schedule.collective in HEAVY and topology.num_nodes > 1:
         candidates.append(("injection", injection_bound(topology, schedule, cost, ports)))
         cut = cut_bound(topology, schedule, cost, ports)

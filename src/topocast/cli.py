@@ -205,6 +205,8 @@ def info(
                                           help="refuse builds larger than this (default: half of RAM)"),
     properties: bool = typer.Option(False, "--properties",
                                     help="compute bisection, connectivity, girth up to the higher forced size caps"),
+    faults: str | None = typer.Option(None, "--faults", help="failed links and routers, e.g. links=0.05,seed=1 "
+                                                          "or routers=5;9 (docs/faults.md)"),
 ):
     """Nodes, links, degree, diameter, average distance, distance distribution, graph properties."""
     from .api import info as api_info
@@ -215,7 +217,8 @@ def info(
         check_output_file(csv, "--csv")
         if no_distances:
             raise TopocastError("--csv: writes the distance distribution, which --no-distances skips; drop one")
-    data = api_info(spec, distances=not no_distances, max_memory=limit, properties=True if properties else None)
+    data = api_info(spec, distances=not no_distances, max_memory=limit, properties=True if properties else None,
+                    faults=faults)
     if csv is not None and "distance_distribution" in data:
         write_csv(csv, ["distance", "ordered_pairs"], enumerate(data["distance_distribution"]))
     if as_json:
@@ -275,6 +278,8 @@ def run(
                                           "labels) and add the link-load summaries to the result"),
     max_memory: str | None = typer.Option(None, "--max-memory",
                                           help="refuse runs larger than this (default: half of RAM)"),
+    faults: str | None = typer.Option(None, "--faults", help="failed links and routers, e.g. links=0.05,seed=1 "
+                                                          "or routers=5;9 (docs/faults.md)"),
 ):
     """Run an algorithm, verify delivery, print metrics and the lower-bound ratio."""
     from .api import check_seed
@@ -296,6 +301,10 @@ def run(
     if (mapping is not None or lenient) and msccl is None:
         raise TopocastError(f"--{'mapping' if mapping is not None else 'lenient'}: applies to an --msccl algorithm; "
                             "give --msccl FILE")
+    if schedule is not None and faults is not None:
+        raise TopocastError("--faults: does not apply to --schedule (a schedule file replays on the intact network)")
+    if msccl is not None and faults is not None:
+        raise TopocastError("--faults: does not apply to --msccl (an imported algorithm runs on the intact network)")
     if schedule is not None and settings:
         raise TopocastError("--set: a schedule file carries its own model; --set does not apply to --schedule")
     what = algorithm or f"the schedule {schedule or msccl}"
@@ -312,7 +321,8 @@ def run(
                 _replay_links(result, spec, schedule, limit)
         else:
             result = api_run(spec, algorithm, engine=engine, seed=seed, max_memory=limit,
-                             params_from_text=True, links=links is not None, **parse_settings(settings))
+                             params_from_text=True, links=links is not None, faults=faults,
+                             **parse_settings(settings))
     if links is not None:
         from .measure.links import write_csv as write_links
 
@@ -397,11 +407,14 @@ def route(
     target: str = typer.Option(..., "--to", help="target node label"),
     as_json: bool = typer.Option(False, "--json"),
     max_memory: str | None = typer.Option(None, "--max-memory"),
+    faults: str | None = typer.Option(None, "--faults", help="failed links and routers, e.g. links=0.05,seed=1 "
+                                                          "or routers=5;9 (docs/faults.md)"),
 ):
     """Route one packet with the family's routing algorithm (BFS shortest path otherwise)."""
     from .routing import route as do_route
 
-    data = do_route(spec, source, target, max_memory=parse_size(max_memory), options=("--from", "--to"))
+    data = do_route(spec, source, target, max_memory=parse_size(max_memory), options=("--from", "--to"),
+                    faults=faults)
     if as_json:
         _dump(data)
         return
@@ -510,6 +523,8 @@ def export(
                                "(GraphML with its .py config) (default: from OUT's extension)"),
     max_memory: str | None = typer.Option(None, "--max-memory",
                                           help="refuse builds larger than this (default: half of RAM)"),
+    faults: str | None = typer.Option(None, "--faults", help="failed links and routers, e.g. links=0.05,seed=1 "
+                                                          "or routers=5;9 (docs/faults.md)"),
 ):
     """Write a topology as GraphML, GML, node-link JSON, an edge list, BookSim2 anynet or SST anytopo files."""
     from .progress import Progress
@@ -521,7 +536,7 @@ def export(
     fmt = "sst-anytopo" if sst else check_format(file_format, out_file)
     check_output(out_file)
     with Progress(enabled=sys.stderr.isatty()).status(f"writing {spec} as {fmt} to {out_file}"):
-        topology = build(spec, max_memory=parse_size(max_memory))
+        topology = build(spec, max_memory=parse_size(max_memory), faults=faults)
         if fmt in ("sst-anytopo", "booksim-anynet"):
             from .interop.simulators import export_booksim, export_sst
 

@@ -61,7 +61,8 @@ def series(rows: list[dict], x: str, y: str, hue: str | None = "algorithm") -> d
             raise TopocastError(f"{option}: no column '{name}' in the store (columns include: "
                                 f"spec, algorithm, engine, seed, family, N, {', '.join(known)})")
     # other grid columns that vary split the lines too
-    grid_columns = ["spec", "algorithm", "engine", "version"] + sorted({k for r in ok for k in (r.get("params") or {})})
+    grid_columns = ["spec", "faults", "algorithm", "engine", "version"]
+    grid_columns += sorted({k for r in ok for k in (r.get("params") or {})})
     varying = [c for c in grid_columns if c not in (x, hue)
                and len({json_text(column(r, c)) for r in ok if column(r, c) is not _MISSING}) > 1]
     lines: dict[str, dict[Any, list[float]]] = defaultdict(lambda: defaultdict(list))

@@ -193,6 +193,11 @@ class Algorithm:
     model: Callable[[dict[str, Any]], Any] | None = None
     model_params: tuple[str, ...] = ()
     param_aliases: dict[str, tuple[str, Callable[[Any], Any]]] = field(default_factory=dict)
+    #: how it runs on a degraded network (:mod:`topocast.faults.plans`): ``intact`` (planned for the intact
+    #: network, its transfers over failed parts dropped), ``surviving`` (it plans on whatever graph it is
+    #: given, the generic collectives: planned on the surviving graph) or ``native`` (it reads the faults of
+    #: the degraded network it is given and plans around them, e.g. by choosing its root)
+    fault_mode: str = "intact"
 
     def param(self, name: str) -> Param:
         for p in self.params:

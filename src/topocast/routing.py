@@ -69,30 +69,43 @@ def _index(value: Any, option: str, n: int, rule: str) -> int:
 
 
 def route(spec: str | Topology, source: str | int, target: str | int, max_memory: float | str | None = None,
-          options: tuple[str, str] = ("source", "target")) -> dict:
+          options: tuple[str, str] = ("source", "target"), faults: Any = None) -> dict:
     """Route from ``source`` to ``target`` (indices, label tuples or label text); returns a JSON-able dict.
 
     ``options`` names the two end points in error messages (the CLI passes ``("--from", "--to")``).
     A family without a routing function of its own is routed along a BFS shortest path, and ``note``
-    says so.
+    says so.  On a degraded network (``faults``, or a degraded ``spec``) the family's route is kept when
+    every hop of it survives, else the packet takes a shortest path on the surviving graph (``note`` says
+    so); a failed end point or one cut off from the other is refused.
     """
+    from .faults.degrade import degrade
     from .memory import resolve_limit
     from .spec import build
 
     max_memory = resolve_limit(max_memory)
-    topology = spec if isinstance(spec, Topology) else build(spec, max_memory=max_memory)
+    topology = degrade(spec, faults) if isinstance(spec, Topology) else build(spec, max_memory=max_memory,
+                                                                             faults=faults)
     if not (isinstance(options, tuple) and len(options) == 2 and all(isinstance(o, str) for o in options)):
         raise TopocastError(f"options: must be a pair of names such as ('source', 'target'), got {options!r}")
     s = resolve_node(topology, source, options[0])
     t = resolve_node(topology, target, options[1])
     family = _family(topology.family)
     router = family.router if family is not None else None
-    path = [int(v) for v in (router(topology, s, t) if router else shortest_path(topology, s, t))]
+    note = None if router else f"family {topology.family} has no routing function of its own: BFS shortest path"
+    if topology.faults is not None:
+        for name, node in zip(options, (s, t), strict=True):
+            if node in topology.failed_nodes:
+                raise TopocastError(f"{name}: node {node} is a failed router of {topology.spec} ({topology.faults})")
+    # the family's router knows the intact network's structure: its route there, kept when it survives
+    path = router(topology.intact, s, t) if router else None
+    if router is not None and not _survives(topology, path):
+        router, path = None, None
+        note = f"the {family.name} route crosses a failed link: shortest path on the surviving graph"
+    path = [int(v) for v in (path if path is not None else shortest_path(topology, s, t))]
     if path[0] != s or path[-1] != t:
         raise TopocastError("route: the router returned a path with the wrong end points")
     check_path(topology, path)
     shortest = int(bfs_distances(topology, t)[s])
-    note = None if router else f"family {topology.family} has no routing function of its own: BFS shortest path"
     return {
         "spec": topology.spec,
         "router": getattr(router, "__name__", "shortest_path") if router else "shortest_path",
@@ -105,6 +118,11 @@ def route(spec: str | Topology, source: str | int, target: str | int, max_memory
         "stretch": (len(path) - 1) / shortest if shortest else 1.0,
         "note": note,
     }
+
+
+def _survives(topology: Topology, path) -> bool:
+    """Whether every hop of ``path`` is a link of the degraded ``topology``."""
+    return all(topology.has_edge(int(u), int(v)) for u, v in zip(path, path[1:], strict=False))
 
 
 def _family(name: str):

@@ -94,18 +94,23 @@ def _builder_kwargs(fam: registry.Family, kwargs: dict[str, Any], max_memory: fl
     return {**kwargs, nested: tuple(build(part, max_memory=max_memory) for part in kwargs[nested])}
 
 
-def build(spec: str, *, max_memory: float | None = None):
-    """Build the topology named by ``spec``.
+def build(spec: str, *, max_memory: float | None = None, faults=None):
+    """Build the topology named by ``spec``, degraded by ``faults`` when given.
 
     >>> import topocast as tc
     >>> tc.build("torus:4x4").num_nodes
     16
+    >>> tc.build("torus:4x4", faults="links=2,seed=1").num_edges
+    30
 
     ``max_memory`` (bytes) refuses a build whose estimated size is larger;
-    default half of the machine's RAM.
+    default half of the machine's RAM.  ``faults``: a fault spec
+    (:mod:`topocast.faults`), checked before the build.
     """
+    from .faults.spec import parse
     from .memory import resolve_limit
 
+    fault_spec = parse(faults)
     max_memory = resolve_limit(max_memory)
     fam, kwargs = parse_spec(spec)
     if fam.read_bytes is not None:
@@ -116,6 +121,10 @@ def build(spec: str, *, max_memory: float | None = None):
         check_nodes(spec, nodes)
     topology = fam.builder(**_builder_kwargs(fam, kwargs, max_memory))
     check_nodes(spec, topology.num_nodes)
+    if fault_spec is not None:
+        from .faults.degrade import degrade
+
+        topology = degrade(topology, fault_spec)
     return topology
 
 

@@ -44,7 +44,7 @@ from typing import Any
 
 from .errors import TopocastError
 
-SWEEP_KEYS = {"specs": "spec", "algorithms": "algorithm", "seeds": "seed", "engines": "engine"}
+SWEEP_KEYS = {"specs": "spec", "algorithms": "algorithm", "seeds": "seed", "engines": "engine", "faults": "fault"}
 
 #: the most runs one grid may hold (a larger grid is refused before any work: split it)
 MAX_RUNS = 1_000_000
@@ -142,6 +142,7 @@ def load_grid(source: str | Path | dict) -> dict:
             raise TopocastError(f"sweep: {where}: seeds must be integers, got {seed!r}")
         check_seed(seed)
     grid["engines"] = grid["engines"] or [None]
+    grid["faults"] = _fault_specs(grid["faults"], where)
     for engine in grid["engines"]:
         if engine is not None and not isinstance(engine, str):
             raise TopocastError(f"sweep: {where}: engine must be a name, got {engine!r}")
@@ -153,6 +154,23 @@ def load_grid(source: str | Path | dict) -> dict:
         if not values:
             raise TopocastError(f"sweep: {where}: parameter '{name}' has an empty list of values")
     return grid
+
+
+def _fault_specs(values: list, where: str) -> list:
+    """The grid's fault specs, each checked (:func:`topocast.faults.parse`); ``[None]``: the intact networks."""
+    from .faults.spec import parse
+
+    for value in values:
+        if value is None:  # a grid loaded before: [None] stands for the intact networks
+            continue
+        if not isinstance(value, str):
+            raise TopocastError(f"sweep: {where}: every entry of 'faults' must be a fault spec such as "
+                                f"'links=0.05,seed=1', got {value!r}")
+        try:
+            parse(value)
+        except TopocastError as exc:
+            raise TopocastError(f"sweep: {where}: {exc}") from None
+    return values or [None]
 
 
 def _values(value: Any, name: str, where: str) -> list:
@@ -184,10 +202,11 @@ def _plain(value: Any) -> Any:
 
 
 def run_key(spec: str, algorithm: str, engine: str | None, params: dict, seed: int,
-            topocast_version: str | None = None) -> str:
+            topocast_version: str | None = None, faults: str | None = None) -> str:
     """The store key of one run: a hash of the canonical spec, the algorithm's own name, the engine
-    (its default filled), the parameters (resolved: defaults filled, aliases converted), the seed and
-    the topocast version.  Parameters the algorithm refuses enter as given (that run fails)."""
+    (its default filled), the parameters (resolved: defaults filled, aliases converted), the seed, the
+    topocast version and the canonical fault spec when there is one (a run on the intact network keeps the
+    key it had before faults existed).  Parameters the algorithm refuses enter as given (that run fails)."""
     from . import registry
     from .api import resolve_params
 
@@ -198,6 +217,11 @@ def run_key(spec: str, algorithm: str, engine: str | None, params: dict, seed: i
         resolved = dict(params)
     payload = {"spec": canonical_spec(spec), "algorithm": alg.name, "engine": engine or alg.engines[0],
                "params": resolved, "seed": int(seed), "version": topocast_version or version()}
+    if faults is not None:
+        from .faults.spec import parse
+
+        spec_of_faults = parse(faults)
+        payload["faults"] = spec_of_faults.text if spec_of_faults is not None else None
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=_plain)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
@@ -206,7 +230,7 @@ def grid_size(grid: dict) -> int:
     """How many runs ``grid`` spells out (the product of its lists' lengths, repeats included)."""
     from .memory import product
 
-    lengths = [len(grid[k]) for k in ("specs", "algorithms", "engines", "seeds")]
+    lengths = [len(grid[k]) for k in ("specs", "algorithms", "engines", "seeds")] + [len(grid.get("faults") or [0])]
     return product(lengths + [len(v) for v in grid["params"].values()])
 
 
@@ -263,16 +287,20 @@ def expand(grid: dict) -> list[dict]:
     names = list(grid["params"])
     tasks: list[dict] = []
     seen: set[str] = set()
-    for spec, algorithm, engine in itertools.product(grid["specs"], grid["algorithms"], grid["engines"]):
+    for spec, faults, algorithm, engine in itertools.product(grid["specs"], grid.get("faults") or [None],
+                                                             grid["algorithms"], grid["engines"]):
         for combo in itertools.product(*(grid["params"][n] for n in names)):
             params = dict(zip(names, combo, strict=True))
             for seed in grid["seeds"]:
-                key = run_key(spec, algorithm, engine, params, seed, ver)
+                key = run_key(spec, algorithm, engine, params, seed, ver, faults)
                 if key in seen:
                     continue
                 seen.add(key)
-                tasks.append({"key": key, "spec": spec, "algorithm": algorithm, "engine": engine,
-                              "seed": int(seed), "params": params, "version": ver})
+                task = {"key": key, "spec": spec, "algorithm": algorithm, "engine": engine,
+                        "seed": int(seed), "params": params, "version": ver}
+                if faults is not None:
+                    task["faults"] = faults
+                tasks.append(task)
     return tasks
 
 
@@ -288,9 +316,12 @@ def run_task(task: dict) -> dict:
         raise RuntimeError(f"worker runs topocast {version()}, the sweep {task['version']}: "
                            "install the same version on every worker")
     row = {k: task[k] for k in ("key", "spec", "algorithm", "engine", "seed", "params", "version")}
+    if task.get("faults") is not None:
+        row["faults"] = task["faults"]
     start = time.perf_counter()
     try:
-        result = run(task["spec"], task["algorithm"], engine=task["engine"], seed=task["seed"], **task["params"])
+        result = run(task["spec"], task["algorithm"], engine=task["engine"], seed=task["seed"],
+                     faults=task.get("faults"), **task["params"])
         row.update(status="ok", error=None, result=result.to_json())
     except Refused as exc:
         row.update(status="failed", error=str(exc), result=None)

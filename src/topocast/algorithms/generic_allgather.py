@@ -178,4 +178,5 @@ register(
     params=(Param("parents", "str", "balanced", "which eligible neighbour forwards a message: 'balanced' "
                   "(least-loaded link into the receiver in that step) or 'lowest' (lowest index)",
                   choices=RULES),),
-    aliases=("bfs-allgather",), ports=PortModel.all_port(), paper="Grama et al. 4.2 (one spanning tree per source)")
+    aliases=("bfs-allgather",), ports=PortModel.all_port(), fault_mode="surviving",
+    paper="Grama et al. 4.2 (one spanning tree per source)")

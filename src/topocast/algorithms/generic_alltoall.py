@@ -186,5 +186,5 @@ def shortest_path_alltoall(topology: Topology, message_bytes: float = 1.0) -> Sc
 register(
     "alltoall-shortest-paths", shortest_path_alltoall, "alltoall",
     "total exchange, every message on a shortest path chosen to balance link load, combined per link and step",
-    aliases=("shortest-path-alltoall",), ports=PortModel.all_port(), engines=("event", "step"),
+    aliases=("shortest-path-alltoall",), ports=PortModel.all_port(), engines=("event", "step"), fault_mode="surviving",
     paper="Grama et al. 4.5 (store-and-forward routing on shortest paths)")

@@ -176,9 +176,10 @@ def one_port_broadcast(topology: Topology, root: int = 0, message_bytes: float =
 register(
     "broadcast-bfs-tree", bfs_tree_broadcast, "broadcast",
     "one-to-all down a BFS tree of the root (lowest-index parent), all-port, ecc(root) steps",
-    params=ROOT, aliases=("bfs-broadcast",), ports=PortModel.all_port(), paper="Grama et al. 4.1")
+    params=ROOT, aliases=("bfs-broadcast",), ports=PortModel.all_port(), paper="Grama et al. 4.1",
+    fault_mode="surviving")
 register(
     "broadcast-one-port", one_port_broadcast, "broadcast",
     "one-to-all down a BFS tree, one-port, children served longest-subtree-first (optimal per tree)",
-    params=ROOT, aliases=("greedy-tree-broadcast",), ports=PortModel.one_port(),
+    params=ROOT, aliases=("greedy-tree-broadcast",), ports=PortModel.one_port(), fault_mode="surviving",
     paper="Slater, Cockayne, Hedetniemi 1981 (tree broadcast order); Grama et al. 4.1")

@@ -22,6 +22,9 @@ import numpy as np
 from ..errors import TopocastError
 from ..validate import integer
 
+_NO_NODES = np.zeros(0, dtype=np.int64)
+_NO_NODES.setflags(write=False)
+
 
 class Codec:
     """Translate between node indices and a family's own coordinates."""
@@ -235,6 +238,22 @@ class Topology:
 
         return is_connected(self)
 
+    # -- faults (:mod:`topocast.faults`) ------------------------------------
+    @property
+    def faults(self) -> str | None:
+        """The canonical fault spec that degraded this network (:func:`topocast.faults.degrade`), or None."""
+        return self.meta.get("faults")
+
+    @property
+    def failed_nodes(self) -> np.ndarray:
+        """Nodes marked failed by the fault spec (sorted; empty on an intact network)."""
+        return self.meta.get("failed_nodes", _NO_NODES)
+
+    @property
+    def intact(self) -> Topology:
+        """The network before its faults (itself when it has none)."""
+        return self.meta.get("intact", self)
+
     def neighbors(self, node: int) -> np.ndarray:
         return self.indices[self.indptr[node]:self.indptr[node + 1]]
 
@@ -332,7 +351,8 @@ class Topology:
         return graph
 
     def __repr__(self) -> str:
-        return f"Topology({self.spec!r}, nodes={self.num_nodes}, links={self.num_edges})"
+        faults = f", faults={self.faults!r}" if self.faults is not None else ""
+        return f"Topology({self.spec!r}, nodes={self.num_nodes}, links={self.num_edges}{faults})"
 
 
 def _networkx_links(graph, index: Mapping, nodes: Sequence, family: str) -> tuple[np.ndarray, np.ndarray]:

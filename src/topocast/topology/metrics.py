@@ -208,7 +208,8 @@ def orbits(topology: Topology) -> tuple[np.ndarray, np.ndarray]:
     """``(representatives, sizes)`` of node orbits the builder knows of.
 
     One orbit when the builder declares the graph vertex-transitive; the
-    family's ``orbits`` hook when it has one; otherwise every node alone.
+    family's ``orbits`` hook when it has one (not on a network with faults,
+    whose symmetry they break); otherwise every node alone.
     """
     n = topology.num_nodes
     if topology.vertex_transitive:
@@ -216,7 +217,7 @@ def orbits(topology: Topology) -> tuple[np.ndarray, np.ndarray]:
     from .. import registry
 
     family = registry._REG.families.get(topology.family)
-    if family is not None and family.orbits is not None:
+    if family is not None and family.orbits is not None and topology.faults is None:
         reps, sizes = np.unique(np.asarray(family.orbits(topology)), return_counts=True)
         return reps, sizes
     return np.arange(n), np.ones(n, dtype=np.int64)
