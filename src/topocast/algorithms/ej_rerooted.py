@@ -95,7 +95,9 @@ def rerooted_broadcast(topology: Topology, root: int = 0, message_bytes: float =
                               message_bytes=message_bytes, meta={"algorithm": "re-rooted improved", "root": chosen})
     builder.add(src=shift[tree.src], dst=shift[tree.dst], first=0, count=1, step=tree.step)
     plan = builder.build()
-    plan.info.update({"root_chosen": chosen, "good_roots": good})
+    plan.info["root_chosen"] = chosen
+    if topology.faults is not None:  # intact, every root is good: the count would only repeat the node count
+        plan.info["good_roots"] = good
     return plan
 
 
