@@ -11,6 +11,10 @@ ratio.  Methods (see ``docs/synthesis.md``):
   restarts; the best planned makespan wins.
 * ``bfs`` / ``matching`` (step engine, broadcast): a breadth-first all-port
   tree, or a greedy ``p``-port matching per step (:mod:`.steps`).
+* every registered algorithm that runs the collective on the network
+  (:mod:`.known`), run under the same model through the one run path; the
+  best verified candidate wins (``origin``: ``synthesized`` or ``registered``),
+  so a synthesis is never slower than an algorithm topocast already has.
 
 ``replay(spec, path)`` runs a written schedule again (:mod:`.fileformat`).
 """
@@ -58,6 +62,8 @@ class Synthesis:
     seconds: float = 0.0
     candidates: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: ``synthesized`` (a method of this package) or ``registered`` (``method`` is the algorithm's name)
+    origin: str = "synthesized"
 
     @property
     def measured(self) -> float:
@@ -76,7 +82,8 @@ class Synthesis:
         """Plain JSON-able facts: spec, model, bound, ratio, verification, method and timing."""
         m = self.result.metrics
         return {"spec": self.spec, "collective": self.collective, "engine": self.engine, "method": self.method,
-                "seed": self.seed, "chunks": self.chunks, "model": self.model, "measured": self.measured,
+                "origin": self.origin, "seed": self.seed, "chunks": self.chunks, "model": self.model,
+                "measured": self.measured,
                 "unit": "s" if self.engine == "event" else "steps", "lower_bound": self.lower_bound,
                 "ratio": self.ratio, "reference_algorithm": self.reference, "synthesis_seconds": self.seconds,
                 "verification": {"verified": bool(self.result.verified), "exactly_once": bool(m["exactly_once"]),
@@ -264,7 +271,8 @@ def _synthesize_steps(topology, collective, model, params, origin, seed, restart
 
 def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budget: float = 300.0,
                engine: str = "event", root: int = 0, chunks: int | None = None, restarts: int | None = None,
-               max_memory: float | None = None, params_from_text: bool = False, **params: Any) -> Synthesis:
+               max_memory: float | None = None, params_from_text: bool = False, known: bool = True,
+               **params: Any) -> Synthesis:
     """Synthesise, verify (exactly once, on ``engine``) and measure a ``collective`` schedule.
 
     ``params``: the run's model parameters (``message_bytes``, ``startup``,
@@ -273,7 +281,9 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
     topology's own algorithms.  ``chunks``: split every message into this
     many chunks (default: tried for broadcast, 1 otherwise).  ``budget`` (s)
     stops trying further candidates; the same seed gives the same schedule
-    whenever the budget is not reached.
+    whenever the budget is not reached.  ``known``: also run every registered
+    algorithm of the collective that fits the network (:mod:`.known`) and
+    return the best verified candidate (ties go to the synthesised one).
     """
     from ..validate import integer, number
 
@@ -298,9 +308,27 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
     else:
         schedule, method, c, tried, notes = _synthesize_steps(topology, collective, model, resolved, origin, seed,
                                                               restarts)
+    tried = [{"origin": "synthesized", "method": method, **entry} for entry in tried]
     result = verify(topology, schedule, engine, model, method, seed, resolved, max_memory)
+    origin = "synthesized"
+    if known:
+        from .known import run_known
+
+        runs, records, skipped = run_known(topology, collective, engine, model, resolved, int(origin_of(schedule)),
+                                           seed, max_memory, t0 + budget, chunks)
+        tried += records
+        notes += skipped
+        measure = "time" if engine == "event" else "steps"
+        for run in runs:
+            if run.result.metrics[measure] < result.metrics[measure]:
+                schedule, result, method, c, origin = run.schedule, run.result, run.name, run.chunks, "registered"
     return Synthesis(topology.spec, collective, engine, method, seed, schedule, model_record(resolved, model), result,
-                     c, reference, round(time.perf_counter() - t0, 3), tried, notes)
+                     c, reference, round(time.perf_counter() - t0, 3), tried, notes, origin)
+
+
+def origin_of(schedule: Schedule) -> int:
+    """The root of a broadcast (node 0 for the other collectives)."""
+    return int(schedule.origin[0]) if schedule.collective == "broadcast" else 0
 
 
 def verify(topology: Topology, schedule: Schedule, engine: str, model: Model, method: str, seed: int = 0,
