@@ -198,3 +198,25 @@ def test_step_engine_broadcast_never_more_steps_than_registered():
         r = tc.run("hdn:base=2x3x5,k=1,s=6", name, engine="step", ports="1")
         if r.verified:  # a breadth-first tree breaks the one-port rule: not a candidate
             assert s.measured <= r.metrics["steps"]
+
+
+def test_file_certificate_rechecks_from_its_witness(tmp_path):
+    """Re-derive the bounds from the file alone: the cut from its node set (links counted by networkx), the
+    release bound from its node and distance (distances from networkx)."""
+    header = json.loads(synthesize("torus:4x4", "alltoall", restarts=0).write(tmp_path / "a.json").read_text())
+    bound, model = header["bound"], header["model"]
+    assert header["lower_bound"] == bound["value"] and "split" in bound["holds_for"]
+    g = nx.grid_2d_graph(4, 4, periodic=True)
+    nodes = sorted(g)                                  # torus node i is (i // 4, i % 4)
+    ts, tw, th, m = model["startup"], model["per_byte"], model["per_hop"], model["message_bytes"]
+    cut = next(b for b in bound["all"] if b["kind"] == "cut")
+    side = {nodes[i] for i in cut["witness"]["side"]}
+    links = nx.cut_size(g, side)
+    assert links == cut["witness"]["links"]
+    assert cut["value"] == pytest.approx(ts + th + len(side) * (16 - len(side)) * m * tw / links)
+    assert bound["kind"] == "release"
+    w = bound["witness"]
+    dist = nx.single_source_shortest_path_length(g, nodes[w["node"]])
+    beyond = sum(1 for d in dist.values() if d >= w["distance"])
+    assert beyond == w["origins_beyond"]
+    assert bound["value"] == pytest.approx(w["distance"] * (ts + th) + beyond * m * tw / 4)

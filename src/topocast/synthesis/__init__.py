@@ -64,6 +64,8 @@ class Synthesis:
     notes: list[str] = field(default_factory=list)
     #: ``synthesized`` (a method of this package) or ``registered`` (``method`` is the algorithm's name)
     origin: str = "synthesized"
+    #: the bound's kind, value and witness, every bound computed, and what they hold for (:func:`certificate`)
+    bound: dict = field(default_factory=dict)
 
     @property
     def measured(self) -> float:
@@ -88,7 +90,7 @@ class Synthesis:
                 "ratio": self.ratio, "reference_algorithm": self.reference, "synthesis_seconds": self.seconds,
                 "verification": {"verified": bool(self.result.verified), "exactly_once": bool(m["exactly_once"]),
                                  "redundant_receipts": int(m["redundant_receipts"]), "receipts": int(m["receipts"])},
-                "candidates": self.candidates, "notes": self.notes}
+                "candidates": self.candidates, "notes": self.notes, "bound": self.bound}
 
     def write(self, path: str | Path) -> Path:
         from .fileformat import write
@@ -323,7 +325,28 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
             if run.result.metrics[measure] < result.metrics[measure]:
                 schedule, result, method, c, origin = run.schedule, run.result, run.name, run.chunks, "registered"
     return Synthesis(topology.spec, collective, engine, method, seed, schedule, model_record(resolved, model), result,
-                     c, reference, round(time.perf_counter() - t0, 3), tried, notes, origin)
+                     c, reference, round(time.perf_counter() - t0, 3), tried, notes, origin,
+                     certificate(topology, schedule, engine, model))
+
+
+def certificate(topology: Topology, schedule: Schedule, engine: str, model: Model) -> dict[str, Any]:
+    """The lower bound with what re-checks it: ``kind``, ``value``, ``witness`` (the cut's node set and links,
+    the release bound's node and distance, the doubling rounds), ``holds_for``, every bound computed
+    (``all``) and, on the event engine, the bounds of schedules that send messages whole (``unsplit``)."""
+    from .. import bounds
+
+    if engine == "step":
+        b = bounds.step_bound(topology, schedule, model.ports)
+        return {"kind": b.kind, "value": b.value, "witness": b.witness, "unit": "steps",
+                "holds_for": "any step schedule of the collective under this port model"}
+    every = bounds.time_bounds(topology, schedule, model.cost, model.ports)
+    b = bounds.time_bound(topology, schedule, model.cost, model.ports)
+    unsplit = bounds.unsplit_bounds(topology, schedule, model.cost, model.ports)
+    return {"kind": b.kind, "value": b.value, "witness": b.witness, "unit": "s",
+            "holds_for": "any schedule of the collective under this model, its messages split into chunks or not",
+            "all": [{"kind": x.kind, "value": x.value, "witness": x.witness} for x in every],
+            "unsplit": [{"kind": x.kind, "value": x.value,
+                         "holds_for": "schedules that send each message whole"} for x in unsplit]}
 
 
 def origin_of(schedule: Schedule) -> int:

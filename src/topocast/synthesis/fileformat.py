@@ -7,7 +7,8 @@ Header keys: ``format``, ``version``, ``spec`` (the topology's canonical spec),
 ``lower_bound``, ``ratio``, ``reference_algorithm``, ``verification``
 (verified, exactly_once, redundant_receipts, receipts), ``candidates`` and
 ``notes``, ``origin`` (``synthesized`` or ``registered``: ``method`` then
-names the registered algorithm).  ``arrays`` maps ``origin``, ``src``,
+names the registered algorithm), ``bound`` (the bound's kind, value, witness
+and class: :func:`topocast.synthesis.certificate`).  ``arrays`` maps ``origin``, ``src``,
 ``dst``, ``range_ptr``, ``range_first``, ``range_count``, ``step`` or the
 dependencies ``after_ptr`` and ``after_ids`` (or all three), and ``targets``
 for total exchange, to ``{"dtype", "shape", "sha256", "data"}``: ``data`` is the
