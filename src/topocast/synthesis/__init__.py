@@ -16,6 +16,9 @@ ratio.  Methods (see ``docs/synthesis.md``):
   best verified candidate wins (``origin``: ``synthesized`` or ``registered``),
   so a synthesis is never slower than an algorithm topocast already has.
 
+* ``milp`` (event engine, ``exact=True``): the optimal schedule of whole
+  messages from a time-indexed program solved by HiGHS (:mod:`.exact`).
+
 ``replay(spec, path)`` runs a written schedule again (:mod:`.fileformat`).
 """
 
@@ -274,7 +277,7 @@ def _synthesize_steps(topology, collective, model, params, origin, seed, restart
 def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budget: float = 300.0,
                engine: str = "event", root: int = 0, chunks: int | None = None, restarts: int | None = None,
                max_memory: float | None = None, params_from_text: bool = False, known: bool = True,
-               **params: Any) -> Synthesis:
+               exact: bool = False, **params: Any) -> Synthesis:
     """Synthesise, verify (exactly once, on ``engine``) and measure a ``collective`` schedule.
 
     ``params``: the run's model parameters (``message_bytes``, ``startup``,
@@ -286,6 +289,9 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
     whenever the budget is not reached.  ``known``: also run every registered
     algorithm of the collective that fits the network (:mod:`.known`) and
     return the best verified candidate (ties go to the synthesised one).
+    ``exact``: also solve the time-indexed program of :mod:`.exact` (event
+    engine, small networks, costs on a coarse common time grid) for the
+    optimal schedule of whole messages, and record its proof in ``bound``.
     """
     from ..validate import integer, number
 
@@ -324,9 +330,67 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
         for run in runs:
             if run.result.metrics[measure] < result.metrics[measure]:
                 schedule, result, method, c, origin = run.schedule, run.result, run.name, run.chunks, "registered"
+    proof = None
+    if exact:
+        whole = [t.get("measured", t.get("planned")) for t in tried
+                 if t.get("chunks", 1) == 1 and t.get("verified", True)]
+        if c == 1:
+            whole.append(result.metrics["time"] if engine == "event" else None)
+        found, proof = _exact(topology, collective, engine, model, resolved, origin_of(schedule), seed, max_memory,
+                              [w for w in whole if w is not None],
+                              max(1.0, min(EXACT_SECONDS, t0 + budget - time.perf_counter())))
+        tried.append({"origin": "synthesized", "method": "milp", "planned": proof["optimum"]})
+        if found is not None and found[1].metrics["time"] < result.metrics["time"]:
+            (schedule, result), method, c, origin = found, "milp", 1, "synthesized"
+    bound = certificate(topology, schedule, engine, model)
+    if proof is not None:
+        bound["exact"] = proof
     return Synthesis(topology.spec, collective, engine, method, seed, schedule, model_record(resolved, model), result,
-                     c, reference, round(time.perf_counter() - t0, 3), tried, notes, origin,
-                     certificate(topology, schedule, engine, model))
+                     c, reference, round(time.perf_counter() - t0, 3), tried, notes, origin, bound)
+
+
+#: seconds the exact program may take by default
+EXACT_SECONDS = 60.0
+
+
+def _exact(topology, collective, engine, model, params, root, seed, max_memory, horizons, time_limit):
+    """``((schedule, verified run) of the program or None, the proof record)``; see :mod:`.exact`."""
+    from .exact import solve
+    from .greedy import TimedTransfers
+    from .route import _ranges
+
+    if engine != "event":
+        raise TopocastError("exact: the exact synthesis runs on the event engine; use engine='event'")
+    if not horizons:
+        raise TopocastError("exact: no candidate sends messages whole to bound the program's horizon")
+    origin, targets = _messages(topology, collective, root)
+    from .. import bounds
+
+    probe = to_schedule(TimedTransfers(*(np.zeros(0, np.int64),) * 2, np.zeros(0), np.zeros(1, np.int64),
+                                       np.zeros(0, np.int64), np.zeros(0, np.int64), 0.0),
+                        topology.num_nodes, origin, targets, collective, params["message_bytes"])
+    lower = bounds.time_bound(topology, probe, model.cost, model.ports).value
+    if min(horizons) <= lower * (1 + 1e-12):
+        return None, {"optimum": min(horizons), "dual_bound": lower, "optimal": True, "gap": 0.0,
+                      "status": "the best candidate meets the lower bound: optimal without the program",
+                      "holds_for": "any schedule of the collective under this model"}
+    plan = solve(topology, origin, targets, model.cost, model.ports, params["message_bytes"], min(horizons),
+                 time_limit, lower)
+    proof = {"optimum": plan.makespan, "dual_bound": plan.dual_bound, "optimal": plan.optimal, "gap": plan.gap,
+             "status": plan.status, "time_unit": plan.unit, "variables": plan.variables,
+             "holds_for": "schedules that send each message whole (not split into chunks)",
+             "solver": "HiGHS through scipy.optimize.milp, time-indexed program (docs/synthesis.md)"}
+    if len(plan.src) == 0:
+        proof["optimum"] = None
+        return None, proof
+    order = np.argsort(plan.start, kind="stable")
+    carried = [plan.carried[k] for k in order]
+    tptr = np.zeros(len(carried) + 1, np.int64)
+    np.cumsum([len(ids) for ids in carried], out=tptr[1:])
+    ptr, first, count = _ranges(tptr, np.concatenate([np.asarray(ids, np.int64) for ids in carried]))
+    timed = TimedTransfers(plan.src[order], plan.dst[order], plan.start[order], ptr, first, count, plan.makespan)
+    schedule = to_schedule(timed, topology.num_nodes, origin, targets, collective, params["message_bytes"])
+    return (schedule, verify(topology, schedule, engine, model, "milp", seed, params, max_memory)), proof
 
 
 def certificate(topology: Topology, schedule: Schedule, engine: str, model: Model) -> dict[str, Any]:
@@ -395,7 +459,7 @@ COMMAND_OPTIONS = ("seed", "budget", "engine", "out", "max_memory", "max-memory"
 
 def cli_synthesize(spec: str, collective: str, out: str, sets: list[str] | None = None, budget: float = 300.0,
                    seed: int = 0, engine: str = "event", root: int | None = None, chunks: int | None = None,
-                   max_memory: float | None = None) -> dict:
+                   max_memory: float | None = None, exact: bool = False) -> dict:
     """What ``topocast synthesize SPEC COLLECTIVE --set k=v ... --out FILE`` does; returns the summary.
 
     ``--set`` takes the model parameters of ``run`` and the search settings ``chunks``, ``restarts`` and
@@ -429,7 +493,7 @@ def cli_synthesize(spec: str, collective: str, out: str, sets: list[str] | None 
     synthesis = synthesize(spec, collective, seed=seed, budget=budget, engine=engine,
                            root=0 if search["root"] is None else integer(search["root"], "root", minimum=0),
                            chunks=search["chunks"], restarts=search["restarts"], max_memory=max_memory,
-                           params_from_text=True, **params)
+                           params_from_text=True, exact=exact, **params)
     synthesis.write(path)
     return synthesis.summary()
 
