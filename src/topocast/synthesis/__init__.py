@@ -319,6 +319,14 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
     tried = [{"origin": "synthesized", "method": method, **entry} for entry in tried]
     result = verify(topology, schedule, engine, model, method, seed, resolved, max_memory)
     origin = "synthesized"
+    if collective == "broadcast" and engine == "event" and model.ports.ports is None \
+            and model.ports.duplex == "full" and time.perf_counter() - t0 <= budget:
+        packed = _tree_candidate(topology, origin_of(schedule), model, resolved, seed, chunks, max_memory, notes)
+        if packed is not None:
+            tried.append({"origin": "synthesized", "method": "trees", "chunks": packed[2],
+                          "trees": packed[3], "measured": packed[1].metrics["time"]})
+            if packed[1].metrics["time"] < result.metrics["time"]:
+                schedule, result, c, method = packed[0], packed[1], packed[2], "trees"
     if known:
         from .known import run_known
 
@@ -411,6 +419,38 @@ def certificate(topology: Topology, schedule: Schedule, engine: str, model: Mode
             "all": [{"kind": x.kind, "value": x.value, "witness": x.witness} for x in every],
             "unsplit": [{"kind": x.kind, "value": x.value,
                          "holds_for": "schedules that send each message whole"} for x in unsplit]}
+
+
+#: most transfers a tree-packed broadcast plans (nodes - 1 per chunk)
+TREE_TRANSFERS = 20_000_000
+
+
+def _tree_candidate(topology, root, model, params, seed, chunks, max_memory, notes):
+    """``(schedule, verified run, chunks, trees)`` of the tree-packed broadcast (:mod:`.trees`), or None."""
+    from .trees import best_packing, chunk_count, tree_broadcast
+
+    packing, k = best_packing(topology, root, seed)
+    if not packing:
+        notes.append(f"trees: no spanning tree packed of Edmonds' {k}")
+        return None
+    if len(packing) < k:
+        notes.append(f"trees: packed {len(packing)} of Edmonds' {k} arc-disjoint spanning trees")
+    n = topology.num_nodes
+    height = max(int(_tree_height(topology, p, root)) for p in packing)
+    most = max(1, min(MAX_CHUNKS, TREE_TRANSFERS // max(n - 1, 1)))
+    c = chunks or chunk_count(len(packing), height, model.cost, params["message_bytes"], most)
+    src, dst, first, step = tree_broadcast(topology, root, packing, c)
+    builder = ScheduleBuilder(n, origin=np.full(c, root, dtype=np.int64), collective="broadcast",
+                              message_bytes=params["message_bytes"] / c)
+    builder.add(src=src, dst=dst, first=first, step=step)
+    schedule = builder.build()
+    return schedule, verify(topology, schedule, "event", model, "trees", seed, params, max_memory), c, len(packing)
+
+
+def _tree_height(topology, parent_arc, root) -> int:
+    from .trees import _depths
+
+    return int(_depths(topology, parent_arc, root).max())
 
 
 def origin_of(schedule: Schedule) -> int:
