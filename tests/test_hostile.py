@@ -387,7 +387,7 @@ def test_synthesize_takes_chunks_restarts_and_root_through_set(tmp_path):
                                               "--set", "chunks=2", "--set", "restarts=0", "--set", "root=3"])
     assert code == 0, stderr
     summary = json.loads(stdout)
-    assert summary["chunks"] == 2 and summary["candidates"] == [dict(summary["candidates"][0], chunks=2)]
+    assert summary["chunks"] == 2 and all(c["chunks"] == 2 for c in summary["candidates"])
     origin = json.loads(out.read_text())
     assert origin["chunks"] == 2
     for argv, expect in ((["--root", "1", "--set", "root=2"], "root is given twice"),
