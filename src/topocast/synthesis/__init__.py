@@ -108,9 +108,11 @@ MAX_PAIRS = 2**29
 
 
 def estimate_bytes(topology: Topology, collective: str, engine: str, chunks: int | None) -> float:
-    """Peak bytes of a synthesis: the flooding planner's two bits per (node, message) pair, per delivery
-    (message and hop) a transfer and id range of the plan with the engines' and the verifier's share (48
-    bytes), for all-to-all the router's all-pairs distances, and the kernels a first run loads (72 MiB).
+    """Peak bytes of a synthesis: for broadcast and all-gather the flooding planner's two bits per (node,
+    message) pair, per delivery (message and hop) a transfer and id range of the plan with the engines' and the
+    verifier's share (48 bytes), and the kernels a first run loads (72 MiB).  All-to-all is routed, not
+    flooded (no state per (node, message) pair): the router's all-pairs distances (8 bytes a pair) and per
+    message its queue links and endpoints (24 bytes), and the 48 bytes per delivery.
 
     Measured (peak over what the process held before): all-to-all of torus:24x24 262 MiB (estimate 504 MiB),
     torus:16x16 148 MiB (estimate 185 MiB); all-gather of torus:10x10x10 115 MiB (estimate 120 MiB).  The
@@ -120,26 +122,25 @@ def estimate_bytes(topology: Topology, collective: str, engine: str, chunks: int
     n = topology.num_nodes
     c = chunks or (max(CHUNK_CHOICES) if collective == "broadcast" else 1)
     messages = {"broadcast": 1, "allgather": n, "alltoall": n * n}[collective] * c
-    pairs = float(n) * messages
-    need = pairs / 4 + 72 * 2**20
+    need = 72.0 * 2**20
     if collective == "alltoall":
         hops = float(np.max(bfs_distances(topology, 0), initial=1))
-        need += 48.0 * messages * hops + 8.0 * n * n
+        need += 48.0 * messages * hops + 24.0 * messages + 8.0 * n * n
     else:
-        need += 48.0 * messages * (n - 1)
+        need += float(n) * messages / 4 + 48.0 * messages * (n - 1)
     return need
 
 
 def check_size(topology: Topology, collective: str, engine: str, chunks: int | None,
                max_memory: float | None) -> None:
-    """Refuse, before any planning, a synthesis past :data:`MAX_PAIRS` or whose estimated peak
-    (:func:`estimate_bytes`) is over ``max_memory`` (default: half of RAM)."""
+    """Refuse, before any planning, a flooding synthesis (broadcast, all-gather) past :data:`MAX_PAIRS`, and any
+    whose estimated peak (:func:`estimate_bytes`) is over ``max_memory`` (default: half of RAM)."""
     from ..memory import check_need, words
 
     n = topology.num_nodes
     c = chunks or (max(CHUNK_CHOICES) if collective == "broadcast" else 1)
-    pairs = n * {"broadcast": 1, "allgather": n, "alltoall": n * n}[collective] * c
-    if pairs > MAX_PAIRS:
+    pairs = n * {"broadcast": 1, "allgather": n, "alltoall": 1}[collective] * c
+    if collective != "alltoall" and pairs > MAX_PAIRS:
         raise TopocastError(f"synthesize: {collective} on {words(n)} ({c} chunk{'s' if c > 1 else ''} per message) "
                             f"tracks {words(pairs, '(node, message) pairs')}, more than the {MAX_PAIRS:,} "
                             "a synthesis handles; synthesise a smaller network or fewer chunks")
