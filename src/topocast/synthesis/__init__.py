@@ -422,14 +422,19 @@ def certificate(topology: Topology, schedule: Schedule, engine: str, model: Mode
                          "holds_for": "schedules that send each message whole"} for x in unsplit]}
 
 
-#: most transfers a tree-packed broadcast plans (nodes - 1 per chunk)
+#: most transfers a tree-packed broadcast plans (nodes - 1 per chunk), and most nodes it packs trees on (the
+#: greedy packing grows each tree an arc at a time over its whole frontier: 5 s on 256 nodes, 2 min on 1,024)
 TREE_TRANSFERS = 20_000_000
+TREE_NODES = 512
 
 
 def _tree_candidate(topology, root, model, params, seed, chunks, max_memory, notes):
     """``(schedule, verified run, chunks, trees)`` of the tree-packed broadcast (:mod:`.trees`), or None."""
     from .trees import best_packing, chunk_count, tree_broadcast
 
+    if topology.num_nodes > TREE_NODES:
+        notes.append(f"trees: not tried above {TREE_NODES} nodes (the greedy packing's time)")
+        return None
     packing, k = best_packing(topology, root, seed)
     if not packing:
         notes.append(f"trees: no spanning tree packed of Edmonds' {k}")
