@@ -321,7 +321,8 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
     result = verify(topology, schedule, engine, model, method, seed, resolved, max_memory)
     origin = "synthesized"
     if collective == "broadcast" and engine == "event" and model.ports.ports is None \
-            and model.ports.duplex == "full" and time.perf_counter() - t0 <= budget:
+            and model.ports.duplex == "full" and time.perf_counter() - t0 <= budget \
+            and resolved["message_bytes"] * model.cost.per_byte >= model.cost.startup:  # bandwidth matters
         packed = _tree_candidate(topology, origin_of(schedule), model, resolved, seed, chunks, max_memory, notes)
         if packed is not None:
             tried.append({"origin": "synthesized", "method": "trees", "chunks": packed[2],
