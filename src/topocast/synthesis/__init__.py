@@ -286,9 +286,10 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
     such as Galaxyfly's ``packet_size``), defaulting to those of the
     topology's own algorithms.  ``chunks``: split every message into this
     many chunks (default: tried for broadcast, 1 otherwise).  ``budget`` (s)
-    stops trying further candidates; the same seed gives the same schedule
-    whenever the budget is not reached.  ``known``: also run every registered
-    algorithm of the collective that fits the network (:mod:`.known`) and
+    stops trying further candidates of the synthesiser's own search (at least
+    one runs); the same seed gives the same schedule whenever the budget is not
+    reached.  ``known``: first run every registered algorithm of the
+    collective that fits the network (:mod:`.known`), whatever the budget, and
     return the best verified candidate (ties go to the synthesised one).
     ``exact``: also solve the time-indexed program of :mod:`.exact` (event
     engine, small networks, costs on a coarse common time grid) for the
@@ -311,6 +312,12 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
     resolved, model, reference = resolve_model(topology.family, collective, params, params_from_text)
     check_size(topology, collective, engine, chunks, max_memory)
     origin, targets = _messages(topology, collective, integer(root, "root", minimum=0))
+    best_known, records, skipped = None, [], []
+    if known:  # first, and whatever the budget: the result is never slower than a registered algorithm
+        from .known import run_known
+
+        best_known, records, skipped = run_known(topology, collective, engine, model, resolved, int(origin[0]),
+                                                 seed, max_memory, chunks)
     if engine == "event":
         schedule, method, c, tried, notes = _synthesize_event(topology, collective, model, resolved, origin, targets,
                                                               seed, budget, chunks, restarts, t0)
@@ -329,17 +336,12 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
                           "trees": packed[3], "measured": packed[1].metrics["time"]})
             if packed[1].metrics["time"] < result.metrics["time"]:
                 schedule, result, c, method = packed[0], packed[1], packed[2], "trees"
-    if known:
-        from .known import run_known
-
-        runs, records, skipped = run_known(topology, collective, engine, model, resolved, int(origin_of(schedule)),
-                                           seed, max_memory, t0 + budget, chunks)
-        tried += records
-        notes += skipped
-        measure = "time" if engine == "event" else "steps"
-        for run in runs:
-            if run.result.metrics[measure] < result.metrics[measure]:
-                schedule, result, method, c, origin = run.schedule, run.result, run.name, run.chunks, "registered"
+    tried += records
+    notes += skipped
+    measure = "time" if engine == "event" else "steps"
+    if best_known is not None and best_known.result.metrics[measure] < result.metrics[measure]:
+        schedule, result, c, origin = best_known.schedule, best_known.result, best_known.chunks, "registered"
+        method = best_known.name
     proof = None
     if exact:
         whole = [t.get("measured", t.get("planned")) for t in tried

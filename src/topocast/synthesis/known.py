@@ -8,11 +8,12 @@ parameters are passed by name, and an algorithm whose resolved model differs
 (one that cannot take the model asked for) is skipped with a note.  A plan that
 is not a :class:`~topocast.schedule.Schedule` whose messages are the
 collective's (in whole messages or equal chunks of them) is skipped the same way.
+They run before the synthesiser's own search and whatever its budget (each
+algorithm's own memory check still refuses what cannot fit).
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -91,21 +92,20 @@ def _chunks(schedule: Schedule, collective: str, n: int, root: int, message_byte
 
 
 def run_known(topology: Topology, collective: str, engine: str, model: Model, params: dict[str, Any],
-              root: int, seed: int, max_memory: float | None, deadline: float, chunks: int | None = None
-              ) -> tuple[list[Known], list[dict], list[str]]:
-    """Run every applicable registered algorithm under ``model``; ``(verified runs, candidate records, notes)``.
+              root: int, seed: int, max_memory: float | None, chunks: int | None = None
+              ) -> tuple[Known | None, list[dict], list[str]]:
+    """Run every applicable registered algorithm under ``model``; ``(the fastest verified run or None, candidate
+    records, notes)``.  Only the fastest run is kept (the others' plans are dropped as soon as they lose).
 
-    Algorithms not started before ``deadline`` (a :func:`time.perf_counter` value) are skipped with a note;
-    with ``chunks`` given, so are plans that split messages otherwise.
+    With ``chunks`` given, plans that split messages otherwise are skipped with a note; so is an algorithm
+    whose own checks refuse the run (its memory estimate included).
     """
     from ..api import model_of, plan, plan_engine, prepare
     from ..execute import execute
 
-    runs, records, notes = [], [], []
+    best, records, notes = None, [], []
+    measure = "time" if engine == "event" else "steps"
     for alg in applicable(topology, collective, engine):
-        if time.perf_counter() > deadline:
-            notes.append(f"registered algorithm {alg.name} not run: the budget was reached")
-            continue
         try:
             checked = prepare(topology, alg.name, engine, seed, max_memory, **_given(alg, params, model, root))
             if not _same_model(model_of(checked), model):
@@ -132,6 +132,6 @@ def run_known(topology: Topology, collective: str, engine: str, model: Model, pa
         known = Known(alg.name, the_plan, result, split)
         records.append({"origin": "registered", "algorithm": alg.name, "verified": ok,
                         "measured": known.measured(engine)})
-        if ok:
-            runs.append(known)
-    return runs, records, notes
+        if ok and (best is None or known.measured(engine) < best.result.metrics[measure]):
+            best = known
+    return best, records, notes
