@@ -300,7 +300,8 @@ def test_worker_death_and_another_version_are_said_in_words():
     (["sweep", "{big}"], "1.0e+12 runs, more than the 1,000,000"),
     (["sweep", "{grid}", "--workers", "100000"], "--workers"),
     (["reproduce", "classic", "--workers", "100000"], "--workers"),
-    (["synthesize", "hypercube:10", "alltoall", "--out", "{tmp}/s.json"], "(node, message) pairs"),
+    (["synthesize", "hypercube:15", "allgather", "--out", "{tmp}/s.json"], "(node, message) pairs"),
+    (["synthesize", "hypercube:14", "alltoall", "--out", "{tmp}/s.json"], "max-memory"),
     (["synthesize", "torus:16x16", "alltoall", "--out", "{tmp}/s.json", "--max-memory", "64M"], "max-memory"),
     (["info", "graph:{edges}", "--max-memory", "64M"], "max-memory: reading"),
     (["run", "torus:40x40x40", "allgather-bfs-trees", "--max-memory", "2G"], "max-memory"),
@@ -387,7 +388,7 @@ def test_synthesize_takes_chunks_restarts_and_root_through_set(tmp_path):
                                               "--set", "chunks=2", "--set", "restarts=0", "--set", "root=3"])
     assert code == 0, stderr
     summary = json.loads(stdout)
-    assert summary["chunks"] == 2 and summary["candidates"] == [dict(summary["candidates"][0], chunks=2)]
+    assert summary["chunks"] == 2 and all(c["chunks"] == 2 for c in summary["candidates"])
     origin = json.loads(out.read_text())
     assert origin["chunks"] == 2
     for argv, expect in ((["--root", "1", "--set", "root=2"], "root is given twice"),

@@ -145,3 +145,78 @@ def test_chunked_broadcast_pipelines_large_messages():
     whole = 8 * (COST.startup + 1e6 * 1e-10)
     assert s.measured < whole
     assert np.all(np.diff(s.schedule.range_ptr) >= 1)
+
+
+@pytest.mark.parametrize("spec,collective,params", [
+    ("torus:6x6", "allgather", {}),
+    ("hypercube:4", "alltoall", {}),
+    ("hypercube:4", "allgather", {"ports": "all"}),
+    ("galaxyfly:n=3,q=5,a=4", "allgather", {}),
+    ("ring:8", "broadcast", {"message_bytes": 1e5}),
+    ("mesh:3x4", "alltoall", {"ports": "1"}),
+    ("polarfly:q=3", "allgather", {"duplex": "half"}),
+])
+def test_never_slower_than_a_registered_algorithm(spec, collective, params):
+    """Oracle: every registered algorithm of the collective run by ``tc.run`` under the synthesis's model."""
+    from topocast.synthesis.known import applicable
+
+    s = synthesize(spec, collective, restarts=0, params_from_text=True, **params)
+    _exact(s)
+    model = {k: s.model[k] for k in ("message_bytes", "startup", "per_byte", "per_hop")}
+    model.update(ports=str(s.model["ports"]), duplex=s.model["duplex"])
+    ran = 0
+    for alg in applicable(tc.build(spec), collective, "event"):
+        given = dict(model)
+        if "root" in {p.name for p in alg.params}:
+            given["root"] = 0
+        try:
+            r = tc.run(spec, alg.name, engine="event", params_from_text=True, **given)
+        except TopocastError:
+            continue
+        if r.verified and r.metrics["exactly_once"]:
+            ran += 1
+            assert s.measured <= r.metrics["time"] * (1 + 1e-12), (alg.name, s.measured, r.metrics["time"])
+    assert ran >= 1
+    if s.origin == "registered":
+        assert s.method in {a.name for a in applicable(tc.build(spec), collective, "event")}
+
+
+def test_registered_winner_round_trips_with_dependencies(tmp_path):
+    """alltoall-hypercube (dependencies, no steps) wins on hypercube:4; its file replays to the same time."""
+    s = synthesize("hypercube:4", "alltoall", restarts=0)
+    assert s.origin == "registered" and s.method == "alltoall-hypercube"
+    path = s.write(tmp_path / "h.json")
+    header = json.loads(path.read_text())
+    assert header["origin"] == "registered" and header["method"] == "alltoall-hypercube"
+    r = replay("hypercube:4", path)
+    assert r.verified and r.metrics["time"] == pytest.approx(s.measured, rel=1e-12)
+
+
+def test_step_engine_broadcast_never_more_steps_than_registered():
+    s = synthesize("hdn:base=2x3x5,k=1,s=6", "broadcast", engine="step")
+    for name in ("hdn-broadcast", "broadcast-one-port", "broadcast-bfs-tree"):
+        r = tc.run("hdn:base=2x3x5,k=1,s=6", name, engine="step", ports="1")
+        if r.verified:  # a breadth-first tree breaks the one-port rule: not a candidate
+            assert s.measured <= r.metrics["steps"]
+
+
+def test_file_certificate_rechecks_from_its_witness(tmp_path):
+    """Re-derive the bounds from the file alone: the cut from its node set (links counted by networkx), the
+    release bound from its node and distance (distances from networkx)."""
+    header = json.loads(synthesize("torus:4x4", "alltoall", restarts=0).write(tmp_path / "a.json").read_text())
+    bound, model = header["bound"], header["model"]
+    assert header["lower_bound"] == bound["value"] and "split" in bound["holds_for"]
+    g = nx.grid_2d_graph(4, 4, periodic=True)
+    nodes = sorted(g)                                  # torus node i is (i // 4, i % 4)
+    ts, tw, th, m = model["startup"], model["per_byte"], model["per_hop"], model["message_bytes"]
+    cut = next(b for b in bound["all"] if b["kind"] == "cut")
+    side = {nodes[i] for i in cut["witness"]["side"]}
+    links = nx.cut_size(g, side)
+    assert links == cut["witness"]["links"]
+    assert cut["value"] == pytest.approx(ts + th + len(side) * (16 - len(side)) * m * tw / links)
+    assert bound["kind"] == "release"
+    w = bound["witness"]
+    dist = nx.single_source_shortest_path_length(g, nodes[w["node"]])
+    beyond = sum(1 for d in dist.values() if d >= w["distance"])
+    assert beyond == w["origins_beyond"]
+    assert bound["value"] == pytest.approx(w["distance"] * (ts + th) + beyond * m * tw / 4)

@@ -52,10 +52,11 @@ contributes to every byte):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from .errors import TopocastError
 from .schedule import Schedule
 from .sim.models import CostModel, PortModel
 from .topology.core import Topology
@@ -71,10 +72,12 @@ CUT_MAX_NODES = 200_000
 
 @dataclass(frozen=True)
 class Bound:
-    """A lower bound and the name of the bound that gives it (``lower_bound_kind``)."""
+    """A lower bound, the name of the bound that gives it (``lower_bound_kind``) and its witness (what a reader
+    needs to re-check it: the cut's node set, the release bound's node and distance, ...)."""
 
     value: float
     kind: str
+    witness: dict = field(default_factory=dict, compare=False)
 
 
 def _binding(candidates: list[tuple[str, float]]) -> Bound:
@@ -164,21 +167,151 @@ def step_lower_bound(topology: Topology, schedule: Schedule, ports: PortModel) -
 
 # -- time (event engine) --------------------------------------------------------------------------
 def time_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel) -> Bound:
-    """Time: latency, doubling, injection and cut bounds; the largest binds."""
-    m = schedule.message_bytes
-    candidates = [("latency", hop_bound(topology, schedule) * cost.hop_time(m))]
+    """Time: what no schedule of this collective (messages split or not) can beat under this model; the
+    largest of the bounds of ``docs/bounds.md`` binds, with its witness."""
     if schedule.is_reduction:
+        m = schedule.message_bytes
+        candidates = [("latency", hop_bound(topology, schedule) * cost.hop_time(m))]
         return _binding(candidates + reduction_bounds(topology, schedule, cost, ports))
+    return _best(time_bounds(topology, schedule, cost, ports))
+
+
+def _best(bounds: list[Bound]) -> Bound:
+    """The largest bound; on a tie the first listed."""
+    best = bounds[0]
+    for b in bounds[1:]:
+        if b.value > best.value:
+            best = b
+    return best
+
+
+def payload(schedule: Schedule) -> float:
+    """Bytes each origin sends (broadcast, all-gather) or each ordered pair exchanges (total exchange), however
+    the schedule splits them into messages."""
+    n = schedule.num_nodes
+    if schedule.collective == "broadcast":
+        return schedule.num_messages * schedule.message_bytes
+    if schedule.collective == "allgather":
+        return schedule.num_messages * schedule.message_bytes / max(n, 1)
+    msg, _ = _flows(schedule)
+    return len(msg) * schedule.message_bytes / max(n * (n - 1), 1)
+
+
+def time_bounds(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel) -> list[Bound]:
+    """Every time bound of a broadcast, all-gather, total exchange or other non-reduction schedule, first the
+    latency.  Each holds for any schedule of the collective, whatever its chunking."""
+    n = topology.num_nodes
+    ts, th = cost.startup, cost.per_hop
+    if schedule.collective not in SPREADING or n < 2:
+        hops = hop_bound(topology, schedule)
+        c = float(_port_counts(topology, ports).max()) if n > 1 else 1.0
+        return [Bound(hops * (ts + th) + (schedule.message_bytes * cost.per_byte / c if hops else 0.0),
+                      "latency", {"hops": hops})]
+    b = payload(schedule)
+    hops = hop_bound(topology, schedule)
+    out = [Bound(hops * (ts + th), "latency", {"hops": hops})]
+    out.append(doubling_bound(topology, schedule, cost, ports, b))
+    if schedule.collective == "allgather" and ports.ports == 1:
+        k = spread_size(topology, schedule)
+        out.append(Bound(_doubling(k, 1) * ts + (k - 1) * b * cost.per_byte + th, "one-port",
+                         {"rounds": _doubling(k, 1)}))
+    if schedule.collective in HEAVY:
+        out.append(Bound(injection_bound(topology, schedule, cost, ports), "injection"))
+        cut = cut_certificate(topology, schedule, cost, ports)
+        if cut is not None:
+            out.append(cut)
+    if schedule.collective == "alltoall":
+        out.append(total_hops_bound(topology, cost, ports, b))
+    try:
+        release = release_bound(topology, schedule, cost, ports, b)
+    except TopocastError:  # a network that is not connected: no distance profile, no release bound
+        release = None
+    if release is not None:
+        out.append(release)
+    return out
+
+
+def doubling_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel, b: float) -> Bound:
+    """``ceil(log_{p+1} N) t_s + t_h``; broadcast adds ``B t_w / c`` (the node reached last still receives the
+    whole message over at most ``c`` ports, ``c`` the most any node has)."""
+    p = _ports(topology, ports, smallest=False)
+    rounds = _doubling(spread_size(topology, schedule), p)
+    extra = b * cost.per_byte / p if schedule.collective == "broadcast" else 0.0
+    return Bound(rounds * cost.startup + extra + cost.per_hop, "doubling", {"rounds": rounds, "ports": p})
+
+
+#: the release bound looks at every node up to this many (node x arc) visits of breadth-first search, else at
+#: the nodes with the fewest ports and a spread of others
+RELEASE_WORK = 5e7
+RELEASE_SAMPLE = 64
+
+
+def _release_nodes(topology: Topology, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(nodes, weight)``: nodes whose distance profile the release bound reads (orbit representatives)."""
+    from .topology.metrics import orbits
+
+    reps, _ = orbits(topology)
+    if len(reps) * float(topology.num_nodes + topology.num_arcs) <= RELEASE_WORK:
+        return reps, np.ones(len(reps))
+    fewest = np.flatnonzero(c == c.min())[:RELEASE_SAMPLE // 2]
+    spread = np.linspace(0, topology.num_nodes - 1, RELEASE_SAMPLE // 2).astype(np.int64)
+    return np.unique(np.concatenate([fewest, spread])), np.ones(1)
+
+
+def release_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel, b: float
+                  ) -> Bound | None:
+    """``max over v, k of k (t_s + t_h) + n_k(v) B t_w / c_v``: the ``n_k(v)`` origins at distance ``>= k``
+    from ``v`` cannot reach a neighbour of ``v`` in fewer than ``k - 1`` hops (each at least ``t_s + t_h``),
+    and then their ``n_k(v) B`` bytes share ``v``'s ``c_v`` in-ports.  Broadcast: ``v`` at distance ``d``
+    from the root, ``d (t_s + t_h) + B t_w / c_v``, and the root's own out-ports with its eccentricity."""
+    from .topology.metrics import _profile, bfs_distances
+
+    c = _port_counts(topology, ports)
+    ts, tw, th = cost.startup, cost.per_byte, cost.per_hop
+    if schedule.collective == "broadcast":
+        root = int(schedule.origin[0])
+        dist = bfs_distances(topology, root).astype(np.float64)
+        values = dist * (ts + th) + b * tw / c
+        v = int(np.argmax(values))
+        best = Bound(float(values[v]), "release", {"node": v, "distance": int(dist[v])})
+        out_root = dist.max() * (ts + th) + b * tw / c[root]
+        if out_root > best.value:
+            best = Bound(float(out_root), "release", {"node": root, "distance": int(dist.max()), "side": "send"})
+        return best
+    nodes, _ = _release_nodes(topology, c)
+    _, hist = _profile(topology, nodes)
+    beyond = np.cumsum(hist[:, ::-1], axis=1)[:, ::-1]   # beyond[i, k] = nodes at distance >= k from nodes[i]
+    k = np.arange(hist.shape[1], dtype=np.float64)
+    values = k[None, 1:] * (ts + th) + beyond[:, 1:] * b * tw / c[nodes][:, None]
+    values[beyond[:, 1:] == 0] = 0.0
+    i, j = np.unravel_index(int(np.argmax(values)), values.shape)
+    return Bound(float(values[i, j]), "release", {"node": int(nodes[i]), "distance": int(j + 1),
+                                                   "origins_beyond": int(beyond[i, j + 1])})
+
+
+def total_hops_bound(topology: Topology, cost: CostModel, ports: PortModel, b: float) -> Bound:
+    """Total exchange: every pair's ``B`` bytes cross at least their distance in links, and at most
+    ``min(channels, sum_v c_v)`` transfers run at once: ``t_s + t_h + B t_w sum d(u, v) / that``."""
+    from .topology.metrics import distance_distribution
+
+    counts = distance_distribution(topology)
+    hops = float(np.dot(np.arange(len(counts)), counts))
+    channels = topology.num_arcs if ports.duplex == "full" else topology.num_edges
+    lanes = min(float(channels), float(_port_counts(topology, ports).sum()))
+    return Bound(cost.startup + cost.per_hop + b * cost.per_byte * hops / lanes, "total-hops",
+                 {"pair_hops": int(hops), "lanes": int(lanes)})
+
+
+def unsplit_bounds(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel) -> list[Bound]:
+    """Bounds for schedules that send each of their messages whole (no message split into chunks): latency
+    ``hops (t_s + m t_w + t_h)`` and doubling ``ceil(log_{p+1} N) (t_s + m t_w) + t_h``."""
+    m = schedule.message_bytes
+    out = [Bound(hop_bound(topology, schedule) * cost.hop_time(m), "unsplit-latency")]
     if schedule.collective in SPREADING and topology.num_nodes > 1:
         p = _ports(topology, ports, smallest=False)
-        candidates.append(("doubling", _doubling(spread_size(topology, schedule), p) * cost.transfer_time(m)
-                           + cost.per_hop))
-    if schedule.collective in HEAVY and topology.num_nodes > 1:
-        candidates.append(("injection", injection_bound(topology, schedule, cost, ports)))
-        cut = cut_bound(topology, schedule, cost, ports)
-        if cut is not None:
-            candidates.append(("cut", cut))
-    return _binding(candidates)
+        out.append(Bound(_doubling(spread_size(topology, schedule), p) * cost.transfer_time(m) + cost.per_hop,
+                         "unsplit-doubling"))
+    return out
 
 
 def time_lower_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel) -> float:
@@ -229,16 +362,23 @@ def _crossing(schedule: Schedule, side: np.ndarray) -> tuple[int, int]:
 
 def cut_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel) -> float | None:
     """``t_s + t_h + m t_w`` times the messages that must cross a balanced cut per link (``None``: no cut)."""
+    cut = cut_certificate(topology, schedule, cost, ports)
+    return None if cut is None else cut.value
+
+
+def cut_certificate(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel) -> Bound | None:
+    """:func:`cut_bound` with its witness: the nodes of one side, the links cut and how the cut was found."""
     from .topology.properties import best_cut
 
     if topology.num_nodes > CUT_MAX_NODES:
         return None
-    links, side, _ = best_cut(topology)
+    links, side, method = best_cut(topology)
     if links == 0:
         return None
     ab, ba = _crossing(schedule, side)
     load = (ab + ba if ports.duplex == "half" else max(ab, ba)) / links
-    return cost.hop_time(load * schedule.message_bytes)
+    return Bound(cost.hop_time(load * schedule.message_bytes), "cut",
+                 {"links": int(links), "method": method, "side": np.flatnonzero(side == 0).tolist()})
 
 
 # -- reductions -----------------------------------------------------------------------------------------
@@ -301,5 +441,6 @@ def _reduction_cut(topology: Topology, schedule: Schedule, vector: float, ports:
     return (ab + ba if ports.duplex == "half" else max(ab, ba)) / links
 
 
-__all__ = ["Bound", "cut_bound", "farthest_pair", "hop_bound", "injection_bound", "step_bound",
+__all__ = ["Bound", "cut_bound", "cut_certificate", "payload", "release_bound", "time_bounds",
+           "total_hops_bound", "unsplit_bounds", "farthest_pair", "hop_bound", "injection_bound", "step_bound",
            "step_lower_bound", "time_bound", "time_lower_bound"]

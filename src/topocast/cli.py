@@ -495,6 +495,8 @@ def synthesize(
     seed: int = typer.Option(0, "--seed", help="seed for every random choice"),
     engine: str = typer.Option("event", "--engine", help="event (timed) or step (counted in steps)"),
     root: int | None = typer.Option(None, "--root", help="source of a broadcast, root of a reduce (default 0)"),
+    exact: bool = typer.Option(False, "--exact", help="also solve for the optimal schedule of whole messages "
+                                                      "(small networks, costs on a coarse time grid)"),
     as_json: bool = typer.Option(False, "--json"),
     max_memory: str | None = typer.Option(None, "--max-memory",
                                           help="refuse a synthesis larger than this (default: half of RAM)"),
@@ -505,7 +507,7 @@ def synthesize(
 
     seed = _checked("--seed", check_seed, seed)
     summary = cli_synthesize(spec, collective, out_file, sets=settings, budget=budget, seed=seed, engine=engine,
-                             root=root, max_memory=parse_size(max_memory))
+                             root=root, max_memory=parse_size(max_memory), exact=exact)
     if as_json:
         _dump(summary)
         return

@@ -11,6 +11,13 @@ ratio.  Methods (see ``docs/synthesis.md``):
   restarts; the best planned makespan wins.
 * ``bfs`` / ``matching`` (step engine, broadcast): a breadth-first all-port
   tree, or a greedy ``p``-port matching per step (:mod:`.steps`).
+* every registered algorithm that runs the collective on the network
+  (:mod:`.known`), run under the same model through the one run path; the
+  best verified candidate wins (``origin``: ``synthesized`` or ``registered``),
+  so a synthesis is never slower than an algorithm topocast already has.
+
+* ``milp`` (event engine, ``exact=True``): the optimal schedule of whole
+  messages from a time-indexed program solved by HiGHS (:mod:`.exact`).
 * reductions (:mod:`.reduction`): a synthesised all-gather or broadcast run
   backwards, beside every registered algorithm of the collective; the
   fastest verified one.
@@ -61,6 +68,10 @@ class Synthesis:
     seconds: float = 0.0
     candidates: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: ``synthesized`` (a method of this package) or ``registered`` (``method`` is the algorithm's name)
+    origin: str = "synthesized"
+    #: the bound's kind, value and witness, every bound computed, and what they hold for (:func:`certificate`)
+    bound: dict = field(default_factory=dict)
 
     @property
     def measured(self) -> float:
@@ -79,12 +90,13 @@ class Synthesis:
         """Plain JSON-able facts: spec, model, bound, ratio, verification, method and timing."""
         m = self.result.metrics
         return {"spec": self.spec, "collective": self.collective, "engine": self.engine, "method": self.method,
-                "seed": self.seed, "chunks": self.chunks, "model": self.model, "measured": self.measured,
+                "origin": self.origin, "seed": self.seed, "chunks": self.chunks, "model": self.model,
+                "measured": self.measured,
                 "unit": "s" if self.engine == "event" else "steps", "lower_bound": self.lower_bound,
                 "ratio": self.ratio, "reference_algorithm": self.reference, "synthesis_seconds": self.seconds,
                 "verification": {"verified": bool(self.result.verified), "exactly_once": bool(m["exactly_once"]),
                                  "redundant_receipts": int(m["redundant_receipts"]), "receipts": int(m["receipts"])},
-                "candidates": self.candidates, "notes": self.notes}
+                "candidates": self.candidates, "notes": self.notes, "bound": self.bound}
 
     def write(self, path: str | Path) -> Path:
         from .fileformat import write
@@ -99,9 +111,11 @@ MAX_PAIRS = 2**29
 
 
 def estimate_bytes(topology: Topology, collective: str, engine: str, chunks: int | None) -> float:
-    """Peak bytes of a synthesis: the flooding planner's two bits per (node, message) pair, per delivery
-    (message and hop) a transfer and id range of the plan with the engines' and the verifier's share (48
-    bytes), for all-to-all the router's all-pairs distances, and the kernels a first run loads (72 MiB).
+    """Peak bytes of a synthesis: for broadcast and all-gather the flooding planner's two bits per (node,
+    message) pair, per delivery (message and hop) a transfer and id range of the plan with the engines' and the
+    verifier's share (48 bytes), and the kernels a first run loads (72 MiB).  All-to-all is routed, not
+    flooded (no state per (node, message) pair): the router's all-pairs distances (8 bytes a pair) and per
+    message its queue links and endpoints (24 bytes), and the 48 bytes per delivery.
 
     Measured (peak over what the process held before): all-to-all of torus:24x24 262 MiB (estimate 504 MiB),
     torus:16x16 148 MiB (estimate 185 MiB); all-gather of torus:10x10x10 115 MiB (estimate 120 MiB).  The
@@ -111,26 +125,25 @@ def estimate_bytes(topology: Topology, collective: str, engine: str, chunks: int
     n = topology.num_nodes
     c = chunks or (max(CHUNK_CHOICES) if collective == "broadcast" else 1)
     messages = {"broadcast": 1, "allgather": n, "alltoall": n * n, "reduce": 1}.get(collective, n) * c
-    pairs = float(n) * messages
-    need = pairs / 4 + 72 * 2**20
+    need = 72.0 * 2**20
     if collective == "alltoall":
         hops = float(np.max(bfs_distances(topology, 0), initial=1))
-        need += 48.0 * messages * hops + 8.0 * n * n
+        need += 48.0 * messages * hops + 24.0 * messages + 8.0 * n * n
     else:
-        need += 48.0 * messages * (n - 1)
+        need += float(n) * messages / 4 + 48.0 * messages * (n - 1)
     return need
 
 
 def check_size(topology: Topology, collective: str, engine: str, chunks: int | None,
                max_memory: float | None) -> None:
-    """Refuse, before any planning, a synthesis past :data:`MAX_PAIRS` or whose estimated peak
-    (:func:`estimate_bytes`) is over ``max_memory`` (default: half of RAM)."""
+    """Refuse, before any planning, a flooding synthesis (broadcast, all-gather) past :data:`MAX_PAIRS`, and any
+    whose estimated peak (:func:`estimate_bytes`) is over ``max_memory`` (default: half of RAM)."""
     from ..memory import check_need, words
 
     n = topology.num_nodes
     c = chunks or (max(CHUNK_CHOICES) if collective == "broadcast" else 1)
-    pairs = n * {"broadcast": 1, "allgather": n, "alltoall": n * n, "reduce": 1}.get(collective, n) * c
-    if pairs > MAX_PAIRS:
+    pairs = n * {"broadcast": 1, "allgather": n, "alltoall": 1, "reduce": 1}.get(collective, n) * c
+    if collective != "alltoall" and pairs > MAX_PAIRS:
         raise TopocastError(f"synthesize: {collective} on {words(n)} ({c} chunk{'s' if c > 1 else ''} per message) "
                             f"tracks {words(pairs, '(node, message) pairs')}, more than the {MAX_PAIRS:,} "
                             "a synthesis handles; synthesise a smaller network or fewer chunks")
@@ -267,7 +280,8 @@ def _synthesize_steps(topology, collective, model, params, origin, seed, restart
 
 def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budget: float = 300.0,
                engine: str = "event", root: int = 0, chunks: int | None = None, restarts: int | None = None,
-               max_memory: float | None = None, params_from_text: bool = False, **params: Any) -> Synthesis:
+               max_memory: float | None = None, params_from_text: bool = False, known: bool = True,
+               exact: bool = False, **params: Any) -> Synthesis:
     """Synthesise, verify (exactly once, on ``engine``) and measure a ``collective`` schedule.
 
     ``params``: the run's model parameters (``message_bytes``, ``startup``,
@@ -275,8 +289,14 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
     such as Galaxyfly's ``packet_size``), defaulting to those of the
     topology's own algorithms.  ``chunks``: split every message into this
     many chunks (default: tried for broadcast, 1 otherwise).  ``budget`` (s)
-    stops trying further candidates; the same seed gives the same schedule
-    whenever the budget is not reached.
+    stops trying further candidates of the synthesiser's own search (at least
+    one runs); the same seed gives the same schedule whenever the budget is not
+    reached.  ``known``: first run every registered algorithm of the
+    collective that fits the network (:mod:`.known`), whatever the budget, and
+    return the best verified candidate (ties go to the synthesised one).
+    ``exact``: also solve the time-indexed program of :mod:`.exact` (event
+    engine, small networks, costs on a coarse common time grid) for the
+    optimal schedule of whole messages, and record its proof in ``bound``.
     """
     from ..validate import integer, number
 
@@ -297,22 +317,170 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
     if collective in REDUCTIONS:
         from .reduction import synthesize_reduction
 
-        schedule, method, c, tried, notes = synthesize_reduction(
+        schedule, result, method, c, tried, notes, origin = synthesize_reduction(
             topology, collective, engine, model, resolved, seed, budget, integer(root, "root", minimum=0), chunks,
-            max_memory)
-        result = verify(topology, schedule, engine, model, method, seed, resolved, max_memory)
+            max_memory, known)
         return Synthesis(topology.spec, collective, engine, method, seed, schedule, model_record(resolved, model),
-                         result, c, reference, round(time.perf_counter() - t0, 3), tried, notes)
+                         result, c, reference, round(time.perf_counter() - t0, 3), tried, notes, origin,
+                         certificate(topology, schedule, engine, model))
     origin, targets = _messages(topology, collective, integer(root, "root", minimum=0))
+    best_known, records, skipped = None, [], []
+    if known:  # first, and whatever the budget: the result is never slower than a registered algorithm
+        from .known import run_known
+
+        best_known, records, skipped = run_known(topology, collective, engine, model, resolved, int(origin[0]),
+                                                 seed, max_memory, chunks)
     if engine == "event":
         schedule, method, c, tried, notes = _synthesize_event(topology, collective, model, resolved, origin, targets,
                                                               seed, budget, chunks, restarts, t0)
     else:
         schedule, method, c, tried, notes = _synthesize_steps(topology, collective, model, resolved, origin, seed,
                                                               restarts)
+    tried = [{"origin": "synthesized", "method": method, **entry} for entry in tried]
     result = verify(topology, schedule, engine, model, method, seed, resolved, max_memory)
+    origin = "synthesized"
+    if collective == "broadcast" and engine == "event" and model.ports.ports is None \
+            and model.ports.duplex == "full" and time.perf_counter() - t0 <= budget \
+            and resolved["message_bytes"] * model.cost.per_byte >= model.cost.startup:  # bandwidth matters
+        packed = _tree_candidate(topology, origin_of(schedule), model, resolved, seed, chunks, max_memory, notes)
+        if packed is not None:
+            tried.append({"origin": "synthesized", "method": "trees", "chunks": packed[2],
+                          "trees": packed[3], "measured": packed[1].metrics["time"]})
+            if packed[1].metrics["time"] < result.metrics["time"]:
+                schedule, result, c, method = packed[0], packed[1], packed[2], "trees"
+    tried += records
+    notes += skipped
+    measure = "time" if engine == "event" else "steps"
+    if best_known is not None and best_known.result.metrics[measure] < result.metrics[measure]:
+        schedule, result, c, origin = best_known.schedule, best_known.result, best_known.chunks, "registered"
+        method = best_known.name
+    proof = None
+    if exact:
+        whole = [t.get("measured", t.get("planned")) for t in tried
+                 if t.get("chunks", 1) == 1 and t.get("verified", True)]
+        if c == 1:
+            whole.append(result.metrics["time"] if engine == "event" else None)
+        found, proof = _exact(topology, collective, engine, model, resolved, origin_of(schedule), seed, max_memory,
+                              [w for w in whole if w is not None],
+                              max(1.0, min(EXACT_SECONDS, t0 + budget - time.perf_counter())))
+        tried.append({"origin": "synthesized", "method": "milp", "planned": proof["optimum"]})
+        if found is not None and found[1].metrics["time"] < result.metrics["time"]:
+            (schedule, result), method, c, origin = found, "milp", 1, "synthesized"
+    bound = certificate(topology, schedule, engine, model)
+    if proof is not None:
+        bound["exact"] = proof
     return Synthesis(topology.spec, collective, engine, method, seed, schedule, model_record(resolved, model), result,
-                     c, reference, round(time.perf_counter() - t0, 3), tried, notes)
+                     c, reference, round(time.perf_counter() - t0, 3), tried, notes, origin, bound)
+
+
+#: seconds the exact program may take by default
+EXACT_SECONDS = 60.0
+
+
+def _exact(topology, collective, engine, model, params, root, seed, max_memory, horizons, time_limit):
+    """``((schedule, verified run) of the program or None, the proof record)``; see :mod:`.exact`."""
+    from .exact import solve
+    from .greedy import TimedTransfers
+    from .route import _ranges
+
+    if engine != "event":
+        raise TopocastError("exact: the exact synthesis runs on the event engine; use engine='event'")
+    if not horizons:
+        raise TopocastError("exact: no candidate sends messages whole to bound the program's horizon")
+    origin, targets = _messages(topology, collective, root)
+    from .. import bounds
+
+    probe = to_schedule(TimedTransfers(*(np.zeros(0, np.int64),) * 2, np.zeros(0), np.zeros(1, np.int64),
+                                       np.zeros(0, np.int64), np.zeros(0, np.int64), 0.0),
+                        topology.num_nodes, origin, targets, collective, params["message_bytes"])
+    lower = bounds.time_bound(topology, probe, model.cost, model.ports).value
+    if min(horizons) <= lower * (1 + 1e-12):
+        return None, {"optimum": min(horizons), "dual_bound": lower, "optimal": True, "gap": 0.0,
+                      "status": "the best candidate meets the lower bound: optimal without the program",
+                      "holds_for": "any schedule of the collective under this model"}
+    plan = solve(topology, origin, targets, model.cost, model.ports, params["message_bytes"], min(horizons),
+                 time_limit, lower)
+    proof = {"optimum": plan.makespan, "dual_bound": plan.dual_bound, "optimal": plan.optimal, "gap": plan.gap,
+             "status": plan.status, "time_unit": plan.unit, "variables": plan.variables,
+             "holds_for": "schedules that send each message whole (not split into chunks)",
+             "solver": "HiGHS through scipy.optimize.milp, time-indexed program (docs/synthesis.md)"}
+    if len(plan.src) == 0:
+        proof["optimum"] = None
+        return None, proof
+    order = np.argsort(plan.start, kind="stable")
+    carried = [plan.carried[k] for k in order]
+    tptr = np.zeros(len(carried) + 1, np.int64)
+    np.cumsum([len(ids) for ids in carried], out=tptr[1:])
+    ptr, first, count = _ranges(tptr, np.concatenate([np.asarray(ids, np.int64) for ids in carried]))
+    timed = TimedTransfers(plan.src[order], plan.dst[order], plan.start[order], ptr, first, count, plan.makespan)
+    schedule = to_schedule(timed, topology.num_nodes, origin, targets, collective, params["message_bytes"])
+    return (schedule, verify(topology, schedule, engine, model, "milp", seed, params, max_memory)), proof
+
+
+def certificate(topology: Topology, schedule: Schedule, engine: str, model: Model) -> dict[str, Any]:
+    """The lower bound with what re-checks it: ``kind``, ``value``, ``witness`` (the cut's node set and links,
+    the release bound's node and distance, the doubling rounds), ``holds_for``, every bound computed
+    (``all``) and, on the event engine, the bounds of schedules that send messages whole (``unsplit``)."""
+    from .. import bounds
+
+    if engine == "step":
+        b = bounds.step_bound(topology, schedule, model.ports)
+        return {"kind": b.kind, "value": b.value, "witness": b.witness, "unit": "steps",
+                "holds_for": "any step schedule of the collective under this port model"}
+    if schedule.is_reduction:
+        b = bounds.time_bound(topology, schedule, model.cost, model.ports)
+        return {"kind": b.kind, "value": b.value, "witness": b.witness, "unit": "s",
+                "holds_for": "any schedule of the reduction under this model, however the vector is cut"}
+    every = bounds.time_bounds(topology, schedule, model.cost, model.ports)
+    b = bounds.time_bound(topology, schedule, model.cost, model.ports)
+    unsplit = bounds.unsplit_bounds(topology, schedule, model.cost, model.ports)
+    return {"kind": b.kind, "value": b.value, "witness": b.witness, "unit": "s",
+            "holds_for": "any schedule of the collective under this model, its messages split into chunks or not",
+            "all": [{"kind": x.kind, "value": x.value, "witness": x.witness} for x in every],
+            "unsplit": [{"kind": x.kind, "value": x.value,
+                         "holds_for": "schedules that send each message whole"} for x in unsplit]}
+
+
+#: most transfers a tree-packed broadcast plans (nodes - 1 per chunk), and most nodes it packs trees on (the
+#: greedy packing grows each tree an arc at a time over its whole frontier: 5 s on 256 nodes, 2 min on 1,024)
+TREE_TRANSFERS = 20_000_000
+TREE_NODES = 512
+
+
+def _tree_candidate(topology, root, model, params, seed, chunks, max_memory, notes):
+    """``(schedule, verified run, chunks, trees)`` of the tree-packed broadcast (:mod:`.trees`), or None."""
+    from .trees import best_packing, chunk_count, tree_broadcast
+
+    if topology.num_nodes > TREE_NODES:
+        notes.append(f"trees: not tried above {TREE_NODES} nodes (the greedy packing's time)")
+        return None
+    packing, k = best_packing(topology, root, seed)
+    if not packing:
+        notes.append(f"trees: no spanning tree packed of Edmonds' {k}")
+        return None
+    if len(packing) < k:
+        notes.append(f"trees: packed {len(packing)} of Edmonds' {k} arc-disjoint spanning trees")
+    n = topology.num_nodes
+    height = max(int(_tree_height(topology, p, root)) for p in packing)
+    most = max(1, min(MAX_CHUNKS, TREE_TRANSFERS // max(n - 1, 1)))
+    c = chunks or chunk_count(len(packing), height, model.cost, params["message_bytes"], most)
+    src, dst, first, step = tree_broadcast(topology, root, packing, c)
+    builder = ScheduleBuilder(n, origin=np.full(c, root, dtype=np.int64), collective="broadcast",
+                              message_bytes=params["message_bytes"] / c)
+    builder.add(src=src, dst=dst, first=first, step=step)
+    schedule = builder.build()
+    return schedule, verify(topology, schedule, "event", model, "trees", seed, params, max_memory), c, len(packing)
+
+
+def _tree_height(topology, parent_arc, root) -> int:
+    from .trees import _depths
+
+    return int(_depths(topology, parent_arc, root).max())
+
+
+def origin_of(schedule: Schedule) -> int:
+    """The root of a broadcast (node 0 for the other collectives)."""
+    return int(schedule.origin[0]) if schedule.collective == "broadcast" else 0
 
 
 def verify(topology: Topology, schedule: Schedule, engine: str, model: Model, method: str, seed: int = 0,
@@ -356,7 +524,7 @@ COMMAND_OPTIONS = ("seed", "budget", "engine", "out", "max_memory", "max-memory"
 
 def cli_synthesize(spec: str, collective: str, out: str, sets: list[str] | None = None, budget: float = 300.0,
                    seed: int = 0, engine: str = "event", root: int | None = None, chunks: int | None = None,
-                   max_memory: float | None = None) -> dict:
+                   max_memory: float | None = None, exact: bool = False) -> dict:
     """What ``topocast synthesize SPEC COLLECTIVE --set k=v ... --out FILE`` does; returns the summary.
 
     ``--set`` takes the model parameters of ``run`` and the search settings ``chunks``, ``restarts`` and
@@ -390,7 +558,7 @@ def cli_synthesize(spec: str, collective: str, out: str, sets: list[str] | None 
     synthesis = synthesize(spec, collective, seed=seed, budget=budget, engine=engine,
                            root=0 if search["root"] is None else integer(search["root"], "root", minimum=0),
                            chunks=search["chunks"], restarts=search["restarts"], max_memory=max_memory,
-                           params_from_text=True, **params)
+                           params_from_text=True, exact=exact, **params)
     synthesis.write(path)
     return synthesis.summary()
 

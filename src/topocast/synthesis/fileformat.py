@@ -6,9 +6,12 @@ Header keys: ``format``, ``version``, ``spec`` (the topology's canonical spec),
 ``per_hop``, ``ports``, ``duplex``), ``measured`` and ``unit`` (s or steps),
 ``lower_bound``, ``ratio``, ``reference_algorithm``, ``verification``
 (verified, exactly_once, redundant_receipts, receipts), ``candidates`` and
-``notes``.  ``arrays`` maps ``origin``, ``src``, ``dst``, ``range_ptr``,
-``range_first``, ``range_count``, ``step`` (and ``targets`` for total
-exchange) to ``{"dtype", "shape", "sha256", "data"}``: ``data`` is the
+``notes``, ``origin`` (``synthesized`` or ``registered``: ``method`` then
+names the registered algorithm), ``bound`` (the bound's kind, value, witness
+and class: :func:`topocast.synthesis.certificate`).  ``arrays`` maps ``origin``, ``src``,
+``dst``, ``range_ptr``, ``range_first``, ``range_count``, ``step`` or the
+dependencies ``after_ptr`` and ``after_ids`` (or all three), and ``targets``
+for total exchange, to ``{"dtype", "shape", "sha256", "data"}``: ``data`` is the
 little-endian bytes, zlib-compressed, base64-encoded; ``sha256`` is of the raw
 bytes.  Keys are sorted and no wall-clock time is stored, so the same
 synthesis gives the same bytes.
@@ -31,7 +34,9 @@ from ..schedule import Schedule
 
 FORMAT = "topocast-schedule"
 VERSION = 1
-ARRAYS = ("origin", "src", "dst", "range_ptr", "range_first", "range_count", "step")
+ARRAYS = ("origin", "src", "dst", "range_ptr", "range_first", "range_count")
+#: timing arrays: a step per transfer, dependencies (CSR), or both; ``targets`` for total exchange
+OPTIONAL_ARRAYS = ("step", "after_ptr", "after_ids", "targets")
 HEADER = ("spec", "nodes", "collective", "engine", "method", "seed", "chunks", "chunk_bytes", "model", "arrays")
 MODEL_KEYS = ("message_bytes", "startup", "per_byte", "per_hop", "ports", "duplex")
 #: arrays a reduction adds: per transfer, add (1) or copy (0); the hop whose payload it forwards (-1: none)
@@ -83,6 +88,9 @@ def write(path: str | Path, synthesis) -> Path:
 
     s = synthesis.schedule
     arrays = {name: getattr(s, name) for name in ARRAYS}
+    for name in ("step", "after_ptr", "after_ids"):
+        if getattr(s, name) is not None:
+            arrays[name] = getattr(s, name)
     if not isinstance(s.targets, str):
         arrays["targets"] = np.asarray(s.targets)
     for name in OPTIONAL_REDUCTION:
@@ -192,10 +200,14 @@ def read(path: str | Path, topology=None, max_bytes: float | None = None) -> tup
         raise TopocastError(f"schedule file {where}: 'nodes' is {doc['nodes']}, the network has "
                             f"{topology.num_nodes}")
     records = doc.pop("arrays")
-    unknown = sorted(set(records) - set(ARRAYS) - {"targets", *OPTIONAL_REDUCTION})
+    unknown = sorted(set(records) - set(ARRAYS) - set(OPTIONAL_ARRAYS) - set(OPTIONAL_REDUCTION))
     if unknown:
         raise TopocastError(f"schedule file {where}: corrupt, unknown arrays {', '.join(map(str, unknown))}")
     missing = [k for k in ARRAYS if k not in records]
+    if "step" not in records and not {"after_ptr", "after_ids"} <= set(records):
+        missing.append("step (or after_ptr and after_ids)")
+    if ("after_ptr" in records) != ("after_ids" in records):
+        missing.append("after_ids" if "after_ptr" in records else "after_ptr")
     if missing:
         raise TopocastError(f"schedule file {where}: corrupt, missing arrays {', '.join(missing)}")
     arrays = {name: _decode(rec, name, where, limit / 4) for name, rec in records.items()}
@@ -204,10 +216,10 @@ def read(path: str | Path, topology=None, max_bytes: float | None = None) -> tup
         schedule = Schedule(num_nodes=int(doc["nodes"]), origin=arrays["origin"], src=arrays["src"],
                             dst=arrays["dst"], range_ptr=arrays["range_ptr"], range_first=arrays["range_first"],
                             range_count=arrays["range_count"], collective=doc["collective"], targets=targets,
-                            step=arrays["step"], message_bytes=float(doc["chunk_bytes"]),
+                            step=arrays.get("step"), after_ptr=arrays.get("after_ptr"),
+                            after_ids=arrays.get("after_ids"), message_bytes=float(doc["chunk_bytes"]),
                             meta={"method": doc["method"], "schedule_file": where},
-                            combine=_flags(arrays.get("combine"), where),
-                            forward=arrays.get("forward"))
+                            combine=_flags(arrays.get("combine"), where), forward=arrays.get("forward"))
     except TopocastError as exc:
         raise TopocastError(f"schedule file {where}: corrupt ({exc})") from None
     _check_shapes(schedule, where)
@@ -255,10 +267,17 @@ def _check_messages(s: Schedule, collective: str, chunks: int, where: str) -> No
                             "origin(s))")
 
 
+def _csr_ok(ptr: np.ndarray, ids: np.ndarray, t: int) -> bool:
+    """A dependency CSR over ``t`` transfers: pointers from 0 to ``len(ids)``, non-decreasing, ids in range."""
+    return bool(ptr[0] == 0 and ptr[-1] == len(ids) and np.all(np.diff(ptr) >= 0)
+                and (len(ids) == 0 or (ids.min() >= 0 and ids.max() < t)))
+
+
 def _check_shapes(s: Schedule, where: str) -> None:
     """Refuse arrays that do not fit together (a truncated or edited file)."""
     t = s.num_transfers
-    ok = (len(s.dst) == t and len(s.step) == t and len(s.range_ptr) == t + 1
+    ok = (len(s.dst) == t and (s.step is None or len(s.step) == t) and len(s.range_ptr) == t + 1
+          and (s.after_ptr is None or (len(s.after_ptr) == t + 1 and _csr_ok(s.after_ptr, s.after_ids, t)))
           and len(s.range_first) == len(s.range_count)
           and (t == 0 or (s.range_ptr[0] == 0 and s.range_ptr[-1] == len(s.range_first)
                           and np.all(np.diff(s.range_ptr) >= 0)))

@@ -10,12 +10,13 @@ same tree sums every contribution into that node exactly once.  So:
   all-gather itself (Patarasuk and Yuan's reduce-scatter + all-gather);
 * ``reversed-broadcast`` (reduce): a synthesised, chunked broadcast from the
   root, reversed;
-* every registered algorithm of the collective that runs on the network.
+* every registered algorithm of the collective that runs on the network
+  (:mod:`.known`, as for the other collectives).
 
 Each candidate runs on the engine under the model and is verified; the
-fastest verified one is the result, its origin named.  It is never slower
-than any registered algorithm under the same model, since those are among
-the candidates.
+fastest verified one is the result, its origin named (ties go to the
+synthesised one).  It is never slower than any registered algorithm under
+the same model, since those are among the candidates.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from typing import Any
 
 import numpy as np
 
-from .. import registry
 from ..errors import TopocastError, VerificationError
 from ..schedule import Schedule, ScheduleBuilder
 from ..sim.models import Model
@@ -77,59 +77,35 @@ def dual_candidate(topology: Topology, collective: str, params: dict[str, Any], 
     return scatter if collective == "reduce-scatter" else followed_by(scatter, gather, "allreduce")
 
 
-def registered_candidates(topology: Topology, collective: str, engine: str, params: dict[str, Any], root: int
-                          ) -> list[tuple[str, Schedule]]:
-    """``(name, schedule)`` of every registered algorithm of ``collective`` that plans on ``topology``."""
-    out = []
-    for alg in registry.algorithms():
-        if alg.collective != collective or engine not in alg.engines or \
-                (alg.families and topology.family not in alg.families):
-            continue
-        accepted = {p.name for p in alg.params}
-        kwargs = {"message_bytes": float(params["message_bytes"])}
-        if "root" in accepted:
-            kwargs["root"] = root
-        try:
-            out.append((alg.name, alg.plan(topology, **kwargs)))
-        except TopocastError:  # the method does not fit this network (a power-of-two side, no groups ...)
-            continue
-    return out
-
-
 def synthesize_reduction(topology: Topology, collective: str, engine: str, model: Model, params: dict[str, Any],
-                         seed: int, budget: float, root: int, chunks: int | None, max_memory: float | None):
-    """``(schedule, method, blocks, candidates, notes)``: the fastest verified of the dual and the registered
-    algorithms (see the module docstring); ``blocks``, the pieces the vector travels in, is the file's
-    ``chunks`` (so ``message_bytes = chunks x chunk_bytes`` holds for reductions too)."""
+                         seed: int, budget: float, root: int, chunks: int | None, max_memory: float | None,
+                         known: bool = True):
+    """``(schedule, verified run, method, blocks, candidates, notes, origin)``: the fastest verified of the
+    dual (event engine) and, with ``known``, every registered algorithm of the collective
+    (:func:`.known.run_known`); ``blocks``, the pieces the vector travels in, is the file's ``chunks`` (so
+    ``message_bytes = chunks x chunk_bytes`` holds for reductions too)."""
     from . import verify
+    from .known import run_known
 
     if not 0 <= root < topology.num_nodes:
         raise TopocastError(f"synthesize: parameter 'root' must be a node in 0..{topology.num_nodes - 1}, "
                             f"got root={root}")
-    cands: list[tuple[str, Schedule]] = []
-    notes: list[str] = []
+    best, tried, notes = (run_known(topology, collective, engine, model, params, root, seed, max_memory)
+                          if known else (None, [], []))
+    measure = "time" if engine == "event" else "steps"
+    chosen = None if best is None else (best.schedule, best.result, best.name, "registered")
     if engine == "event":
+        method = "reversed-" + ("broadcast" if collective == "reduce" else "allgather")
         try:
-            cands.append(("reversed-" + ("broadcast" if collective == "reduce" else "allgather"),
-                          dual_candidate(topology, collective, params, seed, budget, root, chunks, max_memory)))
-        except TopocastError as exc:
-            notes.append(f"no synthesised dual: {exc}")
-    cands += [(f"algorithm:{name}", s) for name, s in registered_candidates(topology, collective, engine, params,
-                                                                             root)]
-    if not cands:
-        raise TopocastError(f"synthesize: no {collective} schedule plans on {topology.spec} with engine {engine}")
-    best, tried = None, []
-    unit = "time" if engine == "event" else "steps"
-    for method, schedule in cands:
-        try:
-            result = verify(topology, schedule, engine, model, method, seed, params, max_memory)
+            dual = dual_candidate(topology, collective, params, seed, budget, root, chunks, max_memory)
+            result = verify(topology, dual, engine, model, method, seed, params, max_memory)
+            tried.insert(0, {"origin": "synthesized", "method": method, "verified": True,
+                             "measured": result.metrics[measure]})
+            if chosen is None or result.metrics[measure] <= chosen[1].metrics[measure]:
+                chosen = (dual, result, method, "synthesized")
         except (TopocastError, VerificationError) as exc:
-            tried.append({"method": method, "verified": False, "why": str(exc)[:200]})
-            continue
-        tried.append({"method": method, "verified": True, "measured": result.metrics[unit]})
-        if best is None or result.metrics[unit] < best[2].metrics[unit]:
-            best = (method, schedule, result)
-    if best is None:
-        raise TopocastError(f"synthesize: no {collective} candidate verified on {topology.spec}")
-    method, schedule, _ = best
-    return schedule, method, int(schedule.num_messages), tried, notes
+            notes.append(f"{method}: {str(exc).splitlines()[0]}")
+    if chosen is None:
+        raise TopocastError(f"synthesize: no {collective} schedule verified on {topology.spec} with engine {engine}")
+    schedule, result, method, origin = chosen
+    return schedule, result, method, int(schedule.num_messages), tried, notes, origin
