@@ -3,8 +3,10 @@
 Each transfer is one store-and-forward hop.  It starts when (a) every message
 it carries has arrived at its sender, (b) every transfer it depends on
 (``after``) has arrived, and (c) its link direction is free (with
-``duplex="half"`` the two directions share one channel; with a port limit the
-sender's and receiver's ports are serialised too).  It holds the link for
+``duplex="half"`` the two directions share one channel; with a limit of ``P``
+ports a node sends at most ``P`` transfers at once and receives at most ``P``:
+a transfer takes the sender's send port and the receiver's receive port that
+free first).  It holds the link for
 :func:`~topocast.sim.models.link_time` ``(startup, per_byte, bytes)`` and
 arrives ``per_hop`` later.
 
@@ -99,7 +101,8 @@ class Costs(NamedTuple):
     per_byte: float
     per_hop: float
     msg_bytes: float
-    one_port: bool
+    #: transfers a node may send (and receive) at once; 0: as many as it has links (all-port)
+    ports: int
     half: bool
 
 
@@ -353,6 +356,16 @@ def _data_ready(t, feeders, finish, ready):
 
 
 @nb.njit(cache=True)
+def _earliest(free):
+    """The port that frees first (the lowest on a tie)."""
+    best = 0
+    for k in range(1, len(free)):
+        if free[k] < free[best]:
+            best = k
+    return best
+
+
+@nb.njit(cache=True)
 def _process(t, links, tr, feeders, costs, clock):
     """Time transfer ``t``: OK, NO_LINK or NOT_HELD."""
     u, v = tr.src[t], tr.dst[t]
@@ -374,14 +387,17 @@ def _process(t, links, tr, feeders, costs, clock):
     if ready < 0:
         return NOT_HELD
     begin = max(ready, clock.link_free[channel])
-    if costs.one_port:
-        begin = max(begin, clock.node_send[u], clock.node_recv[v])
+    out_slot = in_slot = 0
+    if costs.ports:  # the earliest free of the sender's send ports and of the receiver's receive ports
+        out_slot = _earliest(clock.node_send[u])
+        in_slot = _earliest(clock.node_recv[v])
+        begin = max(begin, clock.node_send[u, out_slot], clock.node_recv[v, in_slot])
     duration = link_time(costs.startup, costs.per_byte, clock.messages[t] * costs.msg_bytes)
     done = begin + duration
     clock.link_free[channel] = done
-    if costs.one_port:
-        clock.node_send[u] = done
-        clock.node_recv[v] = done
+    if costs.ports:
+        clock.node_send[u, out_slot] = done
+        clock.node_recv[v, in_slot] = done
     clock.arc_busy[e] += duration
     clock.start[t] = begin
     arrive = done + costs.per_hop
@@ -500,17 +516,17 @@ class EventTrace:
         return self._arrival
 
 
-def state_bytes(topology: Topology, schedule: Schedule) -> int:
+def state_bytes(topology: Topology, schedule: Schedule, ports: int = 1) -> int:
     """Peak bytes of the engine before its feeders are counted: per transfer 136 (start, finish, dependency
     time, waiting count, heap entry of 24, processed order, message count, combine time, feeder pointer,
     its place in the lists by sender and receiver, successor pointer), per dependency 16, per message 8 (the
-    origin list), per arc 16, per node 64, and per thread the hash table of the node with the most receipts
-    (32 bytes per slot, up to four slots per receipt)."""
+    origin list), per arc 16, per node 48 plus 16 per port, and per thread the hash table of the node with the
+    most receipts (32 bytes per slot, up to four slots per receipt)."""
     n, nt = schedule.num_nodes, schedule.num_transfers
     deps = 0 if schedule.after_ids is None else len(schedule.after_ids)
     per_transfer = _message_counts(schedule.range_ptr, schedule.range_count)
     busiest = int(np.bincount(schedule.dst, weights=per_transfer, minlength=n).max(initial=0)) if nt else 0
-    return (136 * nt + 16 * deps + 8 * schedule.num_messages + 16 * topology.num_arcs + 64 * n
+    return (136 * nt + 16 * deps + 8 * schedule.num_messages + 16 * topology.num_arcs + (48 + 16 * max(1, ports)) * n
             + nb.get_num_threads() * 32 * 4 * max(1, busiest))
 
 
@@ -548,7 +564,7 @@ def simulate(topology: Topology, schedule: Schedule, cost: CostModel = CostModel
 
     nt = schedule.num_transfers
     what = f"the event engine on {nt:,} transfers"
-    guard(what, state_bytes(topology, schedule), max_bytes)
+    guard(what, state_bytes(topology, schedule, ports.ports or 1), max_bytes)
     tr = Transfers(schedule.src, schedule.dst, schedule.range_ptr, schedule.range_first, schedule.range_count)
     rev = topology.reverse_arc if ports.duplex == "half" else _NO_REVERSE
     links = Links(topology.indptr, topology.indices, rev)
@@ -568,13 +584,14 @@ def simulate(topology: Topology, schedule: Schedule, cost: CostModel = CostModel
         order = np.argsort(schedule.step, kind="stable").astype(np.int64)
         succ, succ_ptr, after_ptr = empty, empty, np.zeros(nt + 1, np.int64)
     costs = Costs(cost.startup, cost.per_byte, cost.per_hop, float(schedule.message_bytes),
-                  ports.ports is not None, ports.duplex == "half")
+                  0 if ports.ports is None else int(ports.ports), ports.duplex == "half")
+    slots = max(1, costs.ports)
     n = topology.num_nodes
     messages = _message_counts(schedule.range_ptr, schedule.range_count)
     combine = np.zeros(nt)
     if schedule.is_reduction:
         combine[schedule.combine] = cost.combine_time(1.0) * schedule.message_bytes * messages[schedule.combine]
-    clock = Clock(np.zeros(len(topology.indices), np.float64), np.zeros(n), np.zeros(n),
+    clock = Clock(np.zeros(len(topology.indices), np.float64), np.zeros((n, slots)), np.zeros((n, slots)),
                   np.zeros(len(topology.indices), np.float64), np.full(nt, np.nan), np.full(nt, np.nan),
                   np.zeros(nt), messages, combine, np.zeros(n))
     taken = np.full(max(1, nt), -1, np.int64)
