@@ -40,6 +40,7 @@ from .bits import lowest_bit, popcount, range_mask
 from .errors import TopocastError
 from .parallel import twin
 from .schedule import Schedule
+from .topology.csr import bucket
 
 #: greater than every key (positions and steps are int64)
 _NEVER = np.int64(2**63 - 1)
@@ -351,22 +352,6 @@ def _replay(plan, run, found, bounds, words):
 _replay_parallel = twin(_replay, "_replay_parallel")
 
 
-@nb.njit(cache=True)
-def _bucket(keys, n):
-    """Indices ``0 .. len(keys) - 1`` grouped by ``keys`` (in ``0 .. n - 1``), increasing within a key:
-    CSR ``(ptr, ids)``."""
-    ptr = np.zeros(n + 1, np.int64)
-    for i in range(len(keys)):
-        ptr[keys[i] + 1] += 1
-    for v in range(n):
-        ptr[v + 1] += ptr[v]
-    ids = np.empty(len(keys), np.int64)
-    fill = ptr[:-1].copy()
-    for i in range(len(keys)):
-        ids[fill[keys[i]]] = i
-        fill[keys[i]] += 1
-    return ptr, ids
-
 
 @nb.njit(cache=True)
 def _bucket_transfers(node_of, order, k, n):
@@ -501,7 +486,7 @@ def check_deliveries(schedule: Schedule, order: np.ndarray, applied: int, checke
     pos = _positions(order, checked, nt)
     in_ptr, in_ids = _bucket_transfers(schedule.dst, order, applied, n)
     out_ptr, out_ids = _bucket_transfers(schedule.src, order, checked, n)
-    origin_ptr, origin_msgs = _bucket(schedule.origin, n)
+    origin_ptr, origin_msgs = bucket(schedule.origin, n)
     all_required = isinstance(schedule.targets, str)
     empty = np.zeros(1, np.int64)
     if all_required:

@@ -22,6 +22,7 @@ import numba as nb
 import numpy as np
 
 from ..schedule import Schedule
+from ..topology.csr import bucket
 
 
 @nb.njit(cache=True)
@@ -92,14 +93,6 @@ def _all_reads(n, out_ptr, out_ids, in_ptr, in_ids, range_ptr, first, count, ste
                        stamp, ptr, ids, write, steps)
 
 
-def _by_node(nodes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Transfers grouped by node (CSR, ids increasing)."""
-    ids = np.argsort(nodes, kind="stable").astype(np.int64)
-    ptr = np.zeros(n + 1, np.int64)
-    np.cumsum(np.bincount(nodes, minlength=n), out=ptr[1:])
-    return ptr, ids
-
-
 def reduction_reads(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
     """Per transfer of a reduction, the transfers it reads: ``ids[ptr[t]:ptr[t + 1]]``.
 
@@ -127,8 +120,8 @@ def reduction_reads(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
         ptr[1:] = np.cumsum(hops)
         return ptr, forward[hops].astype(np.int64)
     relay = schedule.relay_hops
-    out_ptr, out_ids = _by_node(schedule.src, n)
-    in_ptr, in_ids = _by_node(schedule.dst, n)
+    out_ptr, out_ids = bucket(schedule.src, n)
+    in_ptr, in_ids = bucket(schedule.dst, n)
     args = (n, out_ptr, out_ids, in_ptr, in_ids, schedule.range_ptr, schedule.range_first, schedule.range_count,
             np.asarray(schedule.step, np.int64), relay, np.asarray(forward, np.int64))
     ids = np.zeros(1, np.int64)

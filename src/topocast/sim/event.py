@@ -54,7 +54,7 @@ from ..errors import TopocastError
 from ..parallel import twin
 from ..schedule import Schedule
 from ..topology.core import Topology
-from ..topology.csr import first_arc
+from ..topology.csr import bucket, first_arc
 from . import heap
 from .models import CostModel, PortModel, link_time
 from .step import _NO_REVERSE, Links, Transfers
@@ -262,21 +262,6 @@ def _all_feeders(tr, lists, feeders, counting, node_groups, node_entries):
 _all_feeders_parallel = twin(_all_feeders, "_all_feeders_parallel")
 
 
-@nb.njit(cache=True)
-def _bucket(keys, n):
-    """Indices ``0 .. len(keys) - 1`` grouped by ``keys`` (in ``0 .. n - 1``), increasing within a key."""
-    ptr = np.zeros(n + 1, np.int64)
-    for i in range(len(keys)):
-        ptr[keys[i] + 1] += 1
-    for v in range(n):
-        ptr[v + 1] += ptr[v]
-    ids = np.empty(len(keys), np.int64)
-    fill = ptr[:-1].copy()
-    for i in range(len(keys)):
-        ids[fill[keys[i]]] = i
-        fill[keys[i]] += 1
-    return ptr, ids
-
 
 @nb.njit(cache=True)
 def _message_counts(range_ptr, count):
@@ -293,9 +278,9 @@ def _feeders(schedule: Schedule, tr: Transfers, what: str, max_bytes: float | No
     from ..footprint import guard
 
     n, nt = schedule.num_nodes, schedule.num_transfers
-    in_ptr, in_ids = _bucket(schedule.dst, n)
-    out_ptr, out_ids = _bucket(schedule.src, n)
-    origin_ptr, origin_msgs = _bucket(schedule.origin, n)
+    in_ptr, in_ids = bucket(schedule.dst, n)
+    out_ptr, out_ids = bucket(schedule.src, n)
+    origin_ptr, origin_msgs = bucket(schedule.origin, n)
     empty = np.zeros(1, np.int64)
     lists = NodeLists(in_ptr, in_ids, out_ptr, out_ids, origin_ptr, origin_msgs, empty, empty)
     counts = Feeders(np.zeros(nt + 1, np.int64), empty, empty, empty)
