@@ -51,6 +51,7 @@ contributes to every byte):
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field
 
@@ -221,7 +222,8 @@ def time_bounds(topology: Topology, schedule: Schedule, cost: CostModel, ports: 
         if cut is not None:
             out.append(cut)
     if schedule.collective == "alltoall":
-        out.append(total_hops_bound(topology, cost, ports, b))
+        with contextlib.suppress(TopocastError):  # a network not connected (degraded): no distance distribution
+            out.append(total_hops_bound(topology, cost, ports, b))
     try:
         release = release_bound(topology, schedule, cost, ports, b)
     except TopocastError:  # a network that is not connected: no distance profile, no release bound
