@@ -37,9 +37,15 @@ def schema() -> dict:
 OWN_NETWORKS = {name: {"ring": "ring:8", "torus": "torus:4x4"} for name in ("allreduce-swing", "reduce-scatter-swing")}
 
 
+#: the generic reductions' output is checked on a few families (tests/test_reductions.py runs them on the others)
+REDUCTION_FAMILIES = ("ring", "torus", "hypercube", "galaxyfly", "complete")
+
+
 def cases(specs: dict[str, str]):
     for alg in registry.algorithms():
         families = alg.families or tuple(sorted(specs))
+        if alg.collective in ("allreduce", "reduce-scatter", "reduce") and not alg.families:
+            families = tuple(f for f in REDUCTION_FAMILIES if f in specs)
         own = OWN_NETWORKS.get(alg.name, {})
         for family, engine in itertools.product(families, alg.engines):
             if family in specs:
