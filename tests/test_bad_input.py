@@ -32,10 +32,15 @@ CORPUS = tomllib.loads((Path(__file__).parent / "data" / "bad_inputs.toml").read
 
 @pytest.fixture
 def places(tmp_path):
-    """The placeholders of the corpus: a fresh directory, a directory and a regular file in it."""
+    """The placeholders of the corpus: a fresh directory, a directory, a regular file, an XML file cut short,
+    an empty file and a FIFO in it."""
     (tmp_path / "d").mkdir()
     (tmp_path / "f").write_text("x")
-    return {"{tmp}": str(tmp_path), "{dir}": str(tmp_path / "d"), "{file}": str(tmp_path / "f")}
+    (tmp_path / "cut.xml").write_text('<algo name="x" nchunksperloop="1" nchannels="1" ngpus="2"')
+    (tmp_path / "empty").write_text("")
+    os.mkfifo(tmp_path / "fifo")
+    return {"{tmp}": str(tmp_path), "{dir}": str(tmp_path / "d"), "{file}": str(tmp_path / "f"),
+            "{cut}": str(tmp_path / "cut.xml"), "{empty}": str(tmp_path / "empty"), "{fifo}": str(tmp_path / "fifo")}
 
 
 def _fill(argv: list[str], places: dict[str, str]) -> list[str]:

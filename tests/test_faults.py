@@ -31,8 +31,9 @@ def cli(capsys, *args):
 
 node = st.one_of(st.integers(0, 999).map(str), st.from_regex(r"[a-z][a-z0-9_]{0,5}", fullmatch=True),
                  st.tuples(st.integers(0, 9), st.integers(0, 9)).map(lambda p: f"{p[0]},{p[1]}"))
-named_links = st.lists(st.tuples(node, node), min_size=1, max_size=5).map(tuple)
-named_nodes = st.lists(node, min_size=1, max_size=5).map(tuple)
+# a list names each entry once (a repeat is refused)
+named_links = st.lists(st.tuples(node, node), min_size=1, max_size=5, unique=True).map(tuple)
+named_nodes = st.lists(node, min_size=1, max_size=5, unique=True).map(tuple)
 draw = st.one_of(st.integers(0, 10**6).map(lambda k: Draw("count", k)),
                  st.floats(0.0, 0.999, allow_nan=False).map(lambda f: Draw("fraction", float(f"{f:.12g}"))))
 
@@ -41,8 +42,8 @@ draw = st.one_of(st.integers(0, 10**6).map(lambda k: Draw("count", k)),
 def fault_specs(drawn):
     links = drawn(st.one_of(st.none(), named_links, draw))
     routers = drawn(st.one_of(st.none(), named_nodes, draw))
-    groups = drawn(st.one_of(st.none(), st.lists(st.integers(0, 99).map(str), min_size=1, max_size=3).map(tuple),
-                             draw))
+    groups = drawn(st.one_of(st.none(), st.lists(st.integers(0, 99).map(str), min_size=1, max_size=3,
+                                                  unique=True).map(tuple), draw))
     label = drawn(st.sampled_from(["global", "local"])) if isinstance(links, Draw) and drawn(st.booleans()) else None
     seed = drawn(st.integers(0, 2**63 - 1)) if any(isinstance(p, Draw) for p in (links, routers, groups)) else 0
     return tc.faults.FaultSpec(links=links, routers=routers, groups=groups, label=label, seed=seed)

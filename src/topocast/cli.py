@@ -162,6 +162,18 @@ def _dump(payload: Any) -> None:
 
 
 # -- list -------------------------------------------------------------------
+def _check_faults(value: str | None) -> str | None:
+    """``--faults`` given empty names no fault: refused rather than read as the intact network."""
+    if value is not None and not value.strip():
+        raise typer.BadParameter("empty; give a fault spec such as links=0.05,seed=1 (docs/faults.md)")
+    return value
+
+
+#: the one ``--faults`` option of info, run, route and export
+FAULTS_OPTION = typer.Option(None, "--faults", callback=_check_faults,
+                             help="failed links and routers, e.g. links=0.05,seed=1 or routers=5;9 (docs/faults.md)")
+
+
 @app.command("list")
 @_guard
 def list_command(as_json: bool = typer.Option(False, "--json", help="machine-readable output")):
@@ -205,8 +217,7 @@ def info(
                                           help="refuse builds larger than this (default: half of RAM)"),
     properties: bool = typer.Option(False, "--properties",
                                     help="compute bisection, connectivity, girth up to the higher forced size caps"),
-    faults: str | None = typer.Option(None, "--faults", help="failed links and routers, e.g. links=0.05,seed=1 "
-                                                          "or routers=5;9 (docs/faults.md)"),
+    faults: str | None = FAULTS_OPTION,
 ):
     """Nodes, links, degree, diameter, average distance, distance distribution, graph properties."""
     from .api import info as api_info
@@ -278,8 +289,7 @@ def run(
                                           "labels) and add the link-load summaries to the result"),
     max_memory: str | None = typer.Option(None, "--max-memory",
                                           help="refuse runs larger than this (default: half of RAM)"),
-    faults: str | None = typer.Option(None, "--faults", help="failed links and routers, e.g. links=0.05,seed=1 "
-                                                          "or routers=5;9 (docs/faults.md)"),
+    faults: str | None = FAULTS_OPTION,
 ):
     """Run an algorithm, verify delivery, print metrics and the lower-bound ratio."""
     from .api import check_seed
@@ -407,8 +417,7 @@ def route(
     target: str = typer.Option(..., "--to", help="target node label"),
     as_json: bool = typer.Option(False, "--json"),
     max_memory: str | None = typer.Option(None, "--max-memory"),
-    faults: str | None = typer.Option(None, "--faults", help="failed links and routers, e.g. links=0.05,seed=1 "
-                                                          "or routers=5;9 (docs/faults.md)"),
+    faults: str | None = FAULTS_OPTION,
 ):
     """Route one packet with the family's routing algorithm (BFS shortest path otherwise)."""
     from .routing import route as do_route
@@ -525,8 +534,7 @@ def export(
                                "(GraphML with its .py config) (default: from OUT's extension)"),
     max_memory: str | None = typer.Option(None, "--max-memory",
                                           help="refuse builds larger than this (default: half of RAM)"),
-    faults: str | None = typer.Option(None, "--faults", help="failed links and routers, e.g. links=0.05,seed=1 "
-                                                          "or routers=5;9 (docs/faults.md)"),
+    faults: str | None = FAULTS_OPTION,
 ):
     """Write a topology as GraphML, GML, node-link JSON, an edge list, BookSim2 anynet or SST anytopo files."""
     from .progress import Progress

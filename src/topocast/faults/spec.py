@@ -218,11 +218,12 @@ def _part(key: str, value: str) -> tuple | Draw:
         entries = entries[:-1]  # "routers=5;" is a list of one
     if not entries or any(not e.strip() for e in entries):
         raise _fail(key, "a list of entries separated by ';'", text)
-    if key == "links":
-        return tuple(_link(e) for e in entries)
     if not bracketed and ";" not in text and key == "groups":
         raise _fail(key, "a count, a fraction in [0, 1) or a list of groups such as [0;3]", text)
-    return tuple(_node(e, key) for e in entries)
+    named = tuple(_link(e) if key == "links" else _node(e, key) for e in entries)
+    if len(set(named)) < len(named):  # each alone is legal, together they fail one thing twice
+        raise _fail(key, "a list naming each entry once", text)
+    return named
 
 
 def parse(spec: str | FaultSpec | None) -> FaultSpec | None:

@@ -311,6 +311,9 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
         restarts = integer(restarts, "restarts", minimum=0, maximum=MAX_RESTARTS)
     if collective not in COLLECTIVES:
         raise TopocastError(f"collective: must be one of {', '.join(COLLECTIVES)}, got {collective!r}")
+    if exact and (engine != "event" or collective in REDUCTIONS):
+        raise TopocastError("exact: the exact synthesis solves broadcast, all-gather and all-to-all on the event "
+                            f"engine, not {collective} on the {engine} engine")
     topology = _topology(topology, max_memory)
     resolved, model, reference = resolve_model(topology.family, collective, params, params_from_text)
     check_size(topology, collective, engine, chunks, max_memory)
