@@ -10,7 +10,7 @@
 Every size runs in its own process (its ``VmHWM`` is that process's peak
 resident size): it loads the kernels on a small run first,
 then builds, plans, and runs engine and verification through
-``topocast.execute``.  Per size it prints the nodes, the plan's deliveries,
+``topocast.execution.execute``.  Per size it prints the nodes, the plan's deliveries,
 the seconds of the plan and of engine + verification, the peak resident size
 and what the run added to the process (``added``), what the plan holds when
 it is done, and the state the engine and the verifier estimate for
@@ -52,7 +52,7 @@ def peak():
 import numpy as np
 import topocast as tc
 from topocast import registry
-from topocast.execute import execute
+from topocast.execution.execute import execute
 kind, size, alg_name, engine = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 alg = registry.algorithm(alg_name)
 # load the kernels (serial and, through 249,500 transfers, parallel) before measuring
@@ -77,7 +77,7 @@ result = execute(topology, plan, engine, model, max_bytes=1e13)
 ran = time.perf_counter()
 state = None
 try:
-    from topocast.verify import replay_bytes
+    from topocast.verify.delivery import replay_bytes
     from topocast.sim import step, event
     engine_state = (step if engine == "step" else event).state_bytes(topology, plan)
     state = engine_state + replay_bytes(plan, timed=engine == "event")

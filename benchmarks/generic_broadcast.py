@@ -20,7 +20,7 @@ from figures import Figures, add_argument
 
 import topocast as tc
 from topocast.algorithms.generic_broadcast import bfs_tree_broadcast
-from topocast.execute import execute
+from topocast.execution.execute import execute
 from topocast.registry import algorithm
 from topocast.topology.metrics import warm_kernels
 

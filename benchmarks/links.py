@@ -51,7 +51,7 @@ def ab(spec: str, algorithm: str, engine: str, repeats: int) -> tuple[float, flo
 def derivation(spec: str, algorithm: str, engine: str, repeats: int) -> tuple[float, float]:
     """Fastest seconds of ``execute`` alone and of the per-link derivation alone on its result."""
     from topocast import api
-    from topocast.execute import execute
+    from topocast.execution.execute import execute
     from topocast.measure.links import attach
 
     checked = api.prepare(spec, algorithm, engine)

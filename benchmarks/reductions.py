@@ -7,7 +7,7 @@
 
 Per case: the network, the algorithm, the engine, the transfers and
 (transfer, block) pairs of the plan, the seconds of the plan and of engine +
-verification (``topocast.execute`` through ``topocast.run``), how it was
+verification (``topocast.execution.execute`` through ``topocast.run``), how it was
 verified (exact contributor sets or fingerprints), and the peak resident size
 of the process (``VmHWM``), after loading the kernels on a small run first.
 
@@ -43,7 +43,7 @@ t0 = time.perf_counter()
 topology = tc.build(spec)
 t1 = time.perf_counter()
 from topocast import registry
-from topocast.execute import execute
+from topocast.execution.execute import execute
 from topocast.sim.models import Model
 plan = registry.algorithm(name).plan(topology, message_bytes=float(nbytes)) if method != "synthesize" else None
 t2 = time.perf_counter()
@@ -55,7 +55,7 @@ elif method == "run":
     run = execute(topology, plan, engine, Model())
     verified, how = run.verified, run.metrics.get("verification_method")
 else:
-    from topocast.verify_reduction import verify_reduction
+    from topocast.verify.reduction import verify_reduction
     found = verify_reduction(plan, method=method)
     verified, how = found.complete and found.first_violation is None, found.method
 t3 = time.perf_counter()

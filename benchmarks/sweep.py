@@ -5,7 +5,7 @@ of the executor and the store on a 10,000-run sweep of tiny runs.
     python benchmarks/sweep.py --quick    # 40 multicast runs, 1,000 tiny runs
     python benchmarks/sweep.py --figures PATH   # also write the figures as JSON rows
 
-Times are of :func:`topocast.sweep.sweep` with a fresh JSON-lines store (one ``fsync`` per row), on a
+Times are of :func:`topocast.sweep.grid.sweep` with a fresh JSON-lines store (one ``fsync`` per row), on a
 cluster already started and warmed up (one run per worker: numba's cached kernels load once per
 process); the time to start the cluster is printed separately.  Overhead per run =
 (wall time - sum of the runs' own times / workers) / runs: scheduling, transfer, the client's
@@ -22,8 +22,8 @@ from pathlib import Path
 
 from figures import Figures, add_argument
 
-from topocast.store import read_rows
-from topocast.sweep import executor, sweep
+from topocast.outputs.store import read_rows
+from topocast.sweep.grid import executor, sweep
 
 MULTICAST = {"specs": ["mesh:16x16"], "algorithms": ["multicast-dp", "multicast-cp"], "engines": ["wormhole"],
              "params": {"load": [0.002, 0.004], "destinations": [10], "cycles": [40000]}}

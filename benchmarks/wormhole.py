@@ -22,7 +22,7 @@ from figures import Figures, add_argument
 import topocast as tc
 from topocast.algorithms.mesh_multicast_qg import qg_planner
 from topocast.algorithms.worm_traffic import TrafficBuilder, draw_destinations, poisson_arrivals, window
-from topocast.execute import execute
+from topocast.execution.execute import execute
 from topocast.sim.models import Model
 from topocast.sim.wormhole import RouterConfig
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from topocast.experiments import allreduce as A
-from topocast.progress import Progress
+from topocast.infra.progress import Progress
 
 
 def _row(spec, size, name, time, verified=True):

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 import topocast as tc
 from topocast.cli import main
-from topocast.routing import route
+from topocast.execution.routing import route
 
 CORPUS = tomllib.loads((Path(__file__).parent / "data" / "bad_inputs.toml").read_text())["case"]
 

@@ -9,7 +9,7 @@ import pytest
 import topocast as tc
 from topocast import bounds, registry
 from topocast.errors import TopocastError
-from topocast.schedule import ScheduleBuilder
+from topocast.plans.schedule import ScheduleBuilder
 from topocast.sim.models import CostModel, PortModel
 from topocast.topology.core import Topology
 

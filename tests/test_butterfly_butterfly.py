@@ -21,7 +21,7 @@ from topocast.plans.circuit import shift_route
 from topocast.sim.circuit import trace, trace_many
 from topocast.topology.butterfly_butterfly import butterfly_butterfly_network, butterfly_digit
 from topocast.topology.stages import path_counts
-from topocast.verify import is_latin_square
+from topocast.verify.delivery import is_latin_square
 
 dary = st.tuples(st.integers(1, 4), st.integers(2, 4)).filter(lambda t: t[1] ** t[0] <= 256)
 

@@ -7,7 +7,7 @@ from topocast.errors import TopocastError
 from topocast.plans.circuit import shift_route, window_route, xor_route
 from topocast.sim.circuit import trace, trace_many
 from topocast.topology.stages import MultistageNetwork
-from topocast.verify import delivery_counts, is_latin_square
+from topocast.verify.delivery import delivery_counts, is_latin_square
 
 
 def two_stage():
@@ -127,7 +127,7 @@ def broken_plan(break_row=None, *, passes=1, collective="alltoall", expected=Non
 
 
 def run_plan(topology, plan, max_bytes=None):
-    from topocast.execute import execute
+    from topocast.execution.execute import execute
     from topocast.sim.models import CostModel, Model
 
     return execute(topology, plan, "circuit", Model(cost=CostModel(startup=0.0, per_byte=1.0, setup=0.0)),

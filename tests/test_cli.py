@@ -8,8 +8,8 @@ import pytest
 
 from topocast import registry
 from topocast.cli import main
+from topocast.plans.schedule import ScheduleBuilder
 from topocast.registry import Algorithm
-from topocast.schedule import ScheduleBuilder
 
 
 def cli(capsys, *args):

@@ -61,7 +61,7 @@ def test_info_keys_are_documented():
 
 def test_run_keys_of_the_step_and_event_engines_are_documented_and_exist():
     import topocast as tc
-    from topocast.result import CORE_KEYS
+    from topocast.execution.result import CORE_KEYS
 
     documented = _documented_keys("`run --json` keys (result schema 1.0)")
     seen: set[str] = set()

@@ -6,7 +6,7 @@ import pytest
 import topocast as tc
 from topocast.algorithms.ej_all_to_all import all_to_all_plan, literal_coverage
 from topocast.errors import TopocastError
-from topocast.execute import execute
+from topocast.execution.execute import execute
 from topocast.experiments.traces import simulate_single_source
 from topocast.plans.frontier import FrontierPlan, Phase
 from topocast.sim.models import Model, PortModel

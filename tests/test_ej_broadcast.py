@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 import topocast as tc
 from topocast.algorithms.ej_broadcast import broadcast_plan, broadcast_schedule, product_counts
 from topocast.algorithms.ej_frontier import improved_phases, phase_table
-from topocast.execute import execute
+from topocast.execution.execute import execute
 from topocast.experiments.ej import PAPER_EXAMPLE, PAPER_TABLE1, PAPER_TABLE2, PAPER_TABLE3
 from topocast.experiments.traces import simulate_broadcast
 from topocast.plans.frontier import FrontierPlan, Phase

@@ -2,8 +2,8 @@
 
 import pytest
 
+from topocast.outputs.report import Compare
 from topocast.registry import experiment
-from topocast.report import Compare
 
 
 # regression: the claim tally "7 confirmed / 3 refuted" is topocast output (commit 21c1d09); the three refuted

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import topocast as tc
 from topocast.measure.event import run_events
 from topocast.measure.step import run_steps
-from topocast.schedule import Schedule
+from topocast.plans.schedule import Schedule
 from topocast.sim.models import CostModel, PortModel
 
 SPECS = ("ring:6", "path:5", "torus:3x4", "hypercube:3", "ring:2", "complete:5", "mesh:3x3")

@@ -6,7 +6,7 @@ import pytest
 import topocast as tc
 from topocast.measure.event import run_events
 from topocast.measure.step import run_steps
-from topocast.schedule import ScheduleBuilder
+from topocast.plans.schedule import ScheduleBuilder
 from topocast.sim.models import CostModel, PortModel
 
 

@@ -13,7 +13,7 @@ from topocast.errors import TopocastError
 from topocast.experiments.traces import route_square, trace_thesis_algorithm, xor_square
 from topocast.sim.circuit import trace
 from topocast.topology.fattree import GFTShape, gft
-from topocast.verify import is_latin_square
+from topocast.verify.delivery import is_latin_square
 
 small_trees = st.tuples(st.integers(1, 3), st.integers(2, 5), st.integers(1, 5)).filter(
     lambda t: t[2] * t[1] ** t[0] <= 400 and t[2] ** t[0] * t[1] <= 400)

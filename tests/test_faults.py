@@ -300,7 +300,7 @@ def test_reverse_arcs_by_search_pair_as_the_topology_pairs_them(spec):
 # -- sweep grids -------------------------------------------------------------------------------------------------
 
 def test_a_sweep_grid_takes_fault_specs_and_keeps_the_intact_keys():
-    from topocast.sweep import expand, load_grid, run_key, run_task
+    from topocast.sweep.grid import expand, load_grid, run_key, run_task
 
     grid = load_grid({"sweep": {"specs": ["ring:8"], "algorithms": ["broadcast-bfs-tree"], "seeds": [0],
                                 "faults": ["links=2-3", "links=2-3;6-7"]}, "params": {}})

@@ -4,7 +4,7 @@ import numpy as np
 
 import topocast as tc
 from frontier_rules import send_bit
-from topocast.execute import execute
+from topocast.execution.execute import execute
 from topocast.plans.frontier import FrontierPlan, Phase
 from topocast.sim.frontier import SENDERS, run_frontier
 from topocast.sim.models import Model

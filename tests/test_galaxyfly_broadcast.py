@@ -13,7 +13,7 @@ from topocast.algorithms import galaxyfly_broadcast as gb
 from topocast.algorithms.galaxyfly_broadcast import router_first_schedule, supernode_first_schedule
 from topocast.algorithms.galaxyfly_plan import Plan, halving_tree, spc_tree
 from topocast.cli import main
-from topocast.execute import execute
+from topocast.execution.execute import execute
 from topocast.measure.event import run_events
 from topocast.sim.models import CostModel, Model
 from topocast.topology.galaxy import supernode_name

@@ -15,7 +15,7 @@ from topocast.algorithms.galaxyfly_plan import one_packet_per_transfer
 from topocast.cli import main
 from topocast.errors import TopocastError
 from topocast.measure.event import run_events
-from topocast.schedule import Schedule
+from topocast.plans.schedule import Schedule
 from topocast.sim.models import CostModel
 
 MAKERS = {"sfata": supernode_first_schedule, "rfata": router_first_schedule}

@@ -12,8 +12,8 @@ import topocast as tc
 from topocast import registry
 from topocast.algorithms.unicast_bounds import channel_loads
 from topocast.experiments import group_networks as gn
-from topocast.progress import Progress
-from topocast.sweep_points import measure_point
+from topocast.infra.progress import Progress
+from topocast.sweep.points import measure_point
 
 TINY = ["dragonfly:g=4,a=3", "galaxyfly:n=2,q=3,a=2"]
 

@@ -7,8 +7,8 @@ import pytest
 from topocast import registry
 from topocast.algorithms.hdn_broadcast import theorem3_bound
 from topocast.experiments import hdn as exp
-from topocast.progress import SILENT
-from topocast.report import Compare
+from topocast.infra.progress import SILENT
+from topocast.outputs.report import Compare
 
 
 def test_registered():

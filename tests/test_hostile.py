@@ -27,8 +27,8 @@ import pytest
 import topocast as tc
 from test_bad_input import assert_clean_error, run_in_process
 from topocast.errors import TopocastError, TopocastWarning
-from topocast.fileio import atomic_write, remove_stale
-from topocast.store import FORMAT, read_rows, scan
+from topocast.infra.fileio import atomic_write, remove_stale
+from topocast.outputs.store import FORMAT, read_rows, scan
 from topocast.synthesis import synthesize
 
 GRID = '[sweep]\nspecs = ["hypercube:3"]\nalgorithms = ["broadcast-binomial"]\nseeds = [1, 2]\n'
@@ -104,7 +104,7 @@ def test_plot_says_what_it_skipped_and_never_averages_two_versions(tmp_path):
             handle.write(json.dumps(row) + "\n")
         handle.write(json.dumps(dict(rows[0], key="f" * 32, result=[1, 2])) + "\n")
         handle.write("this line is not JSON\n")
-    from topocast.plot import series
+    from topocast.outputs.plot import series
 
     with pytest.warns(TopocastWarning) as caught:
         tc.plot.plot(store, "N", "steps", out=tmp_path / "p.png")
@@ -232,7 +232,7 @@ def test_a_store_that_cannot_be_written_stops_the_sweep_and_says_so(tmp_path, mo
     and exits 1."""
     import errno
 
-    from topocast.store import Store
+    from topocast.outputs.store import Store
 
     real = Store.append
     calls = {"n": 0}
@@ -273,7 +273,7 @@ def test_worker_death_and_another_version_are_said_in_words():
     import dask
     from distributed import Client, LocalCluster
 
-    from topocast.sweep import as_done, describe, expand, run_task
+    from topocast.sweep.grid import as_done, describe, expand, run_task
 
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
             LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
@@ -516,7 +516,7 @@ def _listening(pids: set[int]) -> list[str]:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_the_local_cluster_listens_on_loopback_only():
-    from topocast.sweep import executor
+    from topocast.sweep.grid import executor
 
     with executor(workers=2) as client:
         assert len(client.run(os.getpid)) == 2

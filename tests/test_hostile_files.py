@@ -147,7 +147,7 @@ GRID = (b'[sweep]\nspecs = ["ring:6", "hypercube:3"]\nalgorithms = ["broadcast-b
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_mutated_grids_are_refused_or_expand_to_valid_runs(data):
-    from topocast.sweep import check_grid, expand, load_grid
+    from topocast.sweep.grid import check_grid, expand, load_grid
 
     content = data.draw(mutated(GRID))
     with tempfile.TemporaryDirectory() as folder:
@@ -178,8 +178,8 @@ def store_bytes(tmp_path_factory) -> bytes:
 def test_mutated_stores_are_refused_or_read_row_by_row(store_bytes, data):
     import warnings
 
-    from topocast.plot import plot
-    from topocast.store import Store, row_problem, scan
+    from topocast.outputs.plot import plot
+    from topocast.outputs.store import Store, row_problem, scan
 
     content = data.draw(mutated(store_bytes))
     with tempfile.TemporaryDirectory() as folder:

@@ -66,8 +66,8 @@ def test_importtime_of_the_console_command_shows_no_heavy_package():
 
 def test_public_names_resolve_on_first_use():
     import topocast as tc
-    import topocast.execute  # noqa: F401 - the submodule; topocast.execute stays the function
-    import topocast.sweep  # noqa: F401
+    import topocast.execution.execute  # noqa: F401 - the submodule; topocast.execution.execute stays the function
+    import topocast.sweep.grid  # noqa: F401
     from topocast.api import info, run
     from topocast.registry import algorithms
     from topocast.spec import build
@@ -76,7 +76,7 @@ def test_public_names_resolve_on_first_use():
     assert tc.info is info and tc.run is run and tc.build is build and tc.algorithms is algorithms
     assert tc.Topology is Topology
     assert callable(tc.execute) and callable(tc.sweep)  # the functions, not the submodules of the same name
-    assert tc.execute.__module__ == "topocast.execute" and tc.sweep.__module__ == "topocast.sweep"
+    assert tc.execute.__module__ == "topocast.execution.execute" and tc.sweep.__module__ == "topocast.sweep.grid"
     assert set(tc.__all__) <= set(dir(tc))
     assert tc.registry.family("ring").name == "ring"  # submodules resolve too
     with pytest.raises(AttributeError):
@@ -85,7 +85,7 @@ def test_public_names_resolve_on_first_use():
 
 def test_submodule_import_keeps_the_functions_in_a_fresh_process():
     found = subprocess.run([sys.executable, "-c", (
-        "import topocast.execute, topocast.sweep, topocast as tc\n"
+        "import topocast.execution.execute, topocast.sweep.grid, topocast as tc\n"
         "print(callable(tc.execute), callable(tc.sweep), type(tc.execute).__name__)")],
         capture_output=True, text=True, timeout=120)
     assert found.stdout.split() == ["True", "True", "function"], found.stderr

@@ -32,3 +32,20 @@ def test_function_level_imports_are_seen(tmp_path):
     finally:
         sys.path.remove(str(tmp_path))
     assert graph.direct_import_exists(importer="lazypkg.low", imported="lazypkg.high")
+
+
+def test_tree_is_grouped_by_layer_as_documented():
+    """The package's top level holds only the public surface; every other module sits in its layer's folder,
+    and docs/developing.md's layout names every top-level entry there is (and none that is gone)."""
+    package = ROOT / "src" / "topocast"
+    top_modules = {p.name for p in package.glob("*.py")}
+    assert top_modules == {"__init__.py", "_manifest.py", "api.py", "catalogue.py", "cli.py", "errors.py",
+                           "registry.py", "spec.py"}
+    folders = {p.name for p in package.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    layout = (ROOT / "docs" / "developing.md").read_text().split("src/topocast/", 1)[1].split("```", 1)[0]
+    named = {name.strip().rstrip("/").removesuffix(".py") for line in layout.splitlines()
+             if line.startswith("  ") and not line.startswith("   ") for name in line[2:].split("  ")[0].split(",")}
+    assert folders <= named, f"folders missing from docs/developing.md's layout: {sorted(folders - named)}"
+    assert {m.removesuffix(".py") for m in top_modules} <= named
+    assert named <= folders | {m.removesuffix(".py") for m in top_modules}, sorted(
+        named - folders - {m.removesuffix(".py") for m in top_modules})

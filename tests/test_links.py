@@ -24,7 +24,7 @@ def _plan(spec, algorithm, engine):
 
 def _run(spec, algorithm, engine, **params):
     from topocast import api
-    from topocast.execute import execute
+    from topocast.execution.execute import execute
 
     checked = api.prepare(spec, algorithm, engine, **params)
     plan = api.plan(checked.topology, checked.algorithm, checked.params, checked.engine, 0, None)

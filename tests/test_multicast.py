@@ -16,7 +16,7 @@ from topocast.algorithms.worm_traffic import TrafficBuilder
 from topocast.cli import main
 from topocast.measure.wormhole import startup_chains
 from topocast.sim.wormhole import RouterConfig, simulate
-from topocast.sweep_points import point_seed, sweep
+from topocast.sweep.points import point_seed, sweep
 
 #: the default router settings (a frozen dataclass, shared as a default argument)
 DEFAULT_CONFIG = RouterConfig()
@@ -187,7 +187,7 @@ def test_every_qg_multicast_of_a_run_has_two_startups(shape, destinations, routi
     """
     from topocast.algorithms.mesh_multicast_qg import qg_model
     from topocast.algorithms.worm_traffic import workload_plan
-    from topocast.execute import execute
+    from topocast.execution.execute import execute
 
     topology = tc.build(f"mesh:{shape}")
     planner = qg_planner(topology, prep=16, routing=routing)

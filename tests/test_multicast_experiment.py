@@ -9,9 +9,9 @@ import pytest
 
 from topocast import registry
 from topocast.experiments import multicast as experiment
-from topocast.progress import Progress
-from topocast.report import Claim, Compare
-from topocast.sweep_points import map_ordered
+from topocast.infra.progress import Progress
+from topocast.outputs.report import Claim, Compare
+from topocast.sweep.points import map_ordered
 
 #: the 97.5% quantile of Student's t with 4 degrees of freedom (tabulated: 2.776)
 T4 = 2.7764451051977987
@@ -146,7 +146,7 @@ def test_cells_hold_every_series_of_one_seed_on_one_network():
 
 
 def test_a_cell_runs_as_its_runs_do_one_by_one():
-    from topocast.sweep_points import measure_point
+    from topocast.sweep.points import measure_point
 
     jobs, keys = experiment._jobs(True, 600, 2, seed=5)
     cell = next(c for c in experiment._cells(jobs, keys) if keys[c[0]][0] == 4)
@@ -240,7 +240,7 @@ def test_map_ordered_keeps_the_items_order_and_counts_sizes():
 
 @pytest.mark.slow
 def test_results_do_not_depend_on_the_number_of_workers(monkeypatch):
-    from topocast.sweep import set_defaults
+    from topocast.sweep.grid import set_defaults
 
     monkeypatch.setattr(experiment, "QUICK_LOADS", {key: loads[:1] for key, loads in experiment.QUICK_LOADS.items()})
     monkeypatch.setattr(experiment, "UNICAST_LOADS_QUICK", (0.05,))

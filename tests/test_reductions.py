@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import topocast as tc
 from topocast.algorithms import reductions as R
-from topocast.verify_reduction import verify_reduction
+from topocast.verify.reduction import verify_reduction
 
 PLANS = [
     ("ring:6", R.ring_allreduce, {}), ("ring:5", R.ring_reduce_scatter, {"chunks": 3}),
@@ -269,7 +269,7 @@ def test_halving_doubling_on_a_hypercube_takes_the_textbook_time(k):
 def test_the_event_engine_waits_for_every_earlier_receipt_of_the_blocks_it_sends():
     """A three-node chain reduce with a slow first hop: the second hop cannot leave before the first lands."""
     from topocast.measure.event import run_events
-    from topocast.schedule import ScheduleBuilder
+    from topocast.plans.schedule import ScheduleBuilder
     from topocast.sim.models import CostModel
 
     t = tc.build("path:3")
@@ -352,7 +352,7 @@ def test_a_node_combines_one_partial_at_a_time():
 
 @pytest.mark.parametrize("method", ["exact", "fingerprint"])
 def test_a_check_taken_a_few_blocks_at_a_time_finds_what_the_whole_check_finds(method):
-    from topocast.verify_reduction import block_chunks
+    from topocast.verify.reduction import block_chunks
 
     sched = R.ring_allreduce(tc.build("torus:4x4"), message_bytes=1600.0, chunks=2)
     small = 4 * 40_000.0

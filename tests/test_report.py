@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from topocast.report import Claim, Compare, Report, Table, Tally, findings, total_line
+from topocast.outputs.report import Claim, Compare, Report, Table, Tally, findings, total_line
 
 
 def _table() -> Table:

@@ -3,9 +3,9 @@
 The papers are read from ``../shared/papers/`` beside the repository (where CI has them too); the tests fail
 when they are absent.  A paper's numbered items are what it *declares*: a caption, a heading (``Theorem 3``,
 ``Algorithm 2``, ``Definition 5:``) or an equation number.  Both ways are checked: every declared item is
-listed in :data:`topocast.coverage.COVERAGE`, and every listed item is declared in the paper (or is a real item
-whose caption the text lacks, :data:`topocast.coverage.UNDECLARED`).  The scanner itself is held to lists read
-off the papers by hand, so a broken pattern cannot pass by finding nothing.
+listed in :data:`topocast.experiments.coverage.COVERAGE`, and every listed item is declared in the paper (or is
+a real item whose caption the text lacks, :data:`topocast.experiments.coverage.UNDECLARED`).  The scanner itself
+is held to lists read off the papers by hand, so a broken pattern cannot pass by finding nothing.
 """
 
 import re
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from topocast import registry
-from topocast.coverage import COVERAGE, STATUSES, UNDECLARED, Item, coverage_of
+from topocast.experiments.coverage import COVERAGE, STATUSES, UNDECLARED, Item, coverage_of
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPERS = ROOT / ".." / "shared" / "papers"

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from topocast.cli import main
-from topocast.report import Claim, Compare, Report, Table
-from topocast.report_html import summary_lines, write_run
+from topocast.outputs.report import Claim, Compare, Report, Table
+from topocast.outputs.report_html import summary_lines, write_run
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -44,7 +44,7 @@ def _figure(path: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from topocast.fileio import save_figure
+    from topocast.infra.fileio import save_figure
 
     fig, ax = plt.subplots(figsize=(2, 2))
     ax.plot([0, 1], [0, 1])

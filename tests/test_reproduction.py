@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from topocast.reproduction import reproduce, side_by_side
-from topocast.sweep import set_defaults
+from topocast.experiments.reproduce import reproduce, side_by_side
+from topocast.sweep.grid import set_defaults
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ import pytest
 
 import topocast as tc
 from topocast.errors import TopocastError
-from topocast.store import Store, read_rows
-from topocast.sweep import expand, load_grid, run_key
+from topocast.outputs.store import Store, read_rows
+from topocast.sweep.grid import expand, load_grid, run_key
 
 SCHEMA = json.loads((Path(tc.__file__).parent / "schemas" / "run.schema.json").read_text())
 
@@ -175,7 +175,7 @@ def test_cli_sweep_json_and_plot(tmp_path, capsys):
 
 
 def test_plot_series_mean_and_band():
-    from topocast.plot import band, series
+    from topocast.outputs.plot import band, series
 
     rows = [{"status": "ok", "spec": "mesh:8x8", "algorithm": a, "seed": s, "params": {"load": x},
              "result": {"mean_latency": 10 * x + s + (a == "b")}} for a in "ab" for x in (1, 2) for s in (1, 2, 3)]
@@ -247,8 +247,8 @@ def test_scheduler_two_workers_one_killed_mid_sweep(tmp_path):
             client.wait_for_workers(2, timeout=60)
             pids = client.run(os.getpid)  # worker address -> pid
         # reproduce's load points through the same executor: identical to running them here, in order
-        from topocast.sweep import set_defaults
-        from topocast.sweep_points import measure_point, point_seed, run_points
+        from topocast.sweep.grid import set_defaults
+        from topocast.sweep.points import measure_point, point_seed, run_points
 
         jobs = [("mesh:6x6", "multicast-qg", {"load": load, "destinations": 4, "cycles": 3000}, point_seed(3, i))
                 for i, load in enumerate((0.002, 0.004, 0.006))]

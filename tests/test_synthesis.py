@@ -1,7 +1,7 @@
 """Collective synthesis: exactly-once delivery, determinism, the schedule file, and the targets on small instances.
 
 Oracles: the shared verification (exactly once), the lower bounds of
-:mod:`topocast.bounds`, the textbook closed forms of ``reproduce classic``
+:mod:`topocast.measure.bounds`, the textbook closed forms of ``reproduce classic``
 (Grama et al. ch. 4), and the steps of the papers' own broadcasts (EJ improved
 one-to-all, HDN Algorithm 2) run on the same networks.
 """

@@ -8,7 +8,7 @@ import pytest
 
 from topocast import registry
 from topocast.experiments import topologies as study
-from topocast.report import Compare
+from topocast.outputs.report import Compare
 from topocast.spec import _estimate, parse_spec
 from topocast.topology.terminals import terminal_counts
 

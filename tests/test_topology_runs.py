@@ -81,7 +81,7 @@ def test_export_graphml_and_booksim(tmp_path, family):
 
 @pytest.mark.parametrize("family", sorted(SPECS))
 def test_route_and_info(family):
-    from topocast.routing import route
+    from topocast.execution.routing import route
 
     t = tc.build(SPECS[family])
     data = route(SPECS[family], 0, t.num_nodes - 1)

@@ -15,7 +15,7 @@ import topocast as tc
 from small_networks import SMALL
 from topocast.algorithms import unicast_routing as ur
 from topocast.algorithms.unicast_bounds import channel_loads, dor_uniform_loads, tree_loads
-from topocast.execute import execute
+from topocast.execution.execute import execute
 from topocast.sim.models import Model
 from topocast.sim.wormhole.engine import RouterConfig
 

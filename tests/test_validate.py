@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from topocast import registry
 from topocast.errors import TopocastError
+from topocast.infra.validate import choice, integer, integers, number, numbers
 from topocast.registry import Param
 from topocast.spec import parse_spec
-from topocast.validate import choice, integer, integers, number, numbers
 
 names = st.from_regex(r"[a-z][a-z0-9_]{0,11}", fullmatch=True)
 bounds = st.one_of(st.none(), st.integers(-50, 50))

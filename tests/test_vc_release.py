@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import topocast as tc
 from topocast import registry
 from topocast.api import resolve_params
-from topocast.execute import execute
+from topocast.execution.execute import execute
 from topocast.plans.wormhole import WormTraffic
 from topocast.sim.models import Model
 from topocast.sim.wormhole import RouterConfig, simulate

@@ -29,7 +29,7 @@ def _main(args: list[str]) -> int:
 
 def _plan_and_result(spec, algorithm, engine):
     from topocast import api
-    from topocast.execute import execute
+    from topocast.execution.execute import execute
 
     checked = api.prepare(spec, algorithm, engine)
     plan = api.plan(checked.topology, checked.algorithm, checked.params, checked.engine, 0, None)
@@ -218,8 +218,8 @@ def test_report_embeds_a_view(tmp_path):
     """A report's per-link view sits in report.html as a sandboxed iframe that runs, offline, without errors."""
     from playwright.sync_api import sync_playwright
 
-    from topocast.report import Claim, Report, View
-    from topocast.report_html import write_run
+    from topocast.outputs.report import Claim, Report, View
+    from topocast.outputs.report_html import write_run
     from topocast.view import from_algorithm, write
 
     page_file = write(from_algorithm("mesh:4x4", "allgather-mesh"), tmp_path / "demo_view.html")

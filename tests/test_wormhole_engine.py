@@ -286,7 +286,7 @@ def test_config_rejects_bad_values():
 
 def test_a_plan_that_omits_or_repeats_a_destination_is_reported_by_the_verification():
     """The builder keeps a faulty plan; the shared verification names the destination it misses or repeats."""
-    from topocast.execute import execute
+    from topocast.execution.execute import execute
     from topocast.sim.models import Model
 
     topology = tc.build("mesh:4x4")

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import topocast as tc
-from topocast.execute import execute
+from topocast.execution.execute import execute
 from topocast.measure.wormhole import zero_load_latency as plan_zero_load
 from topocast.plans.wormhole import WormPlan
 from topocast.sim.models import Model

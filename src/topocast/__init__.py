@@ -15,7 +15,7 @@ import types as _types
 
 if _os.path.basename(_sys.argv[0] if _sys.argv else "") in ("topocast", "topocast.exe"):
     # the command line: SIGINT and SIGTERM exit cleanly even while the imports run
-    from .supervise import install_early_handlers
+    from .infra.supervise import install_early_handlers
 
     install_early_handlers()
 
@@ -25,13 +25,13 @@ __version__ = "0.1.0"
 _PUBLIC = {
     "info": "api", "run": "api",
     "TopocastError": "errors", "VerificationError": "errors",
-    "execute": "execute",
+    "execute": "execution.execute",
     "algorithms": "registry", "experiments": "registry", "families": "registry",
-    "RunResult": "result",
-    "Schedule": "schedule", "ScheduleBuilder": "schedule",
+    "RunResult": "execution.result",
+    "Schedule": "plans.schedule", "ScheduleBuilder": "plans.schedule",
     "CostModel": "sim.models", "PortModel": "sim.models",
     "build": "spec", "parse_spec": "spec",
-    "sweep": "sweep",
+    "sweep": "sweep.grid",
     "synthesize": "synthesis",
     "export_schedule": "interop.schedules",
     "Topology": "topology.core",
@@ -67,8 +67,8 @@ def __dir__() -> list[str]:
 
 
 class _Package(_types.ModuleType):
-    """The package module: importing the submodule ``topocast.execute`` or ``topocast.sweep`` leaves
-    ``topocast.execute`` and ``topocast.sweep`` the functions of those names."""
+    """The package module: importing the subpackage ``topocast.sweep`` leaves ``topocast.sweep`` the function of
+    that name (likewise for any public name that is also a submodule's)."""
 
     def __setattr__(self, name: str, value) -> None:
         if name in _PUBLIC and isinstance(value, _types.ModuleType):

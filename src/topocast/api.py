@@ -18,7 +18,7 @@ def info(spec: str | Topology, distances: bool = True, max_memory: float | str |
     topology) also what the degraded network still is (:func:`topocast.faults.connectivity.connectivity`),
     its distances taken over the connected pairs of healthy nodes."""
     from .faults.degrade import degrade
-    from .memory import resolve_limit
+    from .infra.memory import resolve_limit
     from .spec import build
     from .topology.metrics import summary
 
@@ -50,7 +50,7 @@ MAX_DISTANCE_WORK = 1e10
 def check_distance_work(topology: Topology) -> None:
     """Refuse exact distances (one BFS per orbit of known symmetry, else per node) past
     :data:`MAX_DISTANCE_WORK` arc visits, before any BFS: ``--no-distances`` skips them."""
-    from .memory import scientific
+    from .infra.memory import scientific
     from .topology.metrics import orbits
 
     sources = len(orbits(topology)[0])
@@ -156,7 +156,7 @@ def prepare(spec: str | Topology, algorithm: str, engine: str | None = None, see
     """Every check :func:`run` makes before planning: seed, memory limit, algorithm, engine, parameters, costs,
     the network (built, or sized for an unbuilt engine), its family and the run's size.
 
-    :func:`run` is ``prepare``, then :func:`plan`, the model and :func:`topocast.execute.execute`; a caller
+    :func:`run` is ``prepare``, then :func:`plan`, the model and :func:`topocast.execution.execute.execute`; a caller
     that runs one plan under several models (a reproduction) checks each run here and reuses its plan.
 
     Parameters
@@ -174,7 +174,7 @@ def prepare(spec: str | Topology, algorithm: str, engine: str | None = None, see
     TopocastError
         The first check that fails, as :func:`run` raises it.
     """
-    from .memory import resolve_limit
+    from .infra.memory import resolve_limit
     from .spec import build, parse_spec
     from .topology.core import UnbuiltTopology
 
@@ -224,7 +224,7 @@ def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: i
     """Build (if needed), plan ``algorithm``, execute, verify, and return a :class:`RunResult`.
 
     Every check is :func:`prepare`'s; then the algorithm's :func:`plan`, its model, and
-    :func:`topocast.execute.execute` on the engine that runs the plan.  ``links=True`` also records what
+    :func:`topocast.execution.execute.execute` on the engine that runs the plan.  ``links=True`` also records what
     every directed link carried (``RunResult.links``, summaries in the metrics).  ``faults`` (a fault spec,
     :mod:`topocast.faults`) runs it on the degraded network: the result's metrics then say what the plan
     promises there (``fault_promise``) and what it loses against the intact promise
@@ -234,7 +234,7 @@ def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: i
     >>> tc.run("hypercube:3", "allgather-recursive-doubling").metrics["steps"]
     3
     """
-    from .execute import execute
+    from .execution.execute import execute
 
     checked = prepare(spec, algorithm, engine, seed, max_memory, params_from_text, faults, **params)
     the_plan = plan(checked.topology, checked.algorithm, checked.params, checked.engine, checked.seed,
@@ -320,8 +320,8 @@ def run_bytes(name: str, collective: str, topology: Topology, engine: str) -> fl
     """Peak bytes an all-gather or all-to-all adds on the step or event engine, before planning: the
     planner's peak, or the kept plan with the engine's and the verifier's state, whichever is larger, plus
     the kernels a first run loads (:data:`KERNELS`)."""
-    from .verify import PER_NODE as VERIFY_PER_NODE
-    from .verify import PER_TRANSFER as VERIFY_PER_TRANSFER
+    from .verify.delivery import PER_NODE as VERIFY_PER_NODE
+    from .verify.delivery import PER_TRANSFER as VERIFY_PER_TRANSFER
 
     n = float(topology.num_nodes)
     messages = n if collective == "allgather" else n * n
@@ -337,8 +337,8 @@ def check_run_size(alg: registry.Algorithm, topology: Topology, engine: str, max
     """Refuse, before planning, an all-gather or all-to-all on the step or event engine whose plan, engine and
     verifier cannot fit next to what this process holds (:func:`run_bytes`; the engines and the verifier check
     again from the plan's real size).  Algorithms with a frontier form choose their own plan by size."""
-    from .footprint import resident_bytes
-    from .memory import default_limit, human_bytes, words
+    from .infra.footprint import resident_bytes
+    from .infra.memory import default_limit, human_bytes, words
 
     if engine not in ("step", "event") or "frontier" in alg.engines or alg.collective not in ("allgather", "alltoall"):
         return
@@ -355,7 +355,7 @@ def check_run_size(alg: registry.Algorithm, topology: Topology, engine: str, max
 def plan_engine(the_plan, engine: str) -> str:
     """The engine that runs ``the_plan``: the one asked for, unless the algorithm fell back to a
     frontier plan (it says so in the plan's notes)."""
-    from .execute import adapter
+    from .execution.execute import adapter
 
     if isinstance(the_plan, adapter(engine).PLAN):
         return engine
@@ -366,7 +366,7 @@ def plan_engine(the_plan, engine: str) -> str:
 
 def check_seed(seed: Any) -> int:
     """``seed`` as an int in 0..2**63-1, or a :class:`TopocastError` saying why not."""
-    from .validate import integer
+    from .infra.validate import integer
 
     if isinstance(seed, int) and not isinstance(seed, bool) and seed < 0:
         raise TopocastError(f"seed: must be an integer in 0..2**63-1 (negative seeds are refused), got {seed}")
@@ -397,9 +397,9 @@ def check_unbuilt(spec: str, engine: str, nodes: Any, max_memory: float | None) 
     ------
     TopocastError
         ``max-memory: the ENGINE engine on SPEC (N nodes) ... needs about X, over the limit of Y``
-        (:func:`topocast.memory.check_need`), or past 2**62 nodes whatever the limit.
+        (:func:`topocast.infra.memory.check_need`), or past 2**62 nodes whatever the limit.
     """
-    from .memory import check_need, float_of, words
+    from .infra.memory import check_need, float_of, words
 
     if nodes is None:
         return

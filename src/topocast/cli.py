@@ -4,7 +4,7 @@ Bad input prints one line on stderr and exits 2 (before any long work: specs,
 parameters, sizes and output locations are checked first); a failed
 verification exits 1 with the first violation; SIGINT exits 130 and SIGTERM
 143 at any moment, leaving no half-written file (all files are written to a
-temporary name, then renamed; see :mod:`topocast.supervise`).  ``--debug``
+temporary name, then renamed; see :mod:`topocast.infra.supervise`).  ``--debug``
 (anywhere on the line) or ``TOPOCAST_DEBUG=1`` shows the traceback of an error.
 """
 
@@ -66,7 +66,7 @@ DEBUG = False
 
 def parse_size(text: str | None) -> float | None:
     """``'8G'`` -> bytes; ``None`` -> the default (half of RAM); NaN, infinities and sizes <= 0 are refused."""
-    from .memory import parse_size as parse
+    from .infra.memory import parse_size as parse
 
     return None if text is None else parse(text, "--max-memory")
 
@@ -119,7 +119,7 @@ def _guard(function):
         except typer.Exit:
             raise
         except KeyboardInterrupt:
-            from .fileio import remove_pending
+            from .infra.fileio import remove_pending
 
             remove_pending()
             err.print("topocast: interrupted; files already written are complete, none is half-written")
@@ -221,7 +221,7 @@ def info(
 ):
     """Nodes, links, degree, diameter, average distance, distance distribution, graph properties."""
     from .api import info as api_info
-    from .fileio import check_output_file, write_csv
+    from .infra.fileio import check_output_file, write_csv
 
     limit = parse_size(max_memory)
     if csv is not None:
@@ -294,8 +294,8 @@ def run(
     """Run an algorithm, verify delivery, print metrics and the lower-bound ratio."""
     from .api import check_seed
     from .api import run as api_run
-    from .fileio import check_output_file, write_csv
-    from .progress import Progress
+    from .infra.fileio import check_output_file, write_csv
+    from .infra.progress import Progress
 
     seed = _checked("--seed", check_seed, seed)
     limit = parse_size(max_memory)
@@ -420,7 +420,7 @@ def route(
     faults: str | None = FAULTS_OPTION,
 ):
     """Route one packet with the family's routing algorithm (BFS shortest path otherwise)."""
-    from .routing import route as do_route
+    from .execution.routing import route as do_route
 
     data = do_route(spec, source, target, max_memory=parse_size(max_memory), options=("--from", "--to"),
                     faults=faults)
@@ -455,10 +455,10 @@ def compare(
     max_memory: str | None = typer.Option(None, "--max-memory", help="refuse builds larger than this"),
 ):
     """Several networks side by side: size, cost, distances, bisection, paths, throughput bound, all-gather."""
-    from . import compare as cmp
     from .api import check_seed
-    from .fileio import check_output_file
-    from .progress import Progress
+    from .infra.fileio import check_output_file
+    from .infra.progress import Progress
+    from .outputs import compare as cmp
 
     seed = _checked("--seed", check_seed, seed)
     for path, option in ((csv, "--csv"), (plot_file, "--plot")):
@@ -537,7 +537,7 @@ def export(
     faults: str | None = FAULTS_OPTION,
 ):
     """Write a topology as GraphML, GML, node-link JSON, an edge list, BookSim2 anynet or SST anytopo files."""
-    from .progress import Progress
+    from .infra.progress import Progress
     from .spec import build
     from .topology.export import check_format, check_output
     from .topology.export import export as write_export
@@ -599,9 +599,9 @@ def sweep(
     Exits 1 when a run of the grid failed or did not come back (saying how many and why), 0 when every run
     is stored as a success.
     """
-    from .store import check_path
-    from .sweep import check_grid, check_scheduler, check_size, check_workers, failure_text, load_grid
-    from .sweep import sweep as run_sweep
+    from .outputs.store import check_path
+    from .sweep.grid import check_grid, check_scheduler, check_size, check_workers, failure_text, load_grid
+    from .sweep.grid import sweep as run_sweep
 
     limit = parse_size(max_memory)
     check_workers(workers, max_memory=limit)
@@ -657,7 +657,7 @@ def plot(
     """Plot a sweep's metric against a column (mean and 95% band across seeds), or one run's link-load heat map
     or time-space diagram."""
     if kind == "sweep":
-        from .plot import plot as draw
+        from .outputs.plot import plot as draw
 
         for value, option in ((x, "--x"), (y, "--y")):
             if value is None:
@@ -669,7 +669,7 @@ def plot(
         out.print(f"wrote {path}", markup=False)
         return
     from .api import check_seed
-    from .fileio import check_output_file
+    from .infra.fileio import check_output_file
     from .view import load
     from .view.plots import KINDS
     from .view.plots import draw as draw_run
@@ -708,8 +708,8 @@ def view(
     hottest links and, when the cut bound binds, the cut (drawn dashed).
     """
     from .api import check_seed
-    from .fileio import check_output_file
-    from .progress import Progress
+    from .infra.fileio import check_output_file
+    from .infra.progress import Progress
     from .view import load, write
 
     seed = _checked("--seed", check_seed, seed)
@@ -746,17 +746,17 @@ def reproduce(
     what each paper's reproduction found and the summary; --tables prints the full tables too.
     """
     from . import registry
-    from .fileio import check_output_dir
-    from .progress import Board
-    from .report_html import summary_lines, write_run
-    from .reproduction import reproduce as run_reproductions
+    from .experiments.reproduce import reproduce as run_reproductions
+    from .infra.fileio import check_output_dir
+    from .infra.progress import Board
+    from .outputs.report_html import summary_lines, write_run
 
     if not isinstance(name, str) or not name.strip():
         raise TopocastError("reproduction: give a name from 'topocast list' or 'all'")
     names = registry.names("experiment") if name == "all" else [name]
     for n in names:
         registry.experiment(n)        # an unknown name is refused before any work
-    from .sweep import check_scheduler, check_workers, set_defaults
+    from .sweep.grid import check_scheduler, check_workers, set_defaults
 
     set_defaults(scheduler=check_scheduler(scheduler), workers=check_workers(workers))
     out_dir = check_output_dir("topocast-results" if out_dir_text is None else out_dir_text, "--out")
@@ -768,7 +768,7 @@ def reproduce(
         if as_json:
             return
         if tables:
-            from .render import render_report
+            from .outputs.render import render_report
 
             render_report(report, out)
         if not live:  # piped: one plain line per reproduction as it is done
@@ -791,7 +791,7 @@ def reproduce(
 def _print_findings(reports) -> None:
     """Per reproduction, what it found: the sentences the report opens with, its refuted claims and the
     claims that depend on a reading (each on one line)."""
-    from .report import findings
+    from .outputs.report import findings
 
     for report in reports:
         found = findings(report)
@@ -858,14 +858,14 @@ def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: usage errors become one line and exit status 2.
 
     From the console script (``argv`` None) the command runs in a watched child process so that
-    SIGINT and SIGTERM end it at any moment (:mod:`topocast.supervise`); ``main(argv)`` runs in process.
+    SIGINT and SIGTERM end it at any moment (:mod:`topocast.infra.supervise`); ``main(argv)`` runs in process.
     """
     global DEBUG
     args = list(sys.argv[1:] if argv is None else argv)
     DEBUG = "--debug" in args or os.environ.get("TOPOCAST_DEBUG", "").strip() not in ("", "0")
     args = [a for a in args if a != "--debug"]
     if argv is None and hasattr(os, "fork") and os.environ.get("TOPOCAST_NO_SUPERVISOR", "") in ("", "0"):
-        from .supervise import supervise
+        from .infra.supervise import supervise
 
         sys.exit(supervise(lambda: _run_app(args)))
     if argv is None:  # replace the early handlers: Ctrl-C now cleans up through KeyboardInterrupt

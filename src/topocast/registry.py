@@ -24,8 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import validate
 from .errors import TopocastError
+from .infra import validate
 
 REQUIRED = object()
 
@@ -78,7 +78,7 @@ class Param:
 
     ``kind`` names the text parser (``int``, ``float``, ``str``, ``bool``,
     ``dims``, ``floats``); ints, floats and every entry of ``dims`` and
-    ``floats`` are checked by :mod:`topocast.validate` against ``minimum``.
+    ``floats`` are checked by :mod:`topocast.infra.validate` against ``minimum``.
     """
 
     name: str
@@ -107,7 +107,7 @@ class Param:
         """``value`` checked against ``choices``, the kind and ``minimum``, normalised, or a :class:`TopocastError`.
 
         Ints come back as ``int``, floats as ``float``, ``dims`` and ``floats``
-        as tuples (see :mod:`topocast.validate`).
+        as tuples (see :mod:`topocast.infra.validate`).
         """
         if value is None and not self.required and self.default is None:
             return value
@@ -168,7 +168,7 @@ class Algorithm:
     """A collective algorithm: a plan builder, its parameters and the families it applies to.
 
     ``plan(topology, **params)`` returns the algorithm's plan (a
-    :class:`~topocast.schedule.Schedule` or a typed plan of
+    :class:`~topocast.plans.schedule.Schedule` or a typed plan of
     :mod:`topocast.plans`); it receives ``seed`` and ``engine`` too when its
     signature names them, and every parameter except those in
     ``model_params``, which ``model(params)`` turns into the

@@ -18,7 +18,7 @@ from typing import Any
 
 from . import registry
 from .errors import TopocastError
-from .memory import check_memory
+from .infra.memory import check_memory
 
 #: family -> its parameter that holds a tuple of topology specs
 NESTED = {"product": "factors"}
@@ -108,7 +108,7 @@ def build(spec: str, *, max_memory: float | None = None, faults=None):
     (:mod:`topocast.faults`), checked before the build.
     """
     from .faults.spec import parse
-    from .memory import resolve_limit
+    from .infra.memory import resolve_limit
 
     fault_spec = parse(faults)
     max_memory = resolve_limit(max_memory)
@@ -135,7 +135,7 @@ def check_nodes(spec: str, nodes: int | float) -> None:
 
 
 def check_read(need: float, what: str, max_memory: float | None) -> None:
-    """Refuse reading an input whose reader would need more than ``max_memory`` (:func:`topocast.memory.check_need`).
+    """Refuse reading an input whose reader would need more than ``max_memory`` (:func:`.infra.memory.check_need`).
 
     Parameters
     ----------
@@ -151,6 +151,6 @@ def check_read(need: float, what: str, max_memory: float | None) -> None:
     TopocastError
         ``max-memory: WHAT needs about X, over the limit of Y``.
     """
-    from .memory import check_need
+    from .infra.memory import check_need
 
     check_need(what, need, max_memory)

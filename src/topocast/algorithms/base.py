@@ -2,7 +2,7 @@
 
 An algorithm is one module: a function that turns ``(topology, parameters)``
 into a plan, and one :func:`register` call.  The run path (build, plan,
-:func:`topocast.execute.execute`) is the same for every algorithm.
+:func:`topocast.execution.execute.execute`) is the same for every algorithm.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def port_model(ports: str, duplex: str, default: PortModel) -> PortModel:
     elif ports == "all":
         count = None
     else:
-        from ..validate import integer
+        from ..infra.validate import integer
 
         try:
             count = integer(int(ports) if isinstance(ports, str) else ports, "ports", minimum=1)

@@ -48,7 +48,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
-from ..parallel import twin
+from ..infra.parallel import twin
 from ..plans.circuit import CircuitPlan
 from ..topology.butterfly_butterfly import FAMILY, butterfly_butterfly_network
 from ..topology.core import Topology
@@ -118,7 +118,7 @@ def _destination_tags(next_in, in_off, out_off, first, count, starts, targets, s
     return reached
 
 
-#: circuits x stages from which the parallel build runs (:mod:`topocast.parallel`)
+#: circuits x stages from which the parallel build runs (:mod:`topocast.infra.parallel`)
 PARALLEL_WORK = 1 << 20
 _destination_tags_parallel = twin(_destination_tags, "_destination_tags_parallel")
 

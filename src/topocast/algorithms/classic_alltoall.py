@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..schedule import Schedule, ScheduleBuilder
+from ..plans.schedule import Schedule, ScheduleBuilder
 from ..sim.models import CostModel, PortModel
 from ..topology.core import Topology
 from .base import register

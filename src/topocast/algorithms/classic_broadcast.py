@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import TopocastError
+from ..plans.schedule import Schedule, ScheduleBuilder
 from ..registry import Param
-from ..schedule import Schedule, ScheduleBuilder
 from ..sim.models import CostModel, PortModel
 from ..topology.core import Topology
 from .base import register

@@ -219,9 +219,9 @@ def _check_work(permutations: int, n_terms: int, max_memory: float | None) -> No
     ------
     TopocastError
         Past :data:`MAX_ROUTES` terminal routes, or when the routes would not fit
-        (:func:`topocast.memory.check_need`).
+        (:func:`topocast.infra.memory.check_need`).
     """
-    from ..memory import check_need
+    from ..infra.memory import check_need
 
     if permutations * n_terms > MAX_ROUTES:
         raise TopocastError(f"algorithm clos-permutation-routing: parameter 'permutations' = {permutations} on "

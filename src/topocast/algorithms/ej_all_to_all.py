@@ -40,10 +40,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import TopocastError
-from ..memory import over_limit
+from ..infra.memory import over_limit
 from ..plans.frontier import FrontierPlan, Phase
 from ..plans.frontier_rule import replay
-from ..schedule import Schedule, ScheduleBuilder
+from ..plans.schedule import Schedule, ScheduleBuilder
 from ..topology.eisenstein_jacobi import PHASE_SECTORS, EJRing
 from .base import register
 from .ej_broadcast import HALF_DUPLEX_ALL_PORT, PAPER, ring_of

@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import TopocastError
 from ..plans.frontier import FrontierPlan
 from ..plans.frontier_rule import Replay, replay
-from ..schedule import Schedule, ScheduleBuilder
+from ..plans.schedule import Schedule, ScheduleBuilder
 from ..sim.models import PortModel
 from ..topology.eisenstein_jacobi import EJRing, ej_ring
 from .base import register

@@ -45,8 +45,8 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from ..bits import bitmap_popcount
-from ..bits import popcount as _pop
+from ..infra.bits import bitmap_popcount
+from ..infra.bits import popcount as _pop
 from ..plans.frontier import FrontierPlan, Phase
 from ..plans.frontier_rule import FIRST_BAD, SENDERS, TRANSFERS, receive_word
 from ..topology.eisenstein_jacobi import SECTOR_PHASE, EJRing

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..plans.schedule import Schedule, ScheduleBuilder
 from ..registry import Param
-from ..schedule import Schedule, ScheduleBuilder
 from ..topology.core import Topology
 from .base import register
 from .ej_broadcast import HALF_DUPLEX_ALL_PORT, PAPER, broadcast_schedule, ring_of

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import TopocastError
-from ..schedule import Schedule
+from ..plans.schedule import Schedule
 from ..topology.core import Topology
 
 

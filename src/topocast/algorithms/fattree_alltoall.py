@@ -57,7 +57,7 @@ from ..registry import Param
 from ..topology.core import Topology
 from ..topology.fattree import GFTShape, check_gft_params
 from ..topology.stages import ROUTE_DTYPE
-from ..verify import SquareCheck
+from ..verify.delivery import SquareCheck
 from .base import register
 
 # -- passes ----------------------------------------------------------------------

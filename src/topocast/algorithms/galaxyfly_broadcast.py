@@ -31,7 +31,7 @@ summary.  SFATA run on a Dragonfly (one supernode per group) was our
 stand-in before and is still reported beside it.
 
 Every function here is a plan builder: it returns a dependency
-:class:`~topocast.schedule.Schedule` for the event engine under one cost
+:class:`~topocast.plans.schedule.Schedule` for the event engine under one cost
 model (``message_bytes`` per packet, ``startup``, ``per_byte``, ``per_hop``;
 defaults 160-byte packets on 16 Gbit/s links, ``packet_size`` and
 ``bandwidth`` accepted as aliases).  SFATA and RFATA schedules carry the
@@ -50,8 +50,8 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import TopocastError
+from ..plans.schedule import Schedule
 from ..registry import Param
-from ..schedule import Schedule
 from ..topology.core import Topology
 from ..topology.galaxyfly import SupernodeView, supernode_view
 from .base import register

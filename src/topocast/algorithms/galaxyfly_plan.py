@@ -48,8 +48,8 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import TopocastError
-from ..memory import over_limit
-from ..schedule import Schedule
+from ..infra.memory import over_limit
+from ..plans.schedule import Schedule
 from ..topology.galaxyfly import SupernodeView
 
 #: key columns: phase, position of the supernode in the phase's loop, operation, edge

@@ -39,8 +39,8 @@ import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
+from ..plans.schedule import Schedule, ScheduleBuilder
 from ..registry import Param
-from ..schedule import Schedule, ScheduleBuilder
 from ..sim.models import PortModel
 from ..topology.core import Topology
 from ..topology.metrics import all_distances

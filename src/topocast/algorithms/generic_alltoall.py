@@ -36,7 +36,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..schedule import Schedule, ScheduleBuilder
+from ..plans.schedule import Schedule, ScheduleBuilder
 from ..sim.models import PortModel
 from ..topology.core import Topology
 from ..topology.metrics import bfs_into

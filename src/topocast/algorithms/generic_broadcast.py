@@ -36,8 +36,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ..plans.schedule import Schedule, ScheduleBuilder
 from ..registry import Param
-from ..schedule import Schedule, ScheduleBuilder
 from ..sim.models import PortModel
 from ..topology.core import Topology
 from .base import register

@@ -24,7 +24,7 @@ we implement in three moves (``docs/galaxyfly.md``):
    transfer per received message, as soon as it has arrived.
 
 Every (router, packet) pair is delivered exactly once.  The plan is a
-dependency :class:`~topocast.schedule.Schedule` for the event engine under
+dependency :class:`~topocast.plans.schedule.Schedule` for the event engine under
 the cost model of SFATA and RFATA (160-byte packets, 16 Gbit/s, 1 us
 start-up, 100 ns per hop; ``packet_size`` and ``bandwidth`` accepted), every
 router labelled with its group, so the engine reports the paper's metrics
@@ -36,8 +36,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import TopocastError
+from ..plans.schedule import Schedule
 from ..registry import Param
-from ..schedule import Schedule
 from ..topology.core import Topology
 from ..topology.galaxyfly import supernode_view
 from .base import register

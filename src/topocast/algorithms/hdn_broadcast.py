@@ -33,8 +33,8 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import TopocastError
+from ..plans.schedule import Schedule, ScheduleBuilder
 from ..registry import Param
-from ..schedule import Schedule, ScheduleBuilder
 from ..sim.models import PortModel
 from ..topology.core import Topology
 from ..topology.hdn import BaseFactor, HDNLayout, hdn_layout

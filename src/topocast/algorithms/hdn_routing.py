@@ -188,7 +188,7 @@ def _free_mask(layout: HDNLayout, free, pairs: int) -> np.ndarray:
 
 
 def _base_distance(layout: HDNLayout, ca: np.ndarray, cb: np.ndarray) -> np.ndarray:
-    from ..bits import bit_counts  # numba, which bits.py loads, only when a distance is asked for
+    from ..infra.bits import bit_counts  # numba, which bits.py loads, only when a distance is asked for
 
     dist = np.zeros(len(ca), dtype=np.int64)
     for i, f in enumerate(layout.factors):

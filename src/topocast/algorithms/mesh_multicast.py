@@ -230,7 +230,7 @@ def check_load(name: str, topology: Topology, load: float, destinations: int, sp
 
 
 def guard_memory(name: str, topology: Topology, params: dict, max_memory: float | None = None) -> None:
-    """Refuse a workload whose worm and path arrays would not fit (:func:`topocast.memory.check_need`).
+    """Refuse a workload whose worm and path arrays would not fit (:func:`topocast.infra.memory.check_need`).
 
     Parameters
     ----------
@@ -248,7 +248,7 @@ def guard_memory(name: str, topology: Topology, params: dict, max_memory: float 
     TopocastError
         ``max-memory: NAME with M multicasts needs about X, over the limit of Y``.
     """
-    from ..memory import check_need
+    from ..infra.memory import check_need
 
     multicasts = topology.num_nodes * params["cycles"] * params["load"] / params["flits"]
     side = max(mesh_dims(topology))

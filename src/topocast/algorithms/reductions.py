@@ -39,8 +39,8 @@ import math
 import numpy as np
 
 from ..errors import TopocastError
+from ..plans.schedule import Schedule, ScheduleBuilder
 from ..registry import Param
-from ..schedule import Schedule, ScheduleBuilder
 from ..sim.models import PortModel
 from ..topology.core import Topology
 from .base import REDUCTION_RUN_PARAMS, register

@@ -21,7 +21,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
-from ..schedule import Schedule, ScheduleBuilder
+from ..plans.schedule import Schedule, ScheduleBuilder
 from ..sim.models import PortModel
 from ..topology.core import Topology
 from ..topology.metrics import all_distances

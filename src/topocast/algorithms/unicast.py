@@ -156,7 +156,7 @@ def expected_hops(topology: Topology, routing: str) -> float:
 
 
 def guard_memory(topology: Topology, params: dict, max_memory: float | None) -> None:
-    """Refuse a load point whose worms and paths would not fit (:func:`topocast.memory.check_need`).
+    """Refuse a load point whose worms and paths would not fit (:func:`topocast.infra.memory.check_need`).
 
     Parameters
     ----------
@@ -172,7 +172,7 @@ def guard_memory(topology: Topology, params: dict, max_memory: float | None) -> 
     TopocastError
         ``max-memory: unicast with M messages needs about X, over the limit of Y``.
     """
-    from ..memory import check_need
+    from ..infra.memory import check_need
 
     messages = topology.num_nodes * params["cycles"] * params["load"] / params["flits"]
     # path arrays: node, arc, slot, VC (and the engine's copy of the VCs), twice while the routes are joined

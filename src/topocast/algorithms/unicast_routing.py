@@ -86,7 +86,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
-from ..heap import grow
+from ..infra.heap import grow
 from ..topology.core import Topology
 from ..topology.kernels import bfs_from_set
 

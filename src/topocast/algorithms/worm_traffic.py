@@ -10,7 +10,7 @@ destinations)`` with ``routing`` one of :data:`~topocast.algorithms.mesh_routing
 expands many such job lists into the explicit paths of one
 :class:`~topocast.plans.wormhole.WormPlan`; it does not check that every
 destination is served once: the run's verification does
-(:func:`topocast.verify.wormhole_deliveries`).
+(:func:`topocast.verify.delivery.wormhole_deliveries`).
 
 Offered traffic (``load``) is counted in flits of *generated* messages per
 node per cycle: each node generates messages (one multicast, or one unicast,

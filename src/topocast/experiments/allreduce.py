@@ -16,9 +16,9 @@ from __future__ import annotations
 from ..algorithms.reductions import halving_doubling_time, ring_allreduce_time
 from ..api import run
 from ..errors import TopocastError
-from ..progress import Progress
+from ..infra.progress import Progress
+from ..outputs.report import Claim, Compare, Report, Table
 from ..registry import Experiment, algorithm, algorithms, register_experiment
-from ..report import Claim, Compare, Report, Table
 from ..sim.models import CostModel
 from ..spec import build
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from ..algorithms import classic_allgather, classic_alltoall, classic_broadcast
 from ..api import run
-from ..progress import Progress
+from ..infra.progress import Progress
+from ..outputs.report import Compare, Report, Table
 from ..registry import Experiment, register_experiment
-from ..report import Compare, Report, Table
 from ..sim.models import CostModel
 from ..spec import build
 
@@ -91,7 +91,7 @@ def cost_figure(evidence: list[dict], out: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..fileio import save_figure
+    from ..infra.fileio import save_figure
 
     fig, ax = plt.subplots(figsize=(6, 5))
     for family in ("broadcast", "allgather", "alltoall"):

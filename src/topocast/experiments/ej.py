@@ -29,11 +29,11 @@ import numpy as np
 from ..algorithms.ej_all_to_all import literal_coverage
 from ..algorithms.ej_broadcast import PAPER, broadcast_plan, product_counts
 from ..api import run
-from ..fileio import save_figure, write_csv
+from ..infra.fileio import save_figure, write_csv
+from ..infra.progress import SILENT, Progress
+from ..outputs.report import Claim, Compare, Report, Table
 from ..plans.frontier_rule import state_bytes
-from ..progress import SILENT, Progress
 from ..registry import Experiment, register_experiment
-from ..report import Claim, Compare, Report, Table
 from ..spec import build
 from ..topology.eisenstein_jacobi import distance_distribution_formula, ej_ring
 from .traces import simulate_broadcast

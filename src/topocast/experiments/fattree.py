@@ -23,10 +23,10 @@ from ..algorithms import fattree_alltoall as ft
 from ..algorithms.clos_routing import blocking_example, greedy_route, route_permutation
 from ..algorithms.min_alltoall import random_base
 from ..api import run
+from ..infra.progress import Progress
 from ..measure.circuit import exchange_lower_bound, trace
-from ..progress import Progress
+from ..outputs.report import Claim, Compare, Report, Table
 from ..registry import Experiment, register_experiment
-from ..report import Claim, Compare, Report, Table
 from ..sim.models import CostModel
 from ..topology.fattree import GFTShape, gft
 from ..topology.multistage import (
@@ -544,7 +544,7 @@ def draw_configuration(out: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..fileio import save_figure
+    from ..infra.fileio import save_figure
 
     shape = GFTShape(2, 2, 2)
     net = shape.network

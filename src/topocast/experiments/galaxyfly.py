@@ -36,11 +36,11 @@ import numpy as np
 
 from ..algorithms.galaxyfly_broadcast import BANDWIDTH, PAPER, PER_HOP, STARTUP
 from ..api import model_of, plan, plan_engine, prepare
-from ..execute import execute
-from ..progress import Progress
+from ..execution.execute import execute
+from ..execution.result import RunResult
+from ..infra.progress import Progress
+from ..outputs.report import Claim, Compare, Report, Table, View
 from ..registry import Experiment, register_experiment
-from ..report import Claim, Compare, Report, Table, View
-from ..result import RunResult
 from ..spec import build
 from .galaxyfly_fit import Fit
 
@@ -142,7 +142,7 @@ class RunMetrics:
 
     @classmethod
     def of(cls, result) -> RunMetrics:
-        """The record of a :class:`~topocast.result.RunResult` of the event engine."""
+        """The record of a :class:`~topocast.execution.result.RunResult` of the event engine."""
         m = result.metrics
         util = result.trace.link_utilisation() if result.trace is not None else np.zeros(0)
         return cls(mean_completion_time=m["mean_completion_time"], time=m["time"],
@@ -173,7 +173,7 @@ class Runner:
     """The reproduction's runs through the one run path, each network built once and each plan made once.
 
     Every run is checked by :func:`topocast.api.prepare` (every check of :func:`topocast.api.run`) and
-    measured by :func:`topocast.execute.execute`; its plan is :func:`topocast.api.plan`'s, made once per
+    measured by :func:`topocast.execution.execute.execute`; its plan is :func:`topocast.api.plan`'s, made once per
     network, algorithm and plan parameters: runs that differ only in model parameters (start-up, time per
     byte, time per hop) share it, and so do runs of a :data:`SIZE_FREE` plan that differ only in packet size
     (the plan re-sized).  ``plans`` holds them.
@@ -1118,7 +1118,7 @@ def _galaxy_figure(out: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..fileio import save_figure
+    from ..infra.fileio import save_figure
     from ..topology.galaxy import galaxy, supernode_name
 
     g = galaxy(3, 5)
@@ -1149,7 +1149,7 @@ def _completion_figure(out: Path, completion: list) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..fileio import save_figure
+    from ..infra.fileio import save_figure
 
     fig, ax = plt.subplots(figsize=(8, 4))
     labels = ("SFATA", "RFATA (forwarding=block)", "RFATA (forwarding=packet)", "A2A on Dragonfly(3,20)")
@@ -1200,7 +1200,7 @@ def _printed_figure(out: Path, ev: Evidence) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..fileio import save_figure
+    from ..infra.fileio import save_figure
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 5))
     _times_panel(left, ev.fit)

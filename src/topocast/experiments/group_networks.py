@@ -38,13 +38,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..fileio import save_figure, write_csv
-from ..progress import Progress
+from ..infra.fileio import save_figure, write_csv
+from ..infra.progress import Progress
+from ..infra.stats import t_half_width
+from ..outputs.report import Claim, Report, Table
+from ..outputs.report import readings_table as report_readings
 from ..registry import Experiment, register_experiment
-from ..report import Claim, Report, Table
-from ..report import readings_table as report_readings
-from ..stats import t_half_width
-from ..sweep_points import run_points
+from ..sweep.points import run_points
 from ..topology.galaxyfly import GLOBAL
 from .multicast import across_seeds, run_seed
 

@@ -34,9 +34,9 @@ import numpy as np
 
 from ..algorithms.hdn_routing import compact_path, hops_are_links, path_hops, route_paths, theorem2_bound
 from ..api import run
-from ..progress import SILENT, Progress
+from ..infra.progress import SILENT, Progress
+from ..outputs.report import Claim, Compare, Report, Table
 from ..registry import Experiment, register_experiment
-from ..report import Claim, Compare, Report, Table
 from ..spec import build, parse_spec
 from ..topology.ccc import ccc_diameter_formula
 from ..topology.hdn import HDNLayout, parse_base, parse_supernodes
@@ -773,7 +773,7 @@ def diameter_figure(measured: list[dict], out: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..fileio import save_figure
+    from ..infra.fileio import save_figure
 
     fig, ax = plt.subplots(figsize=(6, 5))
     for k in sorted({len(m["s"]) for m in measured}):

@@ -30,10 +30,10 @@ from pathlib import Path
 import numpy as np
 
 from ..algorithms.mesh_multicast import PREP_TIMES, preparation
-from ..fileio import save_figure, write_csv
-from ..progress import Progress
+from ..infra.fileio import save_figure, write_csv
+from ..infra.progress import Progress
+from ..outputs.report import Claim, Compare, Report, Table, readings_table
 from ..registry import Experiment, register_experiment
-from ..report import Claim, Compare, Report, Table, readings_table
 
 PAPER = "Al-Dubai, Ould-Khaoua, El-Zayyat, Mackenzie: On balancing traffic load in path-based multicast communication"
 
@@ -135,7 +135,7 @@ def across_seeds(runs: list[dict]) -> dict:
     A majority rather than any one seed: a short run near saturation can look saturated by chance (its
     unfinished multicasts or its last batches), and five such chances would flag a load that three of the
     five seeds carry; ``saturated_seeds`` keeps the count."""
-    from ..stats import t_half_width
+    from ..infra.stats import t_half_width
 
     means = np.array([r["mean_latency"] for r in runs], dtype=float)
     means = means[np.isfinite(means)]
@@ -217,7 +217,7 @@ def arrival_spread(run) -> dict:
 
 
 def measure_run(network, algorithm: str, params: dict, seed: int) -> dict:
-    """One run's metrics and resolved params (what :func:`topocast.sweep_points.measure_point` gives) and its
+    """One run's metrics and resolved params (what :func:`topocast.sweep.points.measure_point` gives) and its
     :func:`arrival_spread`."""
     from ..api import run
 
@@ -270,7 +270,7 @@ def measure(quick: bool, progress: Progress, seed: int = 0) -> dict:
     save); the full run's go to the sweep executor, costliest first.  Every run has its own seed, so the
     results do not depend on the number of workers or on the order.
     """
-    from ..sweep_points import map_ordered
+    from ..sweep.points import map_ordered
 
     cycles = QUICK_CYCLES if quick else FULL_CYCLES
     batches = QUICK_BATCHES if quick else FULL_BATCHES

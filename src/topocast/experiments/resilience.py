@@ -19,8 +19,8 @@ the one run path:
   many of those were still connected.
 
 Every cell is the mean over the seeds with its 95 % Student-t interval
-(:mod:`topocast.stats`). The points run on the sweep executor
-(:func:`topocast.sweep_points.map_ordered`: a Dask cluster for a full run).
+(:mod:`topocast.infra.stats`). The points run on the sweep executor
+(:func:`topocast.sweep.points.map_ordered`: a Dask cluster for a full run).
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..progress import Progress
+from ..infra.progress import Progress
+from ..infra.stats import t_half_width
+from ..outputs.report import Report, Table
 from ..registry import Experiment, register_experiment
-from ..report import Report, Table
-from ..stats import t_half_width
 
 NAME = "resilience"
 
@@ -100,7 +100,7 @@ def measure_point(args: tuple) -> dict:
 
 def measure(quick: bool, progress: Progress) -> dict:
     """Every point of the study, grouped by network and fraction."""
-    from ..sweep_points import map_ordered
+    from ..sweep.points import map_ordered
 
     nets, fractions, seeds = NETWORKS[quick], FRACTIONS[quick], SEEDS[quick]
     jobs = [(net.spec, net.paper_algorithm, f, s) for net in nets for f in fractions for s in range(1, seeds + 1)]

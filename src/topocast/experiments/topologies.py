@@ -6,7 +6,7 @@ its comparator Dragonfly; HDN with its comparators, the hypercube and the 3D
 torus; EJ networks of one to three dimensions) stand beside the families of
 issue 32 (PolarFly, Slim Fly, HyperX, Dragonfly+, the k-ary n-tree,
 Jellyfish), each family at its configuration nearest the size
-(:func:`topocast.compare.nearest`), in the tables of ``topocast compare``.
+(:func:`topocast.outputs.compare.nearest`), in the tables of ``topocast compare``.
 Each claim a seed makes about its network gets a verdict from these numbers:
 
 * Galaxyfly (Zhuang et al. 2023; Lei et al.): Galaxy graphs have diameter
@@ -36,11 +36,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import compare as cmp
-from ..progress import Progress
+from ..infra.progress import Progress
+from ..outputs import compare as cmp
+from ..outputs.report import Claim, Compare, Report, Table
+from ..outputs.report import readings_table as report_readings
 from ..registry import Experiment, register_experiment
-from ..report import Claim, Compare, Report, Table
-from ..report import readings_table as report_readings
 
 NAME = "topologies"
 PAPER = ("the seeds' networks (Zhuang et al. 2023, Galaxyfly; Li, Peng, Chu 2012, HDN; Hussain 2018, EJ) against "

@@ -1,6 +1,6 @@
 """Algorithm plans traced for the papers' own questions: the reproductions', benchmarks' and tests' tools.
 
-A registered run goes algorithm -> plan -> :func:`topocast.execute.execute`.
+A registered run goes algorithm -> plan -> :func:`topocast.execution.execute.execute`.
 Some questions of the papers need the engine's raw trace of a plan: a whole
 Latin square of the thesis's own switch states (thesis 4.1.3, 4.2.3), every
 Latin square of a small MIN (Massini 2003), the right Latin square of the
@@ -8,7 +8,7 @@ Butterfly-Butterfly with its first-stage check (Izzi and Massini 2020), the
 EJ broadcasts counted over bitmaps (Hussain 2018), and the worms of one
 multicast alone in a mesh (Al-Dubai et al. 2003).  Each function here builds
 the plan with the algorithm's own code and traces it through the public run
-path: :func:`topocast.api.run` and :func:`topocast.execute.execute` (their
+path: :func:`topocast.api.run` and :func:`topocast.execution.execute.execute` (their
 results carry the engine's trace), or the circuit engine's public results in
 :mod:`topocast.measure.circuit`; never an engine's module.  Algorithm modules
 never call an engine.
@@ -30,15 +30,15 @@ from ..algorithms.min_alltoall import min_latin_routes, min_square_plan
 from ..algorithms.worm_traffic import TrafficBuilder
 from ..api import run
 from ..errors import TopocastError
-from ..execute import execute
+from ..execution.execute import execute
+from ..infra.progress import SILENT, Progress
 from ..measure.circuit import check_square, trace_many
-from ..progress import SILENT, Progress
 from ..sim.models import Model, RouterConfig
 from ..topology.core import Topology
 from ..topology.eisenstein_jacobi import check_alpha
 from ..topology.fattree import GFTShape
 from ..topology.stages import MultistageNetwork
-from ..verify import SquareCheck, is_latin_square
+from ..verify.delivery import SquareCheck, is_latin_square
 
 # -- circuit engine: whole Latin squares ------------------------------------------------------------
 
@@ -188,7 +188,7 @@ def multicast_worms(topology: Topology, algorithm: str, source: int, destination
 
     ``algorithm`` is ``dp``, ``mp``, ``cp`` or ``qg``; ``params`` go to the
     planner (``prep``, and for QG ``threshold``, ``routing``, ``leader_prep``).
-    The plan runs through :func:`topocast.execute.execute` (verified) from
+    The plan runs through :func:`topocast.execution.execute.execute` (verified) from
     generation at cycle 0 until every worm is done.
 
     >>> import topocast as tc

@@ -1,6 +1,6 @@
 """What a plan delivers on a degraded network, and what it loses against the intact plan.
 
-Two transforms of a :class:`~topocast.schedule.Schedule`, each returning a
+Two transforms of a :class:`~topocast.plans.schedule.Schedule`, each returning a
 schedule the shared verifier checks unchanged, and a :class:`Loss`:
 
 * :func:`drop` (a plan made for the intact network): every transfer over a
@@ -42,7 +42,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
-from ..schedule import Schedule
+from ..plans.schedule import Schedule
 from ..topology.core import Topology
 from .connectivity import components, healthy
 
@@ -338,7 +338,7 @@ def link_ok(plan: Schedule, topology: Topology) -> np.ndarray:
 
 
 def _origin_holds(plan: Schedule, n: int) -> np.ndarray:
-    from ..memory import check_need
+    from ..infra.memory import check_need
 
     m = plan.num_messages
     words = max(1, (m + WORD - 1) // WORD)
@@ -446,7 +446,7 @@ def account(plan: Schedule, topology: Topology, holds: np.ndarray | None) -> tup
 def _all_pairs(n, m, mask, comp, origin, live_origin, holds):
     """``(message, node)`` pairs of an every-node plan still promised: healthy nodes connected to a healthy
     origin (``holds`` None), else those that hold the message at the end."""
-    from ..memory import check_need
+    from ..infra.memory import check_need
 
     check_need(f"the promise of {m:,} messages to {n:,} nodes on the degraded network", 9.0 * n * m, None)
     healthy_nodes = np.flatnonzero(mask)

@@ -17,7 +17,7 @@
   and routers are dropped (:func:`topocast.faults.loss.drop`): the result
   counts which healthy nodes miss which messages.
 
-Either way the plan is an ordinary :class:`~topocast.schedule.Schedule` on the
+Either way the plan is an ordinary :class:`~topocast.plans.schedule.Schedule` on the
 degraded topology, which the engine runs and the shared verifier checks.
 
 >>> import topocast as tc
@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TopocastError
-from ..schedule import Schedule, ScheduleBuilder
+from ..plans.schedule import Schedule, ScheduleBuilder
 from ..topology.core import Topology
 from .connectivity import components, healthy
 from .loss import drop, restrict
@@ -207,7 +207,7 @@ def degraded_plan(topology: Topology, algorithm: str, collective: str, mode: str
     Raises
     ------
     TopocastError
-        A failed root, or a plan that is not a :class:`~topocast.schedule.Schedule`.
+        A failed root, or a plan that is not a :class:`~topocast.plans.schedule.Schedule`.
     """
     if mode not in MODES:
         raise TopocastError(f"faults: algorithm {algorithm} declares fault mode '{mode}', not one of "

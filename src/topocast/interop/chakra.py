@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import TopocastError
-from ..schedule import Schedule
+from ..plans.schedule import Schedule
 
 SCHEMA_VERSION = "0.0.4"
 NODE_TYPES = {"METADATA_NODE": 1, "COMP_NODE": 4, "COMM_SEND_NODE": 5, "COMM_RECV_NODE": 6, "COMM_COLL_NODE": 7}
@@ -131,7 +131,7 @@ def rank_traces(schedule: Schedule, form: str = "p2p") -> list[bytes]:
 
 def write(schedule: Schedule, path: str | Path, form: str = "p2p") -> list[Path]:
     """Write one trace per rank: ``PATH.R.et`` for rank ``R`` (Chakra's naming), atomically; returns the paths."""
-    from ..fileio import atomic_write
+    from ..infra.fileio import atomic_write
 
     base = Path(path)
     stem = base.name[:-3] if base.name.endswith(".et") else base.name

@@ -10,7 +10,7 @@ MSCCL_SETTINGS = ("chunk_bytes", "startup", "per_byte", "per_hop", "ports", "dup
 
 def model_settings(settings: list[str], allowed: tuple[str, ...] = MSCCL_SETTINGS) -> dict:
     """``--set key=value`` items as numbers (ports: an integer or ``all``; duplex: full or half)."""
-    from ..validate import number
+    from ..infra.validate import number
 
     out: dict = {}
     for item in settings or []:

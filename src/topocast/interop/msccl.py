@@ -9,10 +9,10 @@ Ranks are placed on nodes by ``mapping`` (``mapping[rank]`` is the node; default
 the network needs at least one node per rank (the others only relay).  Each matched send and receive of the program
 (:mod:`topocast.interop.msccl_run`) is a transfer of the rank-level (*logical*) schedule at the earliest step
 its dependencies allow; a transfer between ranks whose nodes are not linked is routed hop by hop along a
-shortest path (relay hops, :attr:`~topocast.schedule.Schedule.forward`) in the *routed* schedule, and the
+shortest path (relay hops, :attr:`~topocast.plans.schedule.Schedule.forward`) in the *routed* schedule, and the
 result's notes say how many.  Verification is the shared one: the delivery replay
-(:func:`topocast.verify.check_steps`) for all-gather, all-to-all and broadcast, and
-:func:`topocast.verify_reduction.verify_reduction` for allreduce and reduce-scatter, plus the program's own
+(:func:`topocast.verify.delivery.check_steps`) for all-gather, all-to-all and broadcast, and
+:func:`topocast.verify.reduction.verify_reduction` for allreduce and reduce-scatter, plus the program's own
 faults (a chunk read before it is filled, a race between thread blocks, a wrong offset, a reduction counted
 twice).
 """
@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import TopocastError
-from ..schedule import Schedule, ScheduleBuilder
+from ..plans.schedule import Schedule, ScheduleBuilder
 from .msccl_format import Program, parse_text, read_program
 from .msccl_run import Execution, execute_program
 
@@ -88,7 +88,7 @@ def read(source, topology=None, mapping=None, chunk_bytes: float = CHUNK_BYTES,
         Malformed XML, broken executor rules (one line naming the element and the rule), a mapping that
         does not fit the network.
     """
-    from ..validate import number
+    from ..infra.validate import number
 
     number(chunk_bytes, "chunk_bytes", minimum=0)
     if not chunk_bytes > 0:
@@ -266,18 +266,18 @@ def _relay(topology, logical: Schedule) -> Schedule:
 
 
 def verify_imported(imported: Imported, max_bytes: float | None = None):
-    """The :class:`~topocast.verify.Verification` of the rank-level schedule and the program's faults."""
-    from ..verify import Verification
+    """The :class:`~topocast.verify.delivery.Verification` of the rank-level schedule and the program's faults."""
+    from ..verify.delivery import Verification
 
     logical = imported.logical
     if logical.is_reduction:
-        from ..verify_reduction import verify_reduction
+        from ..verify.reduction import verify_reduction
 
         check = verify_reduction(logical, max_bytes=max_bytes)
         found = Verification(check.complete, check.redundant_receipts, check.missing_deliveries,
                              check.first_violation, check.receipts, check.promise)
     else:
-        from ..execute import execute
+        from ..execution.execute import execute
         from ..sim.models import Model
         from ..spec import build
 
@@ -315,7 +315,7 @@ def run(spec, source, engine: str = "step", mapping=None, chunk_bytes: float = C
         Verification of the program (the shared verifiers and the program's faults), with steps or time and
         the lower bound of the routed schedule where the engine measures it.
     """
-    from ..memory import resolve_limit
+    from ..infra.memory import resolve_limit
     from ..sim.models import Model
     from ..spec import build
     from ..topology.core import Topology
@@ -334,7 +334,7 @@ def run(spec, source, engine: str = "step", mapping=None, chunk_bytes: float = C
     result = measure(topology, imported, engine, model, max_memory, name, params)
     notes = list(imported.notes)
     if result is None:
-        from ..result import RunResult
+        from ..execution.result import RunResult
 
         routed = imported.routed
         metrics = {"lower_bound": None, "lower_bound_ratio": None, "nodes": topology.num_nodes,
@@ -357,7 +357,7 @@ def measure(topology, imported: Imported, engine: str, model, max_memory, name: 
     """The engine's run of the routed schedule (reductions too: every node contributes), or None for a
     reduction on a network with more nodes than ranks (a reduction over a subset of nodes is not expressible:
     the other nodes would contribute)."""
-    from ..execute import execute
+    from ..execution.execute import execute
 
     routed = imported.routed
     if routed.is_reduction and topology.num_nodes != imported.program.ngpus:

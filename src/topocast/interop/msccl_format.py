@@ -153,8 +153,8 @@ def parse_text(text: bytes | str, where: str = "msccl", strict: bool = True) -> 
 
 def read_program(path: str | Path, max_bytes: float | None = None, strict: bool = True) -> Program:
     """Read and check the MSCCL XML file at ``path``."""
-    from ..fileio import check_input_file
-    from ..memory import default_limit
+    from ..infra.fileio import check_input_file
+    from ..infra.memory import default_limit
 
     limit = default_limit() if max_bytes is None else max_bytes
     checked = check_input_file(path, "msccl file", max_bytes=limit / 64)

@@ -13,7 +13,7 @@ the set of ranks whose contributions it holds), and three faults are found on th
   (counted twice), or the output ends with a chunk at the wrong offset.
 
 The transfers (one per matched send and receive) and what each carries go to a
-:class:`~topocast.schedule.Schedule` (:mod:`topocast.interop.msccl`), which the shared verifiers check.
+:class:`~topocast.plans.schedule.Schedule` (:mod:`topocast.interop.msccl`), which the shared verifiers check.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import TopocastError
-from ..schedule import Schedule
+from ..plans.schedule import Schedule
 from .msccl_format import MAX_CHANNELS, MAX_COUNT, MAX_STEPS, MAX_TBS_PER_CHANNEL, MAX_TBS_WRITTEN
 from .rankplan import RankPlan, rank_plan
 
@@ -323,6 +323,6 @@ def _attrs(kind: str, src, dst, cnt: int, dep) -> dict:
 
 def write(schedule: Schedule, path: str | Path, **options) -> Path:
     """Write :func:`to_xml` of ``schedule`` to ``path`` atomically."""
-    from ..fileio import atomic_write
+    from ..infra.fileio import atomic_write
 
     return atomic_write(path, to_xml(schedule, **options))

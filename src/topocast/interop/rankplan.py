@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import TopocastError
-from ..schedule import Schedule
+from ..plans.schedule import Schedule
 
 #: the most transfers a per-rank export handles
 MAX_TRANSFERS = 2_000_000

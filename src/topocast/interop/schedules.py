@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import TopocastError
-from ..schedule import Schedule
+from ..plans.schedule import Schedule
 
 FORMATS = ("msccl-xml", "chakra-et", "mscclpp-json")
 MSCCLPP_REFUSAL = ("format: mscclpp-json is not written: MSCCL++ publishes no schema of its execution-plan JSON, "
@@ -22,7 +22,7 @@ def schedule_for(spec, algorithm: str | None = None, schedule_file: str | Path |
     """``(topology, schedule, name)``: ``algorithm``'s plan on ``spec`` with ``params``, or the schedule of a
     ``topocast synthesize`` file."""
     from .. import api
-    from ..memory import resolve_limit
+    from ..infra.memory import resolve_limit
 
     if (algorithm is None) == (schedule_file is None):
         raise TopocastError("algorithm: give an algorithm name or --schedule FILE, not both and not neither")
@@ -74,7 +74,7 @@ def export_schedule(spec, out: str | Path, format: str, algorithm: str | None = 
     list of Path
         The files written.
     """
-    from ..fileio import check_output_file
+    from ..infra.fileio import check_output_file
 
     if format not in FORMATS:
         raise TopocastError(f"format: must be one of {', '.join(FORMATS)}, got '{format}'")

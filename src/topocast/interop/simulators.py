@@ -93,7 +93,7 @@ max_samples = 10;
 
 def sst_graphml(topology: Topology, endpoints: int = 1) -> str:
     """The GraphML text SST's ``anytopo`` reads (the module docstring)."""
-    from ..validate import integer
+    from ..infra.validate import integer
 
     endpoints = integer(endpoints, "endpoints", minimum=1)
     if not topology.is_connected:
@@ -116,7 +116,7 @@ def sst_graphml(topology: Topology, endpoints: int = 1) -> str:
 def export_sst(topology: Topology, path: str | Path, endpoints: int = 1, load: float = 0.5,
                bandwidth: str = "16Gb/s", latency: str = "20ns") -> list[Path]:
     """Write ``PATH`` (GraphML for ``anytopo``) and ``PATH`` with ``.py`` (its SST configuration)."""
-    from ..fileio import atomic_write, check_output_file
+    from ..infra.fileio import atomic_write, check_output_file
 
     graph = Path(path)
     script = graph.with_suffix(".py")
@@ -131,7 +131,7 @@ def export_sst(topology: Topology, path: str | Path, endpoints: int = 1, load: f
 
 def export_booksim(topology: Topology, path: str | Path, load: float = 0.05) -> list[Path]:
     """Write ``PATH`` (the ``anynet`` network file) and ``PATH`` with ``.cfg`` (the BookSim configuration)."""
-    from ..fileio import atomic_write, check_output_file
+    from ..infra.fileio import atomic_write, check_output_file
     from ..topology.export import export
 
     network = Path(path)

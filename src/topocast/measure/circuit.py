@@ -17,11 +17,11 @@ messages (total exchange) or ``rows`` messages (one per permutation).
 
 from __future__ import annotations
 
-from ..execute import Outcome
+from ..execution.execute import Outcome
 from ..plans.circuit import CircuitPlan
 from ..sim.circuit import CircuitTrace, trace, trace_many, trace_plan
 from ..sim.models import CostModel, Model
-from ..verify import SquareCheck
+from ..verify.delivery import SquareCheck
 
 PLAN = CircuitPlan
 
@@ -88,7 +88,7 @@ def check_square_memory(rows: int, inputs: int, max_bytes: float | None, owner: 
     TopocastError
         ``max-memory: OWNER on N inputs checks R x N permutations and needs about ...``.
     """
-    from ..memory import check_need
+    from ..infra.memory import check_need
 
     check_need(f"{owner} on {inputs} inputs checks {rows} x {inputs} permutations and",
                rows * inputs * CHECK_BYTES_PER_CELL, max_bytes)

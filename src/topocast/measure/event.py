@@ -1,6 +1,6 @@
 """Event engine adapter: store-and-forward timing under the cost model (:mod:`topocast.sim.event`), verified on
-the trace (:func:`topocast.verify.check_events`; a reduction by
-:func:`topocast.verify_reduction.check_reduction_events`)."""
+the trace (:func:`topocast.verify.delivery.check_events`; a reduction by
+:func:`topocast.verify.reduction.check_reduction_events`)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import bounds
-from ..execute import Outcome
-from ..schedule import Schedule
+from ..execution.execute import Outcome
+from ..plans.schedule import Schedule
 from ..sim import event
 from ..sim.models import CostModel, Model, PortModel
-from ..verify import Delivery, Verification, check_events
-from ..verify_reduction import check_reduction_events, reduction_metrics
+from ..verify.delivery import Delivery, Verification, check_events
+from ..verify.reduction import check_reduction_events, reduction_metrics
+from . import bounds
 
 PLAN = Schedule
 
@@ -26,7 +26,7 @@ UNITS = {"time": "s", "lower_bound": "s", "mean_completion_time": "s", "min_comp
 class EventRun:
     """An event engine run and its verification: the engine's :class:`~topocast.sim.event.EventTrace` (its
     attributes read through: ``start``, ``finish``, ``makespan``, ``arc_busy``, ``arrival`` ...), the
-    :class:`~topocast.verify.Verification`, per node the time it held all it needs (``completion_time``,
+    :class:`~topocast.verify.delivery.Verification`, per node the time it held all it needs (``completion_time``,
     inf: never) and, with groups, every message that started in its group (``group_completion_time``)."""
 
     trace: event.EventTrace
@@ -108,7 +108,7 @@ def group_completion(arrival: np.ndarray, plan: Schedule) -> float:
 
     Galaxyfly's RouterTime (Zhuang et al. 2023, section 5.1) with the
     supernodes as groups; :func:`measure` computes the same figure on the fly
-    (:func:`topocast.verify.check_events`).
+    (:func:`topocast.verify.delivery.check_events`).
     """
     groups = np.asarray(plan.groups)
     origin_group = groups[plan.origin]

@@ -6,20 +6,20 @@ Under translation symmetry (an all-to-all broadcast simulated by node 0's
 message) every node sends and receives in each step that moves data, the
 series count all ``N`` messages (``messages_moved``) and a link's load is the
 transfers under its label (``max_link_messages``).  The lower bound is the
-step bound of :mod:`topocast.bounds` on a built topology, else the plan's hint.
+step bound of :mod:`topocast.measure.bounds` on a built topology, else the plan's hint.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import bounds
-from ..execute import Outcome
+from ..execution.execute import Outcome
 from ..plans.frontier import FrontierPlan
 from ..sim.frontier import FrontierTrace, run_frontier
 from ..sim.models import Model
 from ..topology.core import Topology
-from ..verify import frontier_verification
+from ..verify.delivery import frontier_verification
+from . import bounds
 
 PLAN = FrontierPlan
 

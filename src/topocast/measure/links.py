@@ -382,7 +382,7 @@ def link_table(topology, plan, engine: str, trace) -> LinkTable | LabelCounts:
 
 
 def attach(result, topology, plan):
-    """Give ``result`` (a :class:`~topocast.result.RunResult` with its trace) its per-link records and add
+    """Give ``result`` (a :class:`~topocast.execution.result.RunResult` with its trace) its per-link records and add
     their summaries to its metrics; returns the table."""
     if result.trace is None:
         raise TopocastError("links: the run kept no trace to derive per-link records from")
@@ -465,7 +465,7 @@ def write_csv(table: LinkTable | LabelCounts, path, chunk: int = CSV_CHUNK):
     """Write ``table`` to ``path`` as CSV, ``chunk`` rows at a time (never the whole text in memory)."""
     import csv
 
-    from ..fileio import atomic_writer
+    from ..infra.fileio import atomic_writer
 
     with atomic_writer(path, "--links") as raw:
         import io

@@ -1,6 +1,6 @@
 """Step engine adapter: synchronous rounds under the port model (:mod:`topocast.sim.step`), verified on the trace
-(:func:`topocast.verify.check_steps`; a reduction by
-:func:`topocast.verify_reduction.check_reduction_steps`)."""
+(:func:`topocast.verify.delivery.check_steps`; a reduction by
+:func:`topocast.verify.reduction.check_reduction_steps`)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import bounds
-from ..execute import Outcome
-from ..schedule import Schedule
+from ..execution.execute import Outcome
+from ..plans.schedule import Schedule
 from ..sim import step
 from ..sim.models import Model, PortModel
-from ..verify import Delivery, Verification, check_steps
-from ..verify_reduction import check_reduction_steps, reduction_metrics
+from ..verify.delivery import Delivery, Verification, check_steps
+from ..verify.reduction import check_reduction_steps, reduction_metrics
+from . import bounds
 
 PLAN = Schedule
 
@@ -22,7 +22,7 @@ PLAN = Schedule
 @dataclass
 class StepRun:
     """A step engine run and its verification: the engine's :class:`~topocast.sim.step.StepTrace` (its
-    attributes read through), the :class:`~topocast.verify.Verification`, and per node the step after
+    attributes read through), the :class:`~topocast.verify.delivery.Verification`, and per node the step after
     which it held all it needs (``completion_step``: 0 from the start, -1 never)."""
 
     trace: step.StepTrace

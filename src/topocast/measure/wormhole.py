@@ -33,11 +33,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import TopocastError
-from ..execute import Outcome
+from ..execution.execute import Outcome
 from ..plans.wormhole import WormPlan
 from ..sim.models import Model, RouterConfig, lone_tail_time
 from ..sim.wormhole.engine import WormTrace, simulate
-from ..verify import wormhole_deliveries
+from ..verify.delivery import wormhole_deliveries
 
 PLAN = WormPlan
 
@@ -138,7 +138,7 @@ def latency_statistics(plan: WormPlan, lat: np.ndarray, trace: WormTrace, bound:
     ci = float("nan")
     growing = False
     if means is not None:
-        from ..stats import t_half_width
+        from ..infra.stats import t_half_width
 
         b = plan.batches
         ci = t_half_width(means)

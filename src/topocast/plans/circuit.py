@@ -19,7 +19,7 @@ permutation each row must realise when the algorithm promises one (the
 rotation ``i -> i + k``, ``i XOR x``, a requested permutation); ``None``
 when any Latin square will do.  The circuit engine
 (:func:`topocast.sim.circuit.trace_plan`) traces the plan and the one
-circuit check (:class:`topocast.verify.CircuitSquare`) judges it.
+circuit check (:class:`topocast.verify.delivery.CircuitSquare`) judges it.
 
 Switch states of a family become route blocks here, where algorithms build
 them: :func:`shift_route`, :func:`xor_route`, :func:`window_route` and

@@ -6,7 +6,7 @@ from each node's coordinates alone where it sends, and marks the receivers.
 The engine keeps a bit or two per node (:mod:`topocast.sim.frontier`), so a
 broadcast on billions of nodes runs without the topology's arrays.  The same
 rule with ``record`` on writes out every transfer, which is how an algorithm
-turns it into a :class:`~topocast.schedule.Schedule` for the step and event
+turns it into a :class:`~topocast.plans.schedule.Schedule` for the step and event
 engines at small sizes.
 
 The rule is an object with ``labels`` (the number of link labels it reports
@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ..schedule import COLLECTIVES
+from .schedule import COLLECTIVES
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ class FrontierPlan:
 
     @property
     def origin(self) -> np.ndarray:
-        """Where the simulated message starts (the shape :mod:`topocast.bounds` reads)."""
+        """Where the simulated message starts (the shape :mod:`topocast.measure.bounds` reads)."""
         return np.array([self.source], dtype=np.int64)
 
 

@@ -14,7 +14,7 @@ whoever steps it share this protocol:
 
 :func:`replay` steps a plan's two-bitmap rule in one thread with ``record``
 on and returns every transfer it wrote, step by step: how an algorithm turns
-its rule into a :class:`~topocast.schedule.Schedule` for the step and event
+its rule into a :class:`~topocast.plans.schedule.Schedule` for the step and event
 engines at small sizes, without calling an engine.  The frontier engine
 (:mod:`topocast.sim.frontier`) runs the same rule over the same state at
 every size, in parallel, and measures it.
@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from ..bits import popcount
 from ..errors import TopocastError
+from ..infra.bits import popcount
 from .frontier import FrontierPlan
 
 #: columns of the per-step statistics a rule accumulates

@@ -1,6 +1,6 @@
 """What each transfer of a reduction schedule reads: the earlier transfers whose data it carries on.
 
-In a reduction (:mod:`topocast.schedule`) a transfer of step ``k`` from node
+In a reduction (:mod:`topocast.plans.schedule`) a transfer of step ``k`` from node
 ``u`` carries ``u``'s partial aggregate of each block it names, and that
 partial holds every contribution ``u`` received for those blocks in steps
 before ``k``.  So the transfer can start only when every such receipt has
@@ -11,7 +11,7 @@ whose payload it carries on.
 
 The event engine waits for the reads of every transfer
 (:func:`topocast.sim.event.simulate`); the verifier checks the run
-independently (:func:`topocast.verify_reduction.verify_reduction`).  A
+independently (:func:`topocast.verify.reduction.verify_reduction`).  A
 schedule with ``after`` dependencies and no steps states its order itself:
 its reads are the relay hops only.
 """
@@ -21,8 +21,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..schedule import Schedule
 from ..topology.csr import bucket
+from .schedule import Schedule
 
 
 @nb.njit(cache=True)
@@ -106,7 +106,7 @@ def reduction_reads(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
     tuple of numpy.ndarray
         ``(ptr, ids)``, int64.
 
-    >>> from topocast.schedule import ScheduleBuilder
+    >>> from topocast.plans.schedule import ScheduleBuilder
     >>> b = ScheduleBuilder(3, origin=[0], collective="reduce", targets=[2])
     >>> _ = b.add(src=[0, 1], dst=[1, 2], first=0, step=[0, 1], combine=True)
     >>> [a.tolist() for a in reduction_reads(b.build())]

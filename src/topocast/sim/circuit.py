@@ -16,7 +16,7 @@ where the circuit is not set up or is cut), the use count of every link
 (numba).  :func:`trace_plan` runs a whole
 :class:`~topocast.plans.circuit.CircuitPlan` -- every row, every pass, a
 chunk of rows at a time -- and hands the merged rows to the one circuit
-check, :class:`topocast.verify.CircuitSquare`.
+check, :class:`topocast.verify.delivery.CircuitSquare`.
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
-from ..parallel import twin
+from ..infra.parallel import twin
 from ..plans.circuit import CircuitPlan
 from ..topology.stages import ROUTE_DTYPE, MultistageNetwork
-from ..verify import CircuitSquare, SquareCheck
+from ..verify.delivery import CircuitSquare, SquareCheck
 
 # -- tracing ---------------------------------------------------------------------
 
@@ -80,7 +80,7 @@ def _trace_batch(in_off, out_off, ins, outs, next_in, net_in, net_out, routes, p
         dropped[c] = lost
 
 
-#: batches of at least this many route entries run the parallel build (:mod:`topocast.parallel`)
+#: batches of at least this many route entries run the parallel build (:mod:`topocast.infra.parallel`)
 PARALLEL_ROUTE_ENTRIES = 1 << 20
 _trace_batch_parallel = twin(_trace_batch, "_trace_batch_parallel")
 

@@ -25,10 +25,10 @@ of the two to finish, a *group*; one that nothing brings and does not start
 there can never be sent).  A transfer then waits for its feeders' finish
 times.  The engine stops at the first transfer that cannot start, its data
 never having arrived (or that has no link); the verifier
-(:func:`topocast.verify.check_events`) checks the trace and names the
+(:func:`topocast.verify.delivery.check_events`) checks the trace and names the
 missing message.
 
-Reductions (:mod:`topocast.schedule`): every node holds its partial of
+Reductions (:mod:`topocast.plans.schedule`): every node holds its partial of
 every block from the start; a transfer's feeders are the transfers it reads
 (:func:`topocast.plans.reads.reduction_reads`: the earlier-step receipts of
 its blocks at its sender, or the hop a relay carries on), and the receiver's
@@ -51,8 +51,8 @@ import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
-from ..parallel import twin
-from ..schedule import Schedule
+from ..infra.parallel import twin
+from ..plans.schedule import Schedule
 from ..topology.core import Topology
 from ..topology.csr import bucket, first_arc
 from . import heap
@@ -275,7 +275,7 @@ def _message_counts(range_ptr, count):
 
 def _feeders(schedule: Schedule, tr: Transfers, what: str, max_bytes: float | None) -> Feeders:
     """Stage 1: count every transfer's feeders (one hash table per node), check the memory, write them."""
-    from ..footprint import guard
+    from ..infra.footprint import guard
 
     n, nt = schedule.num_nodes, schedule.num_transfers
     in_ptr, in_ids = bucket(schedule.dst, n)
@@ -306,7 +306,7 @@ def _feeders(schedule: Schedule, tr: Transfers, what: str, max_bytes: float | No
 def _reads(schedule: Schedule, what: str, max_bytes: float | None) -> Feeders:
     """Stage 1 of a reduction: every transfer waits for the transfers it reads
     (:func:`topocast.plans.reads.reduction_reads`), each a feeder of its own."""
-    from ..footprint import guard
+    from ..infra.footprint import guard
     from ..plans.reads import reduction_reads
 
     ptr, ids = reduction_reads(schedule)
@@ -491,7 +491,7 @@ class EventTrace:
     def arrival(self) -> np.ndarray:
         """Arrival time of every message at every node (inf: never), computed from the trace on first use."""
         if self._arrival is None:
-            from ..footprint import guard
+            from ..infra.footprint import guard
 
             s = self.schedule
             guard(f"arrival times of {s.num_messages:,} messages on {s.num_nodes:,} nodes",
@@ -545,7 +545,7 @@ def simulate(topology: Topology, schedule: Schedule, cost: CostModel = CostModel
     TopocastError
         A dependency names a missing transfer, the dependencies contain a cycle, or the memory limit.
     """
-    from ..footprint import guard
+    from ..infra.footprint import guard
 
     nt = schedule.num_transfers
     what = f"the event engine on {nt:,} transfers"

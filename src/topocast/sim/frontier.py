@@ -30,7 +30,7 @@ Two states, two kinds of rule:
 ``first_bad`` is the lowest-numbered node that received a second time in the
 first step where one did (two-bitmap rules), or the first one the rule met
 (three-bitmap rules).  Verification of the counts is
-:func:`topocast.verify.frontier_verification`.
+:func:`topocast.verify.delivery.frontier_verification`.
 """
 
 from __future__ import annotations
@@ -42,11 +42,11 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from ..bits import bitmap_popcount as popcount
-from ..bits import popcount as _pop
 from ..errors import TopocastError
+from ..infra.bits import bitmap_popcount as popcount
+from ..infra.bits import popcount as _pop
+from ..infra.progress import SILENT, Progress
 from ..plans.frontier import FrontierPlan
-from ..progress import SILENT, Progress
 
 #: columns of the per-step statistics a rule accumulates
 SENDERS, RECEIVERS, REDUNDANT, TRANSFERS, FIRST_BAD = range(5)

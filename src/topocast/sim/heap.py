@@ -1,5 +1,5 @@
-"""The event engine's heap: :mod:`topocast.heap`, which engines and planners share (re-exported here)."""
+"""The event engine's heap: :mod:`topocast.infra.heap`, which engines and planners share (re-exported here)."""
 
-from ..heap import empty, grow, pop, push
+from ..infra.heap import empty, grow, pop, push
 
 __all__ = ["empty", "grow", "pop", "push"]

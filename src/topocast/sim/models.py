@@ -29,7 +29,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
-from ..validate import choice, integer, number
+from ..infra.validate import choice, integer, number
 
 
 @nb.njit(cache=True, inline="always")

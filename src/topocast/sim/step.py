@@ -11,7 +11,7 @@ busiest link's message count.
 
 It keeps no message state: whether each sender held its data before the
 step, and what every node ends up holding, is checked on the trace by the
-verifier (:func:`topocast.verify.check_steps`).  When that check finds a
+verifier (:func:`topocast.verify.delivery.check_steps`).  When that check finds a
 sender without its data before the engine's stop, the run is taken again with
 ``stop_at`` there, so the per-step counts end where the run does.
 
@@ -27,8 +27,8 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from ..parallel import twin
-from ..schedule import Schedule
+from ..infra.parallel import twin
+from ..plans.schedule import Schedule
 from ..topology.core import Topology
 from ..topology.csr import first_arc
 from .models import PortModel
@@ -166,7 +166,7 @@ def _run(links, transfers, order, step_ptr, rules, counts):
     return -1, OK
 
 
-#: schedules of at least this many transfers find their arcs in parallel (:mod:`topocast.parallel`)
+#: schedules of at least this many transfers find their arcs in parallel (:mod:`topocast.infra.parallel`)
 PARALLEL_TRANSFERS = 200_000
 _first_arcs_parallel = twin(_first_arcs, "_first_arcs_parallel")
 _run_parallel = twin(_run, "_run_parallel", parallel=False, _first_arcs=_first_arcs_parallel)
@@ -283,7 +283,7 @@ def simulate(topology: Topology, schedule: Schedule, ports: PortModel = PortMode
     StepTrace
         Per-step counts, the order taken and where the run stopped.
     """
-    from ..footprint import guard
+    from ..infra.footprint import guard
 
     if schedule.step is None:
         raise ValueError("the step engine needs a step per transfer")

@@ -1,9 +1,9 @@
 """Collective synthesis: a verified schedule for any topology and cost model, with its gap to the lower bound.
 
 ``synthesize(topology_or_spec, collective, seed=..., budget=..., **model)``
-returns a :class:`Synthesis`: an ordinary :class:`~topocast.schedule.Schedule`
-already run through :func:`topocast.execute.execute` (verified exactly once),
-the model it was made for, the lower bound of :mod:`topocast.bounds` and the
+returns a :class:`Synthesis`: an ordinary :class:`~topocast.plans.schedule.Schedule`
+already run through :func:`topocast.execution.execute.execute` (verified exactly once),
+the model it was made for, the lower bound of :mod:`topocast.measure.bounds` and the
 ratio.  Methods (see ``docs/synthesis.md``):
 
 * ``greedy`` (event engine): continuous-time greedy link-chunk matching
@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import TopocastError, VerificationError
-from ..result import RunResult
-from ..schedule import REDUCTIONS, Schedule, ScheduleBuilder
+from ..execution.result import RunResult
+from ..plans.schedule import REDUCTIONS, Schedule, ScheduleBuilder
 from ..sim.models import Model
 from ..topology.core import Topology
 from . import greedy, steps
@@ -138,7 +138,7 @@ def check_size(topology: Topology, collective: str, engine: str, chunks: int | N
                max_memory: float | None) -> None:
     """Refuse, before any planning, a flooding synthesis (broadcast, all-gather) past :data:`MAX_PAIRS`, and any
     whose estimated peak (:func:`estimate_bytes`) is over ``max_memory`` (default: half of RAM)."""
-    from ..memory import check_need, words
+    from ..infra.memory import check_need, words
 
     n = topology.num_nodes
     c = chunks or (max(CHUNK_CHOICES) if collective == "broadcast" else 1)
@@ -298,7 +298,7 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
     engine, small networks, costs on a coarse common time grid) for the
     optimal schedule of whole messages, and record its proof in ``bound``.
     """
-    from ..validate import integer, number
+    from ..infra.validate import integer, number
 
     t0 = time.perf_counter()
     seed = integer(seed, "seed", minimum=0, maximum=2**63 - 1)
@@ -391,7 +391,7 @@ def _exact(topology, collective, engine, model, params, root, seed, max_memory, 
     if not horizons:
         raise TopocastError("exact: no candidate sends messages whole to bound the program's horizon")
     origin, targets = _messages(topology, collective, root)
-    from .. import bounds
+    from ..measure import bounds
 
     probe = to_schedule(TimedTransfers(*(np.zeros(0, np.int64),) * 2, np.zeros(0), np.zeros(1, np.int64),
                                        np.zeros(0, np.int64), np.zeros(0, np.int64), 0.0),
@@ -424,7 +424,7 @@ def certificate(topology: Topology, schedule: Schedule, engine: str, model: Mode
     """The lower bound with what re-checks it: ``kind``, ``value``, ``witness`` (the cut's node set and links,
     the release bound's node and distance, the doubling rounds), ``holds_for``, every bound computed
     (``all``) and, on the event engine, the bounds of schedules that send messages whole (``unsplit``)."""
-    from .. import bounds
+    from ..measure import bounds
 
     if engine == "step":
         b = bounds.step_bound(topology, schedule, model.ports)
@@ -488,8 +488,8 @@ def origin_of(schedule: Schedule) -> int:
 
 def verify(topology: Topology, schedule: Schedule, engine: str, model: Model, method: str, seed: int = 0,
            params: dict | None = None, max_memory: float | None = None) -> RunResult:
-    """Run ``schedule`` through :func:`topocast.execute.execute`; raise unless delivered exactly once."""
-    from ..execute import execute
+    """Run ``schedule`` through :func:`topocast.execution.execute.execute`; raise unless delivered exactly once."""
+    from ..execution.execute import execute
 
     result = execute(topology, schedule, engine, model, algorithm=f"synthesized:{method}", seed=seed,
                      params=dict(params or {}), max_bytes=max_memory)
@@ -504,8 +504,8 @@ def replay(spec: str | Topology, path: str | Path, engine: str = "event", max_me
     """Load a schedule file, check it was made for ``spec`` and is well formed, and run it under its recorded
     model.  The result says whether it delivered exactly once (``result.verified``, ``first_violation``):
     a schedule that breaks a rule is a run that failed verification, not bad input."""
-    from ..execute import execute
-    from ..memory import resolve_limit
+    from ..execution.execute import execute
+    from ..infra.memory import resolve_limit
     from .fileformat import read
     from .model import model_from_record
 
@@ -534,8 +534,8 @@ def cli_synthesize(spec: str, collective: str, out: str, sets: list[str] | None 
     ``root`` (``--root`` and ``--set root=`` together are refused); a command option (``seed``,
     ``budget``, ``engine``) given through ``--set`` is refused with the option to write instead.
     """
-    from ..fileio import check_output_file
-    from ..validate import integer
+    from ..infra.fileio import check_output_file
+    from ..infra.validate import integer
 
     path = check_output_file(out, "--out")
     params: dict[str, Any] = {}

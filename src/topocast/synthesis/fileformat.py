@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TopocastError
-from ..schedule import Schedule
+from ..plans.schedule import Schedule
 
 FORMAT = "topocast-schedule"
 VERSION = 1
@@ -58,7 +58,7 @@ def _decode(record: Any, name: str, where: str, max_bytes: float) -> np.ndarray:
         raise TopocastError(f"schedule file {where}: array '{name}' is corrupt (expected dtype '<i8', a shape "
                             "of one length, data and sha256)")
     size = 8 * record["shape"][0]
-    from ..memory import check_need
+    from ..infra.memory import check_need
 
     check_need(f"schedule file {where}: array '{name}'", size, max_bytes)
     try:
@@ -84,7 +84,7 @@ def header_of(synthesis) -> dict[str, Any]:
 
 def write(path: str | Path, synthesis) -> Path:
     """Write ``synthesis`` (already verified) to ``path`` atomically."""
-    from ..fileio import atomic_write
+    from ..infra.fileio import atomic_write
 
     s = synthesis.schedule
     arrays = {name: getattr(s, name) for name in ARRAYS}
@@ -103,8 +103,8 @@ def write(path: str | Path, synthesis) -> Path:
 
 def load(path: str | Path, max_bytes: float | None = None) -> dict[str, Any]:
     """The parsed document, checked for format, version, required keys and the types of the header."""
-    from ..fileio import check_input_file
-    from ..memory import default_limit
+    from ..infra.fileio import check_input_file
+    from ..infra.memory import default_limit
 
     where = str(path)
     limit = default_limit() if max_bytes is None else max_bytes
@@ -134,7 +134,7 @@ def _first_line(exc: BaseException) -> str:
 
 def _check_header(doc: dict[str, Any], where: str) -> None:
     """Types and ranges of every header field the replay uses (a hand-edited file is refused, not echoed)."""
-    from ..validate import choice, integer, number
+    from ..infra.validate import choice, integer, number
     from .model import COLLECTIVES
 
     owner = f"schedule file {where}"
@@ -158,7 +158,7 @@ def _check_header(doc: dict[str, Any], where: str) -> None:
 
 
 def _check_model(model: Any, message_bytes: float, owner: str) -> None:
-    from ..validate import number
+    from ..infra.validate import number
 
     if not isinstance(model, dict):
         raise TopocastError(f"{owner}: 'model' must be an object, got {_short(model)}")
@@ -189,7 +189,7 @@ def _short(value: Any) -> str:
 def read(path: str | Path, topology=None, max_bytes: float | None = None) -> tuple[dict[str, Any], Schedule]:
     """``(header, Schedule)`` from ``path``; refuses a file made for another topology than ``topology``, and a
     file whose messages are not those of its collective (an all-gather relabelled a broadcast)."""
-    from ..memory import default_limit
+    from ..infra.memory import default_limit
 
     where = str(path)
     limit = default_limit() if max_bytes is None else max_bytes

@@ -24,7 +24,7 @@ frees first, and a free link sends its whole queue.
 
 Every function here returns a plan (transfers with their start times and chunk
 ranges); :func:`topocast.synthesis.synthesize` turns it into a
-:class:`~topocast.schedule.Schedule` and verifies it on the event engine.
+:class:`~topocast.plans.schedule.Schedule` and verifies it on the event engine.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from ..bits import popcount
-from ..heap import grow, pop, push
+from ..infra.bits import popcount
+from ..infra.heap import grow, pop, push
 from ..sim.models import link_time
 
 _INF = np.inf
@@ -46,7 +46,7 @@ class TimedTransfers:
     """What a synthesis planner returns: transfers in order of start time, before they become a Schedule.
 
     (Not a plan of the run path: :func:`topocast.synthesis.to_schedule` turns it into a
-    :class:`~topocast.schedule.Schedule`.)
+    :class:`~topocast.plans.schedule.Schedule`.)
 
     Attributes
     ----------

@@ -3,10 +3,10 @@
 Every registered algorithm for the collective that runs on the network's family
 (family algorithms and the generic ones) and on the synthesis engine is run
 through the one run path (:func:`topocast.api.prepare`, :func:`topocast.api.plan`,
-:func:`topocast.execute.execute`) under the synthesis's own model: the model
+:func:`topocast.execution.execute.execute`) under the synthesis's own model: the model
 parameters are passed by name, and an algorithm whose resolved model differs
 (one that cannot take the model asked for) is skipped with a note.  A plan that
-is not a :class:`~topocast.schedule.Schedule` whose messages are the
+is not a :class:`~topocast.plans.schedule.Schedule` whose messages are the
 collective's (in whole messages or equal chunks of them) is skipped the same way.
 They run before the synthesiser's own search and whatever its budget (each
 algorithm's own memory check still refuses what cannot fit).
@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import TopocastError
-from ..result import RunResult
-from ..schedule import Schedule
+from ..execution.result import RunResult
+from ..plans.schedule import Schedule
 from ..sim.models import Model
 from ..topology.core import Topology
 
@@ -124,7 +124,7 @@ def run_known(topology: Topology, collective: str, engine: str, model: Model, pa
     whose own checks refuse the run (its memory estimate included).
     """
     from ..api import model_of, plan, plan_engine, prepare
-    from ..execute import execute
+    from ..execution.execute import execute
 
     best, records, notes = None, [], []
     measure = "time" if engine == "event" else "steps"

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TopocastError, VerificationError
-from ..schedule import Schedule, ScheduleBuilder
+from ..plans.schedule import Schedule, ScheduleBuilder
 from ..sim.models import Model
 from ..topology.core import Topology
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..heap import pop, push
+from ..infra.heap import pop, push
 from ..sim.models import link_time
 from ..topology.metrics import all_distances
 from .greedy import TimedTransfers, channels

@@ -104,7 +104,7 @@ def butterfly_butterfly(n: int, d: int = 2) -> Topology:
 
 
 def _estimate(n: int, d: int = 2) -> tuple[int, int]:
-    from ..memory import power
+    from ..infra.memory import power
 
     stages = 2 * n - 1
     lines = power(d, n)

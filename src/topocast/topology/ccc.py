@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..infra.validate import integer
 from ..registry import Family, Param, register_family
-from ..validate import integer
 from .core import MixedRadixCodec, Topology
 
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..infra.validate import integer, integers
 from ..registry import Family, Param, register_family
-from ..validate import integer, integers
 from .core import MixedRadixCodec, Topology
 from .product import product_label
 
@@ -189,15 +189,15 @@ def hypercube(n: int) -> Topology:
 
 
 def _power(base: int, exponent: int) -> int | float:
-    """``base ** exponent`` for a size estimate, bounded (see :func:`topocast.memory.power`)."""
-    from ..memory import power
+    """``base ** exponent`` for a size estimate, bounded (see :func:`topocast.infra.memory.power`)."""
+    from ..infra.memory import power
 
     return power(base, exponent)
 
 
 def _prod(dims) -> int | float:
     """Product of the sizes, exact while small (a float beyond 2**200, never a huge int)."""
-    from ..memory import product
+    from ..infra.memory import product
 
     return product(dims)
 

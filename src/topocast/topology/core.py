@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TopocastError
-from ..validate import integer
+from ..infra.validate import integer
 
 _NO_NODES = np.zeros(0, dtype=np.int64)
 _NO_NODES.setflags(write=False)

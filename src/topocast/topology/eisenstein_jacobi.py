@@ -47,8 +47,8 @@ from math import gcd
 import numpy as np
 
 from ..errors import TopocastError
+from ..infra.validate import integer
 from ..registry import Family, Param, register_family
-from ..validate import integer
 from .core import Codec, Topology
 from .metrics import distances_block
 from .product import cartesian_product
@@ -425,7 +425,7 @@ def eisenstein_jacobi(a: int, b: int, n: int = 1) -> Topology:
 
 def _estimate(a: int, b: int, n: int = 1) -> tuple[int, int]:
     a, b, n = check_alpha(a, b, n)
-    from ..memory import power
+    from ..infra.memory import power
 
     nodes = power(a * a + a * b + b * b, n)
     return nodes, 6 * n * nodes

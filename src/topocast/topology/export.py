@@ -47,7 +47,7 @@ def export(topology: Topology, format: str | None, path: str | Path) -> Path:
     """Write ``topology`` to ``path`` in ``format`` (None: from the extension), atomically; returns the path.
 
     The text is streamed to the file in chunks (memory stays in proportion to a chunk, not to the network),
-    through :func:`topocast.fileio.atomic_writer`: an error or an interrupt part way leaves nothing at
+    through :func:`topocast.infra.fileio.atomic_writer`: an error or an interrupt part way leaves nothing at
     ``path``.
 
     Parameters
@@ -77,7 +77,7 @@ def export(topology: Topology, format: str | None, path: str | Path) -> Path:
     router 2 node 2 router 1 router 3
     router 3 node 3 router 0 router 2
     """
-    from ..fileio import atomic_writer
+    from ..infra.fileio import atomic_writer
 
     if not isinstance(topology, Topology):
         raise TopocastError(f"topology: must be a Topology (tc.build(spec)), got {type(topology).__name__}")
@@ -97,8 +97,8 @@ def export(topology: Topology, format: str | None, path: str | Path) -> Path:
 
 def check_output(path: str | Path) -> Path:
     """``path`` as a file to write: a regular file or a new name in an existing, writable directory
-    (:func:`topocast.fileio.check_output_file`), else a :class:`TopocastError` naming ``OUT``."""
-    from ..fileio import check_output_file
+    (:func:`topocast.infra.fileio.check_output_file`), else a :class:`TopocastError` naming ``OUT``."""
+    from ..infra.fileio import check_output_file
 
     return check_output_file(path, "OUT")
 

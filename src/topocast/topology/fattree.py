@@ -44,8 +44,8 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import TopocastError
+from ..infra.validate import integer
 from ..registry import Family, Param, register_family
-from ..validate import integer
 from .core import Codec, Topology
 from .stages import MultistageNetwork
 
@@ -241,7 +241,7 @@ def gft(h: int, m: int, w: int) -> Topology:
 
 
 def _estimate(h: int, m: int, w: int) -> tuple[int, int]:
-    from ..memory import power
+    from ..infra.memory import power
 
     n = w * power(max(m, w), h)
     if isinstance(n, float):  # astronomically large: a bounded figure is enough to refuse it

@@ -41,8 +41,8 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import TopocastError
+from ..infra.validate import integer
 from ..registry import Family, Param, register_family
-from ..validate import integer
 from .core import MixedRadixCodec, Topology
 
 INTRA, INTER = 0, 1

@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import TopocastError
-from ..validate import integer
+from ..infra.validate import integer
 from .galaxy import FiniteField, finite_field, prime_power
 
 

@@ -144,7 +144,7 @@ def read_networkx(path: str | Path):
 
 
 def _resolve(path: str | Path) -> Path:
-    from ..fileio import check_input_file
+    from ..infra.fileio import check_input_file
 
     text = str(path).strip()
     if not text:
@@ -399,7 +399,7 @@ def _parse_body(body: str) -> dict[str, Any]:
 
 def _read_bytes(path: str) -> tuple[float, str]:
     """Memory needed to read the file before its size is known, and what for (the guard checks it first)."""
-    from ..memory import human_bytes
+    from ..infra.memory import human_bytes
 
     resolved = _resolve(path)
     kind = file_format(resolved)

@@ -39,8 +39,8 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import TopocastError
+from ..infra.validate import integer
 from ..registry import Family, Param, register_family
-from ..validate import integer
 from .classic import complete, hypercube, ring
 from .core import MixedRadixCodec, Topology
 from .product import cartesian_product
@@ -547,7 +547,7 @@ def _estimate_layout(layout: HDNLayout) -> tuple[int, int]:
 
 def _dualcube_estimate(n: int) -> tuple[int | float, int | float]:
     """DC(n): 2^(2n-1) nodes of degree n, without building a layout for absurd n."""
-    from ..memory import power
+    from ..infra.memory import power
 
     n = integer(n, "n", owner="dualcube", minimum=2)
     if n > 10000:  # beyond, the layout's exact 2^(2n-1) would be a huge integer

@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import TopocastError
-from ..memory import product
+from ..infra.memory import product
+from ..infra.validate import integer, integers
 from ..registry import Family, Param, register_family
-from ..validate import integer, integers
 from .core import MixedRadixCodec, Topology
 
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import TopocastError
+from ..infra.validate import integer
 from ..registry import Family, Param, register_family
-from ..validate import integer
 from .core import Topology
 
 #: draws before a disconnected result is refused

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..memory import power
+from ..infra.memory import power
+from ..infra.validate import integer
 from ..registry import Family, Param, register_family
-from ..validate import integer
 from .core import MixedRadixCodec, Topology
 
 UP, DOWN = 0, 1

@@ -5,7 +5,7 @@ graphs of up to :data:`topocast.topology.metrics.SMALL_NODES` nodes in numpy
 (no compiler to load) and larger ones here; routing tables, bounds, the
 generic collectives and synthesis call the same kernels.
 
-Two searches, each built twice from one source (:func:`topocast.parallel.twin`):
+Two searches, each built twice from one source (:func:`topocast.infra.parallel.twin`):
 a serial build for graphs of up to :data:`PARALLEL_NODES` nodes and a parallel
 one (both cores) above.
 
@@ -38,7 +38,7 @@ import numba as nb
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from ..parallel import twin
+from ..infra.parallel import twin
 
 UNREACHED = -1
 

@@ -34,8 +34,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import TopocastError
+from ..infra.validate import integer
 from ..registry import Family, Param, register_family
-from ..validate import integer
 from .core import Codec, Topology
 from .stages import MultistageNetwork
 
@@ -313,7 +313,7 @@ benes = _min_family("benes", "d-ary Benes network, 2 log_d N - 1 stages (rearran
 
 def _min_estimate(n: int, d: int, stages: int) -> tuple[int | float, int | float]:
     """``(nodes, directed arcs)`` of a multistage network on ``d^n`` lines, bounded arithmetic."""
-    from ..memory import power
+    from ..infra.memory import power
 
     lines = power(d, n)
     return 2 * lines + stages * power(d, n - 1), 2 * lines * (stages + 1)

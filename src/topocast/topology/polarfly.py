@@ -35,8 +35,8 @@ from functools import cached_property
 import numpy as np
 
 from ..errors import TopocastError
+from ..infra.validate import integer
 from ..registry import Family, Param, register_family
-from ..validate import integer
 from .core import Codec, Topology
 from .gf import FieldTables, check_prime_power, field_tables, squares_summing_to_one
 

@@ -86,7 +86,7 @@ def product_of(factors: Sequence[Topology]) -> Topology:
 
 def product_estimate(factors: Sequence[tuple[int, int]]) -> tuple[int, int]:
     """``(nodes, directed edges)`` of the product from each factor's ``(nodes, directed edges)``."""
-    from ..memory import float_of, product
+    from ..infra.memory import float_of, product
 
     nodes = product([n for n, _ in factors])
     arcs = sum(float_of(a) * (float_of(nodes) / max(float_of(n), 1.0)) for n, a in factors)

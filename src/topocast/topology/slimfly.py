@@ -40,8 +40,8 @@ import math
 import numpy as np
 
 from ..errors import TopocastError
+from ..infra.validate import integer
 from ..registry import Family, Param, register_family
-from ..validate import integer
 from .core import MixedRadixCodec, Topology
 from .galaxy import generator_sets
 from .gf import check_prime_power, field_tables

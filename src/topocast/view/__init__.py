@@ -40,7 +40,7 @@ def from_algorithm(spec: str, algorithm: str, engine: str | None = None, seed: i
                    max_memory: float | None = None, params_from_text: bool = False, **params: Any) -> ViewRun:
     """Plan and run ``algorithm`` on ``spec`` with per-link records (as :func:`topocast.api.run`)."""
     from .. import api
-    from ..execute import execute
+    from ..execution.execute import execute
 
     checked = api.prepare(spec, algorithm, engine, seed, max_memory, params_from_text, **params)
     plan = api.plan(checked.topology, checked.algorithm, checked.params, checked.engine, checked.seed,
@@ -68,7 +68,7 @@ def from_schedule(spec: str, path: str, engine: str = "event", max_memory: float
 def from_result(path: str | Path, max_memory: float | None = None) -> ViewRun:
     """Run again what a ``run --json`` file records (runs are deterministic for their seed) and check that the
     run gives the recorded figures."""
-    from ..fileio import check_input_file
+    from ..infra.fileio import check_input_file
 
     file = check_input_file(path, "RESULT.json")
     try:
@@ -130,7 +130,7 @@ def render(run: ViewRun) -> str:
     note = (f"{data['layout']} layout; " + (f"aggregated into {data['nodes']} clusters of nodes"
                                           if data["aggregated"] else f"{data['nodes']} nodes")
             + f", {data['links']} links drawn, {data['frames']} frames")
-    env = jinja2.Environment(loader=jinja2.PackageLoader("topocast", "templates"), autoescape=True,
+    env = jinja2.Environment(loader=jinja2.PackageLoader("topocast", "outputs/templates"), autoescape=True,
                              undefined=jinja2.StrictUndefined)
     text = json.dumps(data, separators=(",", ":"), allow_nan=False)
     # inside <script>: no closing tag, no HTML comment opener can end the block early
@@ -141,7 +141,7 @@ def render(run: ViewRun) -> str:
 
 def write(run: ViewRun, out: str | Path) -> Path:
     """Write the page of ``run`` to ``out`` (atomically)."""
-    from ..fileio import atomic_write
+    from ..infra.fileio import atomic_write
 
     return atomic_write(out, render(run), "--out")
 

@@ -35,7 +35,7 @@ def link_load(run, out: str | Path) -> Path:
     """The link-load heat map of ``run`` (a :class:`~topocast.view.ViewRun`) into the PNG ``out``."""
     from matplotlib.collections import LineCollection
 
-    from ..fileio import save_figure
+    from ..infra.fileio import save_figure
     from .data import drawn, frames_of
 
     d = drawn(run.topology)
@@ -80,7 +80,7 @@ def time_space(run, out: str | Path) -> Path:
     """The time-space diagram of ``run``'s transfers into the PNG ``out``."""
     from matplotlib.collections import LineCollection
 
-    from ..fileio import save_figure
+    from ..infra.fileio import save_figure
     from .data import taken_transfers
 
     result, plan = run.result, run.plan

@@ -7,7 +7,7 @@ channels, buffer depth, router delay, link latency, credit delay;
 :class:`~topocast.plans.wormhole.WormPlan`'s traffic arrays; routing and
 workload generation build plans (:mod:`topocast.algorithms.mesh_routing`,
 :mod:`topocast.algorithms.worm_traffic`), and the statistics and verification
-of a run live in :mod:`topocast.measure.wormhole` and :mod:`topocast.verify`.
+of a run live in :mod:`topocast.measure.wormhole` and :mod:`topocast.verify.delivery`.
 
 The numba kernels are split by stage: ``kernel`` (the flit-level cycle loop,
 inject and the watchdog), ``allocate`` (route and allocate), ``flits`` and

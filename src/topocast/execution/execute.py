@@ -9,7 +9,7 @@
 Each engine has one adapter in :mod:`topocast.measure` (``measure.step``,
 ``measure.event``, ``measure.circuit``, ``measure.wormhole``,
 ``measure.frontier``) that names the plan type it runs and turns the plan into
-an :class:`Outcome`: the shared :class:`~topocast.verify.Verification`, the
+an :class:`Outcome`: the shared :class:`~topocast.verify.delivery.Verification`, the
 engine's metrics with their units, the measured quantity and its lower bound.
 """
 
@@ -19,10 +19,10 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import TopocastError
+from ..errors import TopocastError
+from ..sim.models import Model
+from ..verify.delivery import Verification
 from .result import RunResult, ratio
-from .sim.models import Model
-from .verify import Verification
 
 ENGINES = ("step", "event", "circuit", "wormhole", "frontier")
 
@@ -62,7 +62,7 @@ def execute(topology, plan, engine: str, model: Model | None = None, *, algorith
     ``links=True`` also derives the per-link records from the trace and the plan (``RunResult.links``,
     :mod:`topocast.measure.links`) and adds their summaries to the metrics.
     """
-    from .memory import default_limit
+    from ..infra.memory import default_limit
 
     module = adapter(engine)
     if not isinstance(plan, module.PLAN):
@@ -85,7 +85,7 @@ def execute(topology, plan, engine: str, model: Model | None = None, *, algorith
     result = RunResult(topology.spec, algorithm, engine, plan.collective, outcome.verification, int(seed),
                        dict(params or {}), metrics, outcome.units, outcome.per_step, notes, outcome.trace)
     if links:
-        from .measure.links import attach
+        from ..measure.links import attach
 
         attach(result, topology, plan)
     return result

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .verify import Verification
+from ..verify.delivery import Verification
 
 SCHEMA_VERSION = "1.0"
 

@@ -1,6 +1,6 @@
 """The whole run's report: ``report.html`` (self-contained, figures embedded), ``report.md`` and ``report.json``.
 
-Both pages come from jinja2 templates (``topocast/templates``) filled from the same context, so the summary at
+Both pages come from jinja2 templates (``topocast/outputs/templates``) filled from the same context, so the summary at
 the top of the page, the Markdown twin and the terminal's closing lines (:func:`summary_lines`) agree; the
 counts are those of ``report.json``.
 """
@@ -13,8 +13,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from .coverage import STATUSES, counts
-from .fileio import atomic_write, write_json
+from ..experiments.coverage import STATUSES, counts
+from ..infra.fileio import atomic_write, write_json
 from .report import KIND_LABELS, Claim, Compare, Report, Tally, _fmt, findings
 
 MARKS = {True: "✓", False: "✗", None: ""}
@@ -131,7 +131,7 @@ def _view(view, embed: bool) -> dict:
 def _environment(autoescape: bool):
     import jinja2
 
-    return jinja2.Environment(loader=jinja2.PackageLoader("topocast", "templates"), autoescape=autoescape,
+    return jinja2.Environment(loader=jinja2.PackageLoader("topocast", "outputs/templates"), autoescape=autoescape,
                               undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
                               keep_trailing_newline=True)
 

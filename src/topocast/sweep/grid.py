@@ -18,14 +18,14 @@ of one single-threaded worker process per core (``workers``), or the cluster
 whose scheduler is at ``scheduler`` (``tcp://HOST:PORT``, or the environment's
 ``DASK_SCHEDULER_ADDRESS``).  The task goes through the normal run path,
 ``topocast.api.run(...).to_json()``; a :class:`TopocastError` becomes a row with
-``status: "failed"``.  Rows land in a :class:`topocast.store.Store` as they finish,
+``status: "failed"``.  Rows land in a :class:`topocast.outputs.store.Store` as they finish,
 keyed by :func:`run_key`; a run whose key is stored is never executed again,
 so an interrupted sweep resumes where it stopped.  Dask reschedules the task of
 a worker that dies; only the client writes rows, once per key.
 
 :func:`executor` and :func:`as_done` are the same machinery for other
 independent runs (the multicast reproduction's load points,
-:mod:`topocast.sweep_points`).  Dask is imported only here, inside functions.
+:mod:`topocast.sweep.points`).  Dask is imported only here, inside functions.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .errors import TopocastError
+from ..errors import TopocastError
 
 SWEEP_KEYS = {"specs": "spec", "algorithms": "algorithm", "seeds": "seed", "engines": "engine", "faults": "fault"}
 
@@ -62,13 +62,13 @@ DEFAULTS: dict[str, Any] = {"scheduler": None, "workers": None}
 
 
 def set_defaults(scheduler: str | None = None, workers: int | None = None) -> None:
-    """The cluster that :mod:`topocast.sweep_points` uses (``reproduce --scheduler/--workers``)."""
+    """The cluster that :mod:`topocast.sweep.points` uses (``reproduce --scheduler/--workers``)."""
     DEFAULTS["scheduler"] = scheduler
     DEFAULTS["workers"] = workers
 
 
 def version() -> str:
-    from . import __version__
+    from .. import __version__
 
     return __version__
 
@@ -83,7 +83,7 @@ def load_grid(source: str | Path | dict) -> dict:
     elif isinstance(source, (str, Path)):
         import tomllib
 
-        from .fileio import check_input_file
+        from ..infra.fileio import check_input_file
 
         if isinstance(source, str) and not source.strip():
             raise TopocastError("sweep: give the grid as a TOML file name or a dict, got an empty string")
@@ -135,7 +135,7 @@ def load_grid(source: str | Path | dict) -> dict:
             if not isinstance(value, str) or not value.strip():
                 raise TopocastError(f"sweep: {where}: every entry of '{plural}' must be a name, got {value!r}")
     grid["seeds"] = grid["seeds"] or [0]
-    from .api import check_seed
+    from ..api import check_seed
 
     for seed in grid["seeds"]:
         if isinstance(seed, bool) or not isinstance(seed, int):
@@ -158,7 +158,7 @@ def load_grid(source: str | Path | dict) -> dict:
 
 def _fault_specs(values: list, where: str) -> list:
     """The grid's fault specs, each checked (:func:`topocast.faults.parse`); ``[None]``: the intact networks."""
-    from .faults.spec import parse
+    from ..faults.spec import parse
 
     for value in values:
         if value is None:  # a grid loaded before: [None] stands for the intact networks
@@ -185,7 +185,7 @@ def _values(value: Any, name: str, where: str) -> list:
 
 def canonical_spec(spec: str) -> str:
     """``spec`` in one spelling per topology: family and every parameter (defaults filled), as text."""
-    from .spec import parse_spec
+    from ..spec import parse_spec
 
     fam, kwargs = parse_spec(spec)
     merged = {p.name: p.default for p in fam.params if not p.required}
@@ -207,8 +207,8 @@ def run_key(spec: str, algorithm: str, engine: str | None, params: dict, seed: i
     (its default filled), the parameters (resolved: defaults filled, aliases converted), the seed, the
     topocast version and the canonical fault spec when there is one (a run on the intact network keeps the
     key it had before faults existed).  Parameters the algorithm refuses enter as given (that run fails)."""
-    from . import registry
-    from .api import resolve_params
+    from .. import registry
+    from ..api import resolve_params
 
     alg = registry.algorithm(algorithm)
     try:
@@ -218,7 +218,7 @@ def run_key(spec: str, algorithm: str, engine: str | None, params: dict, seed: i
     payload = {"spec": canonical_spec(spec), "algorithm": alg.name, "engine": engine or alg.engines[0],
                "params": resolved, "seed": int(seed), "version": topocast_version or version()}
     if faults is not None:
-        from .faults.spec import parse
+        from ..faults.spec import parse
 
         spec_of_faults = parse(faults)
         payload["faults"] = spec_of_faults.text if spec_of_faults is not None else None
@@ -228,7 +228,7 @@ def run_key(spec: str, algorithm: str, engine: str | None, params: dict, seed: i
 
 def grid_size(grid: dict) -> int:
     """How many runs ``grid`` spells out (the product of its lists' lengths, repeats included)."""
-    from .memory import product
+    from ..infra.memory import product
 
     lengths = [len(grid[k]) for k in ("specs", "algorithms", "engines", "seeds")] + [len(grid.get("faults") or [0])]
     return product(lengths + [len(v) for v in grid["params"].values()])
@@ -237,7 +237,7 @@ def grid_size(grid: dict) -> int:
 def check_size(grid: dict, max_memory: float | None = None) -> int:
     """The number of runs of ``grid``, refused past :data:`MAX_RUNS` or when their tasks would not fit in
     ``max_memory`` (default: half of RAM), before any run is made."""
-    from .memory import check_need, words
+    from ..infra.memory import check_need, words
 
     runs = grid_size(grid)
     if runs > MAX_RUNS:
@@ -251,9 +251,9 @@ def check_grid(grid: dict) -> None:
     """Refuse, before any run, what makes runs of ``grid`` invalid whatever their topology: an unknown
     algorithm, spec or engine, an algorithm on a family it does not run on, a parameter an algorithm does
     not take or a value it refuses."""
-    from . import registry
-    from .api import resolve_params
-    from .spec import parse_spec
+    from .. import registry
+    from ..api import resolve_params
+    from ..spec import parse_spec
 
     families = {spec: parse_spec(spec)[0].name for spec in grid["specs"]}
     for name in grid["algorithms"]:
@@ -309,8 +309,8 @@ def run_task(task: dict) -> dict:
     """One run on a worker: the store row (``status`` ok or failed, ``result`` the run's ``to_json()``)."""
     import socket
 
-    from .api import run
-    from .errors import TopocastError as Refused
+    from ..api import run
+    from ..errors import TopocastError as Refused
 
     if task["version"] != version():
         raise RuntimeError(f"worker runs topocast {version()}, the sweep {task['version']}: "
@@ -353,9 +353,9 @@ def check_workers(workers: Any, option: str = "--workers", max_memory: float | N
     ------
     TopocastError
         ``OPTION: ...`` when the number is not whole, exceeds the cores' share, or its memory
-        (:func:`topocast.memory.check_need`) is over the limit, saying how many fit.
+        (:func:`topocast.infra.memory.check_need`) is over the limit, saying how many fit.
     """
-    from .memory import default_limit, over_limit
+    from ..infra.memory import default_limit, over_limit
 
     if workers is None:
         return None
@@ -613,8 +613,8 @@ def sweep(grid: str | Path | dict, store: str | Path | None = None, *, scheduler
     >>> summary["total"], summary["executed"], summary["failed"], summary["ok"]
     (2, 2, 0, True)
     """
-    from .memory import resolve_limit
-    from .store import Store, check_path
+    from ..infra.memory import resolve_limit
+    from ..outputs.store import Store, check_path
 
     if progress not in (True, False, None, "bar", "lines", "off"):
         raise TopocastError(f"progress: must be True, False, 'bar', 'lines' or 'off', got {progress!r}")

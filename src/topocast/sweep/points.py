@@ -23,7 +23,7 @@ def point_seed(seed: int, index: int) -> int:
 def measure_point(args) -> dict:
     """One ``(spec, algorithm, params, seed)`` point: the run's metrics and its resolved params."""
     spec, algorithm, params, seed = args
-    from .api import run
+    from ..api import run
 
     result = run(spec, algorithm, seed=seed, **params)
     out = dict(result.metrics)
@@ -45,14 +45,14 @@ def map_ordered(function, items: list, workers: int = 2, progress=None,
                 description: str = "points", sizes: list[int] | None = None, first: list[int] | None = None) -> list:
     """``[function(item) for item in items]``, on the sweep executor when it has more than one worker.
 
-    The executor is the one of :func:`topocast.sweep_points.run_points` (the Dask cluster of ``reproduce
+    The executor is the one of :func:`topocast.sweep.points.run_points` (the Dask cluster of ``reproduce
     --scheduler`` or of ``$DASK_SCHEDULER_ADDRESS``, else a local cluster of ``reproduce --workers``
     processes, else of ``workers`` capped at the number of cores and of items; with one local worker the
     items run here, one after another).  ``function`` must be importable by the workers.  Items are
     submitted in the order ``first`` (a permutation of their indices: costliest first, so that no long item
     starts last), else in order; results come back in the items' order.  The progress bar counts
     ``sizes[i]`` for item ``i`` (one each by default).  An error or an interrupt closes the cluster."""
-    from .sweep import DEFAULTS, as_done, executor
+    from .grid import DEFAULTS, as_done, executor
 
     sizes = [1] * len(items) if sizes is None else [int(s) for s in sizes]
     order = list(range(len(items))) if first is None else [int(i) for i in first]

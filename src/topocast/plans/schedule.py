@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import TopocastError
+from ..errors import TopocastError
 
 #: collectives whose transfers carry partial aggregates that receivers combine (see the module docstring)
 REDUCTIONS = ("allreduce", "reduce-scatter", "reduce")

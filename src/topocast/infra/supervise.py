@@ -5,7 +5,7 @@ signal flags, so a Ctrl-C in a long kernel would otherwise wait for the kernel
 to finish.  :func:`supervise` forks: the child (in its own process group, with
 every worker process it starts) does the work; the parent only waits.  On
 SIGINT or SIGTERM the parent kills the child's whole process group at once,
-deletes the temporary files the child announced (:func:`topocast.fileio.set_announcer`)
+deletes the temporary files the child announced (:func:`topocast.infra.fileio.set_announcer`)
 and not yet renamed, prints one line (``topocast: interrupted``) and exits
 130 (SIGINT) or 143 (SIGTERM).  Completed files are whole: each was renamed
 into place only once written.

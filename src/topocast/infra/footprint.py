@@ -3,7 +3,7 @@
 A run's peak is the memory the process already holds (the topology, the
 plan) plus the state the next stage allocates.  :func:`guard` refuses the
 stage, before it allocates anything, when that sum is over the limit, through
-the one guard :func:`topocast.memory.check_need`, so that a run under
+the one guard :func:`topocast.infra.memory.check_need`, so that a run under
 ``--max-memory X`` either stops with one line or keeps its peak resident
 size below ``X``.
 """
@@ -41,7 +41,7 @@ def guard(what: str, state: int | float, limit: float | None = None) -> None:
     state : int or float
         Bytes the work allocates at its peak.
     limit : float, optional
-        The limit in bytes; None: :func:`topocast.memory.default_limit`.
+        The limit in bytes; None: :func:`topocast.infra.memory.default_limit`.
 
     Raises
     ------

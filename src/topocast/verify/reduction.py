@@ -1,6 +1,6 @@
 """Verification of reductions: every required (node, block) ends holding every node's contribution exactly once.
 
-A reduction schedule (``allreduce``, ``reduce-scatter``, ``reduce``; :mod:`topocast.schedule`) moves partial
+A reduction schedule (``allreduce``, ``reduce-scatter``, ``reduce``; :mod:`topocast.plans.schedule`) moves partial
 aggregates: every node starts with its own contribution to every block; a transfer reads its sender's partial
 of each block it names when it starts (``send`` time) and, when it arrives (``recv`` time), the receiver adds
 it to its own partial (``combine``) or takes it in place of its own (a copy).  The run is verified when
@@ -32,8 +32,8 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-from .errors import TopocastError
-from .schedule import Schedule
+from ..errors import TopocastError
+from ..plans.schedule import Schedule
 
 PRIME = (1 << 61) - 1
 #: word operations (64 contributors each) beyond which the exact method gives way to fingerprints
@@ -42,7 +42,7 @@ MAX_EXACT_WORK = 4e9
 
 @dataclass(frozen=True)
 class ReductionCheck:
-    """What :func:`verify_reduction` found: the :class:`~topocast.verify.Verification` fields and the method."""
+    """What :func:`verify_reduction` found: the :class:`~.delivery.Verification` fields and the method."""
 
     complete: bool
     redundant_receipts: int
@@ -102,7 +102,7 @@ def verify_reduction(schedule: Schedule, send: np.ndarray | None = None, recv: n
         Not a reduction, timings of the wrong length, a receipt before its send, or a state that does not fit
         even as fingerprints.
     """
-    from .memory import default_limit
+    from ..infra.memory import default_limit
 
     if not schedule.is_reduction:
         raise TopocastError(f"verify: a {schedule.collective} is not a reduction")
@@ -324,7 +324,7 @@ def pairs_per_block(schedule: Schedule) -> np.ndarray:
 def block_chunks(schedule: Schedule, limit: float, state_per_block: float) -> list[tuple[int, int]]:
     """Consecutive block ranges ``[lo, hi)`` whose replay (``state_per_block`` per block, :data:`PAIR_BYTES`
     per pair) fits in a quarter of ``limit``; refuses (the one memory guard) when one block does not."""
-    from .footprint import guard
+    from ..infra.footprint import guard
 
     per_block = state_per_block + PAIR_BYTES * pairs_per_block(schedule).astype(np.float64)
     budget = limit / 4
@@ -393,7 +393,7 @@ def _replay_chunk(schedule: Schedule, transfer, block, lo: int, hi: int, timing)
 
 def _describe(schedule: Schedule, t: int) -> str:
     """The transfer named in a violation; a relay chain by its last hop's id, from its first sender."""
-    from .verify import describe_transfer
+    from .delivery import describe_transfer
 
     hop_ids = schedule.meta.get("hop_ids")
     if hop_ids is None:
@@ -582,10 +582,10 @@ def check_reduction_steps(schedule: Schedule, trace, max_bytes: float | None = N
 
     Returns
     -------
-    topocast.verify.Delivery
+    topocast.verify.delivery.Delivery
         The verdict and per node the step after which it held what it must (-1: never).
     """
-    from .verify import Delivery, describe_transfer
+    from .delivery import Delivery, describe_transfer
 
     stop = int(trace.stop_position)
     violation = None
@@ -605,10 +605,10 @@ def check_reduction_events(schedule: Schedule, trace, max_bytes: float | None = 
 
     Returns
     -------
-    topocast.verify.Delivery
+    topocast.verify.delivery.Delivery
         The verdict and per node the time it held what it must (inf: never).
     """
-    from .verify import Delivery, describe_transfer
+    from .delivery import Delivery, describe_transfer
 
     done, stop = int(trace.done), int(trace.stop_transfer)
     violation = None
@@ -627,8 +627,8 @@ def check_reduction_events(schedule: Schedule, trace, max_bytes: float | None = 
 
 
 def _verification(found: ReductionCheck, violation: str | None):
-    """The :class:`~topocast.verify.Verification` of a check, with the engine's stop as its first violation."""
-    from .verify import verdict
+    """The :class:`~topocast.verify.delivery.Verification` of a check, with the engine's stop as its first violation."""
+    from .delivery import verdict
 
     complete = found.complete and violation is None
     return verdict(complete, found.redundant_receipts, found.missing_deliveries,

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from .errors import TopocastError
+from ..errors import TopocastError
 
 _PENDING: set[str] = set()
 _ANNOUNCE: list[Callable[[str, bool], None]] = []

@@ -29,13 +29,13 @@ measured for the same columns (:data:`COLUMNS`):
   ``p m`` bytes (``p`` the most terminals on a router).  Where only some
   routers hold terminals (fat tree, Dragonfly+) the all-gather is among them
   (``allgather-terminal-routers``, the others relay), its bound the largest
-  of the latency, injection and cut bounds of :mod:`topocast.bounds`.
+  of the latency, injection and cut bounds of :mod:`topocast.measure.bounds`.
   Allreduce is not in topocast yet (no reductions), nor are faults: neither
   column exists.
 
 Columns above a size cap are left empty and a note says why
 (:data:`CAPS`).  Where a value can be checked, the cell holds it beside the
-reference (:class:`~topocast.report.Compare`): the family's closed forms
+reference (:class:`~topocast.outputs.report.Compare`): the family's closed forms
 (``closed_form``) and the few values a topology paper prints for its own
 examples (``paper``, cited in :data:`PRINTED`).
 """
@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import TopocastError
+from ..errors import TopocastError
 from .report import Compare, Table
 
 #: the families ``compare --terminals N --radix K`` picks when none is named
@@ -165,7 +165,7 @@ def references(topology) -> dict[str, tuple[Any, str, str]]:
 
 # -- measuring one network ----------------------------------------------------------------------------------
 def _orbit_labels(topology) -> np.ndarray | None:
-    from . import registry
+    from .. import registry
 
     if topology.vertex_transitive:
         return np.zeros(topology.num_nodes, dtype=np.int64)
@@ -180,7 +180,7 @@ def terminal_distances(topology, counts: np.ndarray) -> tuple[int, float]:
 
     One BFS per class of routers sharing an orbit and a terminal count (every terminal router alone when the
     family has no orbits)."""
-    from .topology.metrics import bfs_distances
+    from ..topology.metrics import bfs_distances
 
     hosts = np.flatnonzero(counts > 0)
     labels = _orbit_labels(topology)
@@ -199,7 +199,7 @@ def terminal_distances(topology, counts: np.ndarray) -> tuple[int, float]:
 def spectral_lower(topology) -> tuple[int, str]:
     """``(lower bound on the bisection width, how)``: dense eigenvalues up to 3,000 routers; above, Lanczos on
     ``c I - L`` restricted to the vectors orthogonal to the constant one, its residual norm subtracted."""
-    from .topology.properties import algebraic_connectivity, spectral_lower, weighted_csr
+    from ..topology.properties import algebraic_connectivity, spectral_lower, weighted_csr
 
     n = topology.num_nodes
     if n <= 3000:
@@ -229,7 +229,7 @@ def spectral_lower(topology) -> tuple[int, str]:
 
 def disjoint_paths(topology, counts: np.ndarray, pairs: int, seed: int) -> tuple[int | None, float | None]:
     """The least and the mean number of edge-disjoint paths between ``pairs`` sampled terminal-router pairs."""
-    from .topology.properties import FlowGraph, weighted_csr
+    from ..topology.properties import FlowGraph, weighted_csr
 
     hosts = np.flatnonzero(counts > 0)
     if len(hosts) < 2 or pairs <= 0:
@@ -245,7 +245,7 @@ def disjoint_paths(topology, counts: np.ndarray, pairs: int, seed: int) -> tuple
 
 def allgather_algorithms(topology) -> list[str]:
     """Registered all-gather algorithms that run on the topology's family on the event engine."""
-    from . import registry
+    from .. import registry
 
     return [a.name for a in registry.algorithms() if a.collective == "allgather" and "event" in a.engines
             and (not a.families or topology.family in a.families)]
@@ -253,10 +253,10 @@ def allgather_algorithms(topology) -> list[str]:
 
 def terminal_router_bound(topology, message_bytes: float) -> float:
     """Lower bound of an all-gather among the terminal routers: the largest of the latency, injection and cut
-    bounds of :mod:`topocast.bounds` for its messages (they hold for any schedule of them)."""
-    from .algorithms.terminal_allgather import terminal_router_allgather
-    from .bounds import cut_bound, farthest_pair, injection_bound
-    from .sim.models import CostModel, PortModel
+    bounds of :mod:`topocast.measure.bounds` for its messages (they hold for any schedule of them)."""
+    from ..algorithms.terminal_allgather import terminal_router_allgather
+    from ..measure.bounds import cut_bound, farthest_pair, injection_bound
+    from ..sim.models import CostModel, PortModel
 
     schedule = terminal_router_allgather(topology, message_bytes)
     cost, ports = CostModel(), PortModel.all_port()
@@ -273,7 +273,7 @@ def best_allgather(topology, message_bytes: float, counts: np.ndarray | None = N
     Where every router holds terminals, over the registered all-gather algorithms of the family; where only
     some do (fat tree, Dragonfly+), ``allgather-terminal-routers`` (the others relay), bounded by
     :func:`terminal_router_bound`."""
-    from .api import run
+    from ..api import run
 
     names = allgather_algorithms(topology)
     if counts is not None and np.any(counts == 0):
@@ -302,10 +302,10 @@ def best_allgather(topology, message_bytes: float, counts: np.ndarray | None = N
 
 def measure(topology, settings: Settings = Settings()) -> dict:
     """Every column of :data:`COLUMNS` for one built network (None where skipped), plus ``notes``."""
-    from .api import check_distance_work
-    from .topology.metrics import average_distance, distance_distribution
-    from .topology.properties import best_cut, cut_links
-    from .topology.terminals import terminal_counts
+    from ..api import check_distance_work
+    from ..topology.metrics import average_distance, distance_distribution
+    from ..topology.properties import best_cut, cut_links
+    from ..topology.terminals import terminal_counts
 
     n = topology.num_nodes
     counts = terminal_counts(topology)
@@ -382,7 +382,7 @@ class Candidate:
 
 
 def _prime_powers(limit: int) -> list[int]:
-    from .topology.galaxy import prime_power
+    from ..topology.galaxy import prime_power
 
     return [q for q in range(2, limit + 1) if prime_power(q) is not None]
 
@@ -494,7 +494,7 @@ class Comparison:
 
 
 def check_settings(settings: Settings) -> Settings:
-    from .validate import integer, numbers
+    from ..infra.validate import integer, numbers
 
     messages = numbers(settings.messages, "messages", owner="compare", minimum=0)
     if len(messages) != 2:
@@ -507,7 +507,7 @@ def check_settings(settings: Settings) -> Settings:
 def specs_for(specs: list[str], terminals: int | None, radix: int | None, families: list[str]) -> tuple[list[str],
                                                                                                         dict | None]:
     """The specs to compare: those given, plus each family's nearest configuration when a target is given."""
-    from .validate import integer
+    from ..infra.validate import integer
 
     if (terminals is None) != (radix is None):
         raise TopocastError("compare: --terminals and --radix go together (a target size and a router radix)")
@@ -533,8 +533,8 @@ def specs_for(specs: list[str], terminals: int | None, radix: int | None, famili
 def compare(specs: list[str], settings: Settings = Settings(), target: dict | None = None,
             progress=None) -> Comparison:
     """Build every spec (refused up front when one is bad or too large) and measure it."""
-    from .progress import SILENT
-    from .spec import build, parse_spec
+    from ..infra.progress import SILENT
+    from ..spec import build, parse_spec
 
     settings = check_settings(settings)
     for spec in specs:
@@ -564,7 +564,7 @@ def _cell(row: dict, key: str):
 
 
 def table(comparison: Comparison, title: str = "Networks compared") -> Table:
-    """The comparison as a report :class:`~topocast.report.Table` (one row per network, references beside
+    """The comparison as a report :class:`~topocast.outputs.report.Table` (one row per network, references beside
     the values they check)."""
     columns = [f"{t} ({u})" if u else t for _, t, u in COLUMNS]
     rows = [[_rounded(_cell(row, key)) for key, _, _ in COLUMNS] for row in comparison.rows]
@@ -588,14 +588,14 @@ def _rounded(cell):
 
 
 def write_csv(comparison: Comparison, path) -> Path:
-    from .fileio import write_csv as write
+    from ..infra.fileio import write_csv as write
 
     header, rows = table(comparison).csv_rows()
     return write(path, header, rows)
 
 
 def write_json(comparison: Comparison, path) -> Path:
-    from .fileio import write_json as write
+    from ..infra.fileio import write_json as write
 
     return write(path, comparison.as_json())
 
@@ -614,7 +614,7 @@ def plot(comparison: Comparison, path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .fileio import save_figure
+    from ..infra.fileio import save_figure
 
     rows = comparison.rows
     labels = [short_label(r["spec"]) for r in rows]

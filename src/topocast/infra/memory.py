@@ -12,7 +12,7 @@ import math
 import os
 from typing import Any
 
-from .errors import TopocastError
+from ..errors import TopocastError
 
 # Peak while a builder sorts its arcs into CSR: per directed arc the int64
 # source and target and int16 label, the int64 sort order, the sorted copies

@@ -1,7 +1,7 @@
 """Run paper reproductions (``topocast reproduce``): one after another, or side by side when quick.
 
 A full-size reproduction spreads its own independent points over the
-cores (:mod:`topocast.sweep_points`) and the largest needs most of the
+cores (:mod:`topocast.sweep.points`) and the largest needs most of the
 memory budget, so full-size reproductions run one after another in this
 process.  Quick ones are small and mostly start-up and first-use
 compilation, which one process does on one core: with several of them and
@@ -26,7 +26,7 @@ _STATUS = None
 
 def _run(name: str, quick: bool, out: Path, progress):
     """Run the reproduction ``name``, write its tables and JSON into ``out``; its Report."""
-    from . import registry
+    from .. import registry
 
     report = registry.experiment(name).run(quick=quick, out=out, progress=progress).attach_coverage()
     report.write(out)
@@ -36,7 +36,7 @@ def _run(name: str, quick: bool, out: Path, progress):
 def reproduce_one(args: tuple[int, str, bool, str]):
     """``(index, report, seconds)`` of :func:`_run` of ``(index, name, quick, out)`` in a worker process (no
     progress bar of its own; it says what it does, compiling included, through the status queue)."""
-    from .progress import Progress, Stopwatch, watch_compiles
+    from ..infra.progress import Progress, Stopwatch, watch_compiles
 
     index, name, quick, out = args
     clock = Stopwatch()
@@ -52,7 +52,7 @@ def side_by_side(count: int, quick: bool) -> int:
     """How many worker processes run ``count`` reproductions (1: here, one after another)."""
     import multiprocessing
 
-    from .sweep import DEFAULTS
+    from ..sweep.grid import DEFAULTS
 
     if not quick or count < 2 or DEFAULTS["scheduler"] is not None:
         return 1
@@ -66,13 +66,13 @@ def reproduce(names: list[str], quick: bool, out: Path, progress, done=None, wor
     """The Reports of the reproductions ``names``, in that order.
 
     ``done(report, seconds)`` is called on each as soon as it and every reproduction before it are finished
-    (when they run side by side, after all); ``board`` (a :class:`topocast.progress.Board` with a row per
+    (when they run side by side, after all); ``board`` (a :class:`topocast.infra.progress.Board` with a row per
     name) shows each one's state from its first second, its kernels' first compilation included.
     ``progress`` is used when there is no board.  ``workers``: the processes to use (default
     :func:`side_by_side`).  ``out`` is created if missing (files are written only into existing directories).
     """
-    from . import registry
-    from .progress import Board
+    from .. import registry
+    from ..infra.progress import Board
 
     Path(out).mkdir(parents=True, exist_ok=True)
     board = board if board is not None else Board(names, enabled=False)
@@ -90,7 +90,7 @@ def reproduce(names: list[str], quick: bool, out: Path, progress, done=None, wor
 
 
 def _one_by_one(names: list[str], quick: bool, out: Path, progress, done, board) -> list:
-    from .progress import Stopwatch
+    from ..infra.progress import Stopwatch
 
     reports = []
     for i, name in enumerate(names):

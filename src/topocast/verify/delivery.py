@@ -36,11 +36,11 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from .bits import lowest_bit, popcount, range_mask
-from .errors import TopocastError
-from .parallel import twin
-from .schedule import Schedule
-from .topology.csr import bucket
+from ..errors import TopocastError
+from ..infra.bits import lowest_bit, popcount, range_mask
+from ..infra.parallel import twin
+from ..plans.schedule import Schedule
+from ..topology.csr import bucket
 
 #: greater than every key (positions and steps are int64)
 _NEVER = np.int64(2**63 - 1)
@@ -404,7 +404,7 @@ class Delivery:
     run in steps, or the time it did (``inf``: never) for a timed run.  ``group_completion`` (timed runs
     with groups): the time each node held every message that started in its group.  ``data_stop``: the
     position, in the engine's order, of the first transfer whose sender lacked its data (-1: none).
-    ``method`` and ``error_bound``: a reduction's check (:mod:`topocast.verify_reduction`), exact or by
+    ``method`` and ``error_bound``: a reduction's check (:mod:`topocast.verify.reduction`), exact or by
     fingerprints with the probability that a fault went unseen; empty for the other collectives.
     """
 
@@ -476,7 +476,7 @@ def check_deliveries(schedule: Schedule, order: np.ndarray, applied: int, checke
         ``(findings, position, message)``: :class:`NodeFindings`, and the position in ``order`` of the
         first transfer whose sender lacked a message with that message (-1, -1: none).
     """
-    from .footprint import guard
+    from ..infra.footprint import guard
 
     n, nt = schedule.num_nodes, schedule.num_transfers
     words = max(1, (schedule.num_messages + 63) // 64)

@@ -1,9 +1,9 @@
-"""The result store of :func:`topocast.sweep.sweep`: one JSON line per run, appended as runs finish.
+"""The result store of :func:`topocast.sweep.grid.sweep`: one JSON line per run, appended as runs finish.
 
 A row is ``{"format", "key", "status", "error", "spec", "algorithm", "engine", "seed", "params",
 "version", "seconds", "worker", "result"}``: ``format`` is the marker :data:`FORMAT` (written first on
 every line, so a store tells itself from any other file), ``result`` the run's ``to_json()`` (``null``
-for a failed run) and ``key`` the hash of :func:`topocast.sweep.run_key`.
+for a failed run) and ``key`` the hash of :func:`topocast.sweep.grid.run_key`.
 
 Writing: a store is opened only if it is new, empty, or every line of it is a row of this format;
 any other file (a schedule, a CSV, random bytes, a device) is refused before any work, so a sweep
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import TopocastError
+from ..errors import TopocastError
 
 SUFFIXES = (".jsonl", ".ndjson", ".json")
 #: the marker every store row carries (its first field)
@@ -43,7 +43,7 @@ STATUSES = ("ok", "failed")
 def check_path(value: Any, option: str = "--store") -> Path:
     """``value`` as a store path: a JSON-lines file (``.jsonl``) whose directory exists, a regular file
     or a new name."""
-    from .fileio import check_output_file
+    from ..infra.fileio import check_output_file
 
     path = check_output_file(value, option)
     if path.suffix.lower() == ".parquet":
@@ -117,7 +117,7 @@ def _line_kind(line: bytes) -> tuple[str, Any]:
 
 def scan(path: str | Path) -> Scan:
     """Read the store at ``path`` line by line (:class:`Scan`; no file: an empty scan)."""
-    from .fileio import check_input_file
+    from ..infra.fileio import check_input_file
 
     path = Path(path)
     result = Scan()
@@ -173,7 +173,7 @@ class Store:
     """
 
     def __init__(self, path: str | Path):
-        from .fileio import destination
+        from ..infra.fileio import destination
 
         self.path = Path(path)
         destination(self.path, "--store")

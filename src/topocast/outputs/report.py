@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .fileio import write_csv, write_json
+from ..infra.fileio import write_csv, write_json
 
 KINDS = ("paper", "not_comparable", "derived", "closed_form", "setting")
 #: how a kind is named beside a value (the printed kind needs no name)
@@ -350,14 +350,15 @@ class Report:
     #: sentences of the experiment's own, computed from its results, that the report opens with beside
     #: :func:`findings` (the residual of a fitted model, say)
     highlights: list[str] = field(default_factory=list)
-    #: what of the paper is reproduced, partly, or not (``topocast.coverage``), filled in by :meth:`attach_coverage`
+    #: what of the paper is reproduced, partly, or not (``topocast.experiments.coverage``),
+    #: filled in by :meth:`attach_coverage`
     coverage: list = field(default_factory=list)
     #: per-link views (:class:`View`) where they explain a verdict, embedded in report.html
     views: list = field(default_factory=list)
 
     def attach_coverage(self) -> Report:
-        """Fill :attr:`coverage` from :mod:`topocast.coverage` (nothing for a reproduction without an entry)."""
-        from .coverage import coverage_of
+        """Fill :attr:`coverage` from :mod:`topocast.experiments.coverage` (nothing without an entry)."""
+        from ..experiments.coverage import coverage_of
 
         self.coverage = coverage_of(self.name)
         return self

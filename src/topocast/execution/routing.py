@@ -6,11 +6,11 @@ from typing import Any
 
 import numpy as np
 
-from . import registry
-from .errors import TopocastError
-from .topology.core import Topology
-from .topology.metrics import bfs_distances
-from .validate import integer
+from .. import registry
+from ..errors import TopocastError
+from ..infra.validate import integer
+from ..topology.core import Topology
+from ..topology.metrics import bfs_distances
 
 
 def shortest_path(topology: Topology, source: int, target: int) -> list[int]:
@@ -78,9 +78,9 @@ def route(spec: str | Topology, source: str | int, target: str | int, max_memory
     every hop of it survives, else the packet takes a shortest path on the surviving graph (``note`` says
     so); a failed end point or one cut off from the other is refused.
     """
-    from .faults.degrade import degrade
-    from .memory import resolve_limit
-    from .spec import build
+    from ..faults.degrade import degrade
+    from ..infra.memory import resolve_limit
+    from ..spec import build
 
     max_memory = resolve_limit(max_memory)
     topology = degrade(spec, faults) if isinstance(spec, Topology) else build(spec, max_memory=max_memory,

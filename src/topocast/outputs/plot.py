@@ -20,7 +20,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from .errors import TopocastError, TopocastWarning
+from ..errors import TopocastError, TopocastWarning
 
 _MISSING = object()
 
@@ -91,9 +91,9 @@ def band(values: list[float]) -> tuple[float, float]:
     Returns
     -------
     tuple of float
-        ``(mean, half-width)``: :func:`topocast.stats.t_half_width`, 0 below two values.
+        ``(mean, half-width)``: :func:`topocast.infra.stats.t_half_width`, 0 below two values.
     """
-    from .stats import t_half_width
+    from ..infra.stats import t_half_width
 
     n = len(values)
     mean = sum(values) / n
@@ -105,7 +105,7 @@ def plot(store: str | Path, x: str, y: str, hue: str | None = "algorithm", out: 
     """Draw ``y`` against ``x`` from the store at ``store``, one line per ``hue``; write a PNG, return its path."""
     import warnings
 
-    from .fileio import check_input_file, check_output_file, save_figure
+    from ..infra.fileio import check_input_file, check_output_file, save_figure
     from .store import scan
 
     store = check_input_file(store, "STORE")

@@ -19,7 +19,7 @@ import numbers as _abc
 from collections.abc import Iterable
 from typing import Any
 
-from .errors import TopocastError
+from ..errors import TopocastError
 
 __all__ = ["choice", "integer", "integers", "number", "numbers"]
 

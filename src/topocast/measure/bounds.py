@@ -57,11 +57,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import TopocastError
-from .schedule import Schedule
-from .sim.models import CostModel, PortModel
-from .topology.core import Topology
-from .topology.metrics import bfs_distances, diameter
+from ..errors import TopocastError
+from ..plans.schedule import Schedule
+from ..sim.models import CostModel, PortModel
+from ..topology.core import Topology
+from ..topology.metrics import bfs_distances, diameter
 
 #: collectives with the doubling bound (every node ends knowing something from every node, or the reverse)
 SPREADING = ("broadcast", "allgather", "alltoall")
@@ -250,7 +250,7 @@ RELEASE_SAMPLE = 64
 
 def _release_nodes(topology: Topology, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(nodes, weight)``: nodes whose distance profile the release bound reads (orbit representatives)."""
-    from .topology.metrics import orbits
+    from ..topology.metrics import orbits
 
     reps, _ = orbits(topology)
     if len(reps) * float(topology.num_nodes + topology.num_arcs) <= RELEASE_WORK:
@@ -266,7 +266,7 @@ def release_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports
     from ``v`` cannot reach a neighbour of ``v`` in fewer than ``k - 1`` hops (each at least ``t_s + t_h``),
     and then their ``n_k(v) B`` bytes share ``v``'s ``c_v`` in-ports.  Broadcast: ``v`` at distance ``d``
     from the root, ``d (t_s + t_h) + B t_w / c_v``, and the root's own out-ports with its eccentricity."""
-    from .topology.metrics import _profile, bfs_distances
+    from ..topology.metrics import _profile, bfs_distances
 
     c = _port_counts(topology, ports)
     ts, tw, th = cost.startup, cost.per_byte, cost.per_hop
@@ -294,7 +294,7 @@ def release_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports
 def total_hops_bound(topology: Topology, cost: CostModel, ports: PortModel, b: float) -> Bound:
     """Total exchange: every pair's ``B`` bytes cross at least their distance in links, and at most
     ``min(channels, sum_v c_v)`` transfers run at once: ``t_s + t_h + B t_w sum d(u, v) / that``."""
-    from .topology.metrics import distance_distribution
+    from ..topology.metrics import distance_distribution
 
     counts = distance_distribution(topology)
     hops = float(np.dot(np.arange(len(counts)), counts))
@@ -370,7 +370,7 @@ def cut_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports: Po
 
 def cut_certificate(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel) -> Bound | None:
     """:func:`cut_bound` with its witness: the nodes of one side, the links cut and how the cut was found."""
-    from .topology.properties import best_cut
+    from ..topology.properties import best_cut
 
     if topology.num_nodes > CUT_MAX_NODES:
         return None
@@ -427,7 +427,7 @@ def _reduction_in_out(schedule: Schedule, n: int, vector: float) -> tuple[np.nda
 
 def _reduction_cut(topology: Topology, schedule: Schedule, vector: float, ports: PortModel) -> float | None:
     """Bytes per link that must cross a balanced cut (in the busier direction; both, half duplex)."""
-    from .topology.properties import best_cut
+    from ..topology.properties import best_cut
 
     if topology.num_nodes > CUT_MAX_NODES:
         return None

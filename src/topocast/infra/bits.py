@@ -5,7 +5,7 @@
 
 Message (or node) ``i`` of a bit set is bit ``i % 64`` of word ``i // 64``.
 This module imports nothing of topocast, so the engines (:mod:`topocast.sim`),
-the verifier (:mod:`topocast.verify`) and the planners can all use it.
+the verifier (:mod:`topocast.verify.delivery`) and the planners can all use it.
 
 >>> import numpy as np
 >>> int(popcount(np.uint64(0b1011)))
