@@ -37,7 +37,8 @@ def _add_group_bundles(builder, n, k, sd, senders, receivers, origin_pos, q_star
     """Transfers ``senders -> receivers`` carrying the groups for line positions
     ``q_start .. q_start + q_len - 1`` (mod ``k``) of the bundle that started at
     line position ``origin_pos``.  Message ids ``dst * n + src``: each destination
-    contributes one range of ``sd`` sources."""
+    contributes one range of ``sd`` sources.
+    """
     keep = q_len > 0
     senders, receivers, origin_pos, q_start, q_len = (a[keep] for a in (senders, receivers, origin_pos, q_start, q_len))
     if len(senders) == 0:

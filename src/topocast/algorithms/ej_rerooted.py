@@ -54,7 +54,8 @@ def translations(topology: Topology) -> np.ndarray:
 
 def crossings(topology: Topology, tree: Schedule) -> np.ndarray:
     """Per root ``r``, the transfers of ``tree`` (from node 0) translated by ``r`` that cross a failed part of
-    the degraded ``topology``: leave a failed router, or use a failed link into a healthy node."""
+    the degraded ``topology``: leave a failed router, or use a failed link into a healthy node.
+    """
     table = translations(topology.intact)
     failed = np.zeros(topology.num_nodes, dtype=bool)
     failed[topology.failed_nodes] = True
@@ -70,7 +71,8 @@ def crossings(topology: Topology, tree: Schedule) -> np.ndarray:
 def choose_root(topology: Topology, tree: Schedule, root: int) -> tuple[int, int]:
     """``(root, good roots)``: ``root`` if its tree crosses no failed part, else the healthy root of lowest
     index whose tree crosses none, else the healthy root whose tree crosses fewest; and how many roots are
-    good."""
+    good.
+    """
     cross = crossings(topology, tree)
     cross[topology.failed_nodes] = np.iinfo(np.int64).max  # a failed router is no root
     good = int(np.count_nonzero(cross == 0))

@@ -114,7 +114,8 @@ class _Hops:
 
 def _round(out: _Hops, logical: Schedule, transfers: list[int], toward: dict, base: int, links: set) -> int:
     """Add one logical round's hops from step ``base`` on (the rule in the module docstring); returns its
-    last step."""
+    last step.
+    """
     near = [t for t in transfers if (int(logical.src[t]), int(logical.dst[t])) in links]
     far = [t for t in transfers if (int(logical.src[t]), int(logical.dst[t])) not in links]
     paths = {t: _path(int(logical.src[t]), int(logical.dst[t]), toward) for t in far}
@@ -148,7 +149,8 @@ def _path(u: int, d: int, toward: dict) -> list[int]:
 
 def _relay(out: _Hops, logical: Schedule, t: int, path: list[int], first: int, writes_from: int) -> int:
     """The hops of relayed transfer ``t`` along ``path``: the first at step ``first``, relays after their
-    predecessors, the last (which delivers) at or after ``writes_from``; returns the last hop's step."""
+    predecessors, the last (which delivers) at or after ``writes_from``; returns the last hop's step.
+    """
     prev, step = -1, first
     combine = bool(logical.combine[t])
     for j in range(len(path) - 1):

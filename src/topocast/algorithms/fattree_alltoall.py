@@ -238,7 +238,8 @@ def thesis_lls_states(shape: GFTShape, k: int, g: tuple[int, ...] = ()) -> list[
 
 def thesis_algorithm1_states(shape: GFTShape, k: int) -> list[np.ndarray]:
     """Algorithm 1 as printed: per level ``x``, the first ``k mod w^x`` switches of a group get
-    ``((k // w^x) mod m + 1) mod m``, the others ``(k // w^x) mod m`` (thesis numbering)."""
+    ``((k // w^x) mod m + 1) mod m``, the others ``(k // w^x) mod m`` (thesis numbering).
+    """
     out = []
     for x in range(shape.h + 1):
         size = shape.w ** x

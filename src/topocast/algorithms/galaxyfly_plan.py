@@ -198,7 +198,8 @@ class Plan:
 
     def _check_commute(self, u, v, write_block, write_local, read_block, read_local) -> None:
         """Refuse a batch unless its transfers commute: no packet written twice into one router,
-        none read at a router where another transfer of the batch writes it."""
+        none read at a router where another transfer of the batch writes it.
+        """
         width = self.view.num_supernodes + self.view.a
         offset = self.view.num_supernodes
 

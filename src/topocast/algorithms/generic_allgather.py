@@ -54,7 +54,8 @@ RULES = ("balanced", "lowest")
 def _choose(indptr, indices, dist, balanced, steps, slot, tcount, rcount):
     """For every receiver ``v`` and source ``s``: ``slot[v, s]``, the position in ``v``'s adjacency of the
     neighbour it takes ``s`` from (-1 for ``s = v``); ``tcount[k, v]`` / ``rcount[k, v]``: transfers and
-    id ranges arriving at ``v`` in step ``k``."""
+    id ranges arriving at ``v`` in step ``k``.
+    """
     n = len(indptr) - 1
     for v in nb.prange(n):
         lo = indptr[v]

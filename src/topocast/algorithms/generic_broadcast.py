@@ -117,7 +117,8 @@ def _one_port_steps(parent, order):
 @nb.njit(cache=True)
 def _matching_tree(indptr, indices, root, dist):
     """A second candidate tree: in every step each informed node calls one uninformed neighbour (the one
-    farthest from the root, ties to the lower index); returns ``(parent, order informed)``."""
+    farthest from the root, ties to the lower index); returns ``(parent, order informed)``.
+    """
     n = len(indptr) - 1
     parent = np.full(n, -1, np.int64)
     informed = np.zeros(n, np.bool_)
@@ -156,7 +157,8 @@ def _matching_tree(indptr, indices, root, dist):
 
 def one_port_broadcast(topology: Topology, root: int = 0, message_bytes: float = 1.0) -> Schedule:
     """One-port broadcast down the BFS tree of ``root``, each node serving its children in decreasing
-    order of the steps their subtrees need; ``b(root)`` steps (``log2 N`` on a hypercube)."""
+    order of the steps their subtrees need; ``b(root)`` steps (``log2 N`` on a hypercube).
+    """
     require_connected(topology, "broadcast-one-port")
     root = check_root(topology, root)
     dist, parent, order = bfs_tree(topology, root)

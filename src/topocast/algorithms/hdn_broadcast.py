@@ -120,7 +120,8 @@ def _level_order(layout: HDNLayout, level: int) -> list[int]:
 def _broadcast(layout: HDNLayout, builder: ScheduleBuilder, level: int, instances: np.ndarray,
                holder: int, held: tuple[int, ...], order: list[int], t0: int) -> int:
     """Schedule HDN_broadcast in every level-``level`` instance in ``instances`` from the holders of
-    ``holder`` (a level-``level`` serial) and ``held``; returns the step after the last."""
+    ``holder`` (a level-``level`` serial) and ``held``; returns the step after the last.
+    """
     if level == 0:
         step, src, dst, total = supernode_broadcast(layout, holder, held, order)
         if len(step):

@@ -211,7 +211,8 @@ def _box_nb(points):
 @nb.njit(cache=True)
 def _partition_nb(points, lo, hi):
     """Phases 1-2 on ``points`` in the area ``[lo, hi]``: a group number per point, groups numbered in the
-    order :func:`partition` lists them; returns ``(group, number of groups)``."""
+    order :func:`partition` lists them; returns ``(group, number of groups)``.
+    """
     k, n = points.shape
     # equation (1): the divisor dimension
     div, best0, best1 = 0, 1 << 62, 0
@@ -272,7 +273,8 @@ def _rows_nb(table, rows, k):
 def _groups_nb(ptr, ids, src, coords, threshold, group, leader, count):
     """Final groups of every multicast: ``group[s]`` numbers slot ``s``'s group within its multicast in the
     order of :func:`qualified_groups`, ``leader[s]`` marks each group's nearest destination; ``count[m]``
-    is the number of groups of multicast ``m``."""
+    is the number of groups of multicast ``m``.
+    """
     for m in range(len(src)):
         lo = ptr[m]
         k = ptr[m + 1] - lo
@@ -351,7 +353,8 @@ def node_coords(dims: tuple[int, ...]) -> np.ndarray:
 def group_arrays(dims: tuple[int, ...], sources, ptr, ids, threshold: float = 0.5):
     """:func:`qualified_groups` for many multicasts at once: per destination slot its final group number
     (within its multicast, in the reference's order) and whether it leads its group; per multicast the
-    number of groups.  Multicast ``m`` goes from ``sources[m]`` to ``ids[ptr[m]:ptr[m+1]]``."""
+    number of groups.  Multicast ``m`` goes from ``sources[m]`` to ``ids[ptr[m]:ptr[m+1]]``.
+    """
     ids = np.ascontiguousarray(ids, dtype=np.int64)
     group = np.empty(len(ids), dtype=np.int64)
     leader = np.empty(len(ids), dtype=np.int64)
@@ -409,7 +412,8 @@ ROUTINGS = ("disjoint", "ecube", "disjoint-paths", "hamiltonian")
 def qg_planner(topology: Topology, prep: int, threshold: float = 0.5, leader_prep: int | None = None,
                routing: str = "disjoint") -> BatchPlanner:
     """The QG planner of ``topology``: ``planner(source, dests) -> plan`` (see :func:`qg_plan`), and
-    ``planner.batch`` for a whole workload."""
+    ``planner.batch`` for a whole workload.
+    """
     if routing not in ROUTINGS:
         raise TopocastError(f"multicast-qg: parameter 'routing' must be one of {', '.join(ROUTINGS)}, "
                             f"got '{routing}'")
@@ -431,7 +435,8 @@ def qg_planner(topology: Topology, prep: int, threshold: float = 0.5, leader_pre
 
 def qg_model(params: dict) -> Model:
     """The router of a QG run: under ``routing=ecube`` one start-up launches every worm of a step unless
-    ``worms_per_startup`` is given (no step has more worms than the largest destination count)."""
+    ``worms_per_startup`` is given (no step has more worms than the largest destination count).
+    """
     config = dict(params)
     if params.get("routing") == "ecube" and params.get("worms_per_startup") is None:
         config["worms_per_startup"] = max(1, int(params["destinations"]) + int(params.get("spread") or 0))

@@ -201,7 +201,8 @@ def _search_cycle(topology: Topology) -> np.ndarray | None:
 def _ring_phases(builder: ScheduleBuilder, cycle: np.ndarray, chunks: int, reduce_scatter: bool, gather: bool,
                  first_step: int = 0) -> int:
     """The ring reduce-scatter (position ``i`` ends with the full blocks of node ``cycle[i]``) and all-gather
-    round ``cycle``; returns the next free step."""
+    round ``cycle``; returns the next free step.
+    """
     n = len(cycle)
     pos = np.arange(n, dtype=np.int64)
     src, dst = cycle, np.roll(cycle, -1)
@@ -221,7 +222,8 @@ def _ring_phases(builder: ScheduleBuilder, cycle: np.ndarray, chunks: int, reduc
 
 def ring_order(topology: Topology) -> tuple[np.ndarray, bool]:
     """``(order, cycle)``: a Hamiltonian cycle when one is known (``cycle`` True), else the nodes in the
-    depth-first order of a breadth-first spanning tree from node 0 (consecutive nodes near each other)."""
+    depth-first order of a breadth-first spanning tree from node 0 (consecutive nodes near each other).
+    """
     try:
         return hamiltonian_cycle(topology), True
     except TopocastError:
@@ -255,13 +257,15 @@ def _ring(topology: Topology, collective: str, message_bytes: float, chunks: int
 
 def ring_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
     """Ring allreduce: reduce-scatter then all-gather round a Hamiltonian cycle (``2 (N-1)`` steps), or round
-    a relayed ring on a network without a known one."""
+    a relayed ring on a network without a known one.
+    """
     return _ring(topology, "allreduce", message_bytes, chunks)
 
 
 def ring_reduce_scatter(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
     """Ring reduce-scatter: ``N - 1`` steps round a Hamiltonian cycle (or a relayed ring); node ``j`` ends
-    with block ``j``."""
+    with block ``j``.
+    """
     return _ring(topology, "reduce-scatter", message_bytes, chunks)
 
 
@@ -270,7 +274,8 @@ def _halving_doubling(builder: ScheduleBuilder, ranks: np.ndarray, blocks: int, 
                       first_step: int) -> int:
     """Recursive halving (and doubling back) among ``ranks`` (a power of two of them, ``ranks[i]`` the node
     of virtual rank ``i``) over blocks ``0..blocks-1``: virtual rank ``i`` ends the halving holding its share
-    of the blocks; returns the next free step."""
+    of the blocks; returns the next free step.
+    """
     p = len(ranks)
     dims = p.bit_length() - 1
     lo = np.zeros(p, dtype=np.int64)
@@ -298,7 +303,8 @@ def _halving_doubling(builder: ScheduleBuilder, ranks: np.ndarray, blocks: int, 
 
 def _power_of_two_ranks(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(ranks, extra, partner)``: the ``2^k`` nodes that run the halving, and the extra nodes each paired
-    with one of them (Rabenseifner's pre and post steps, when ``N`` is not a power of two)."""
+    with one of them (Rabenseifner's pre and post steps, when ``N`` is not a power of two).
+    """
     n = topology.num_nodes
     p = 1 << (n.bit_length() - 1)
     r = n - p
@@ -334,7 +340,8 @@ def halving_doubling(topology: Topology, collective: str, message_bytes: float, 
 def _hand_out(builder: ScheduleBuilder, ranks: np.ndarray, n: int, chunks: int, step: int) -> None:
     """Reduce-scatter on ``N`` not a power of two: after the halving, virtual rank ``i`` holds the full sums of
     its share of the ``N * chunks`` blocks (:func:`_halving_doubling`'s split); it copies each owner's part of
-    that share to the owner, one owner per step (so one port suffices)."""
+    that share to the owner, one owner per step (so one port suffices).
+    """
     p = len(ranks)
     lo, hi = np.zeros(p, dtype=np.int64), np.full(p, n * chunks, dtype=np.int64)
     for d in reversed(range(p.bit_length() - 1)):
@@ -363,14 +370,16 @@ def halving_doubling_allreduce(topology: Topology, message_bytes: float = 1024.0
 def halving_reduce_scatter(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
     """Recursive halving: ``log2 N`` steps; node ``j`` ends with block ``j``.  ``N`` not a power of two: the
     extra nodes first hand their vectors to partners (Rabenseifner's pre-step), and after the halving each
-    rank copies the blocks of its share that other nodes own to them."""
+    rank copies the blocks of its share that other nodes own to them.
+    """
     return halving_doubling(topology, "reduce-scatter", message_bytes, chunks)
 
 
 # -- multidimensional on tori ----------------------------------------------------------------------------
 def torus_reduction(topology: Topology, collective: str, message_bytes: float, chunks: int) -> Schedule:
     """Ring reduce-scatter along each dimension, most significant first, each on the blocks left to the
-    node; then (allreduce) the ring all-gathers in reverse order."""
+    node; then (allreduce) the ring all-gathers in reverse order.
+    """
     sizes, wraps = grid_shape(topology)
     if not all(wraps):
         raise TopocastError(f"algorithm: needs rings in every dimension (a ring or torus), not {topology.spec}")
@@ -421,7 +430,8 @@ def _tree_phases(builder: ScheduleBuilder, parent: np.ndarray, depth: np.ndarray
     """Reduce ``blocks`` (one per pipeline stage) up the tree ``parent`` (-1 at the root) and, with
     ``broadcast``, copy them back down; a node at depth ``d`` of a tree of height ``H`` sends stage ``k`` up at
     step ``H - d + k`` (its children's stage ``k`` has arrived), and its parent sends it the reduced stage
-    ``k`` at step ``H + d - 1 + k`` (after the root's stage ``k`` is complete, at step ``H - 1 + k``)."""
+    ``k`` at step ``H + d - 1 + k`` (after the root's stage ``k`` is complete, at step ``H - 1 + k``).
+    """
     nodes = np.flatnonzero(parent >= 0)
     height = int(depth.max(initial=0))
     c = len(blocks)
@@ -439,7 +449,8 @@ def _tree_phases(builder: ScheduleBuilder, parent: np.ndarray, depth: np.ndarray
 def bfs_tree_reduction(topology: Topology, collective: str, message_bytes: float, chunks: int,
                        root: int) -> Schedule:
     """Reduce up a breadth-first spanning tree to ``root`` in ``chunks`` pipelined blocks, then broadcast
-    them down it (allreduce)."""
+    them down it (allreduce).
+    """
     from .generic_trees import bfs_tree
 
     if collective == "reduce-scatter":
@@ -536,7 +547,8 @@ def disjoint_trees_reduction(topology: Topology, collective: str, message_bytes:
                              seed: int) -> Schedule:
     """Allreduce or reduce over edge-disjoint spanning trees: the vector's ``chunks`` blocks dealt round the
     trees, each tree reducing its blocks to its root and (allreduce) copying them back down, pipelined; the
-    trees share no link, so they run side by side."""
+    trees share no link, so they run side by side.
+    """
     if collective == "reduce-scatter":
         raise TopocastError("algorithm: trees reduce to one node each; use a ring or halving reduce-scatter")
     trees = disjoint_spanning_trees(topology, seed)
@@ -594,7 +606,8 @@ def binomial_reduce(topology: Topology, message_bytes: float = 1024.0) -> Schedu
 
 def _inorder_tree(n: int, shift: int) -> np.ndarray:
     """Parents of an in-order binary tree over positions ``0..n-1`` (the root in the middle), with node
-    ``(position + shift) mod n`` at each position; -1 at the root."""
+    ``(position + shift) mod n`` at each position; -1 at the root.
+    """
     parent = np.full(n, -1, dtype=np.int64)
 
     def build(lo: int, hi: int, up: int) -> None:
@@ -625,7 +638,8 @@ def _depths(parent: np.ndarray) -> np.ndarray:
 
 def double_binary_tree_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 2) -> Schedule:
     """Two binary trees (the second the first shifted by one node, so that a node interior in one is a leaf in
-    the other for even ``N``): the even chunks reduce and broadcast on the first, the odd on the second."""
+    the other for even ``N``): the even chunks reduce and broadcast on the first, the odd on the second.
+    """
     if topology.family != "complete":
         raise TopocastError(f"algorithm: the double binary tree needs every pair of nodes linked (a complete "
                             f"graph), not '{topology.family}'")
@@ -650,7 +664,8 @@ GROUP_FAMILIES = ("dragonfly", "galaxyfly", "hdn")
 
 def groups_of(topology: Topology) -> np.ndarray:
     """The group of every node: a Dragonfly's or Galaxyfly's supernode (``node // routers per group``), or an
-    HDN's level-(k-1) cluster (``node // its nodes``; the builder numbers each cluster's nodes together)."""
+    HDN's level-(k-1) cluster (``node // its nodes``; the builder numbers each cluster's nodes together).
+    """
     if topology.family in ("dragonfly", "galaxyfly") and topology.meta.get("routers_per_supernode"):
         size = int(topology.meta["routers_per_supernode"])
     elif topology.family == "hdn" and len(topology.meta.get("level_nodes", ())) >= 2:
@@ -663,7 +678,8 @@ def groups_of(topology: Topology) -> np.ndarray:
 
 def hierarchical_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
     """Ring reduce-scatter in every group, ring allreduce of each slice across the groups, ring all-gather in
-    every group; relayed where a ring's neighbours are not linked."""
+    every group; relayed where a ring's neighbours are not linked.
+    """
     from .embedding import embed
 
     group = groups_of(topology)
@@ -695,7 +711,8 @@ def hierarchical_allreduce(topology: Topology, message_bytes: float = 1024.0, ch
 
 def _ring_slices(builder: ScheduleBuilder, rings: np.ndarray, share: int, reduce: bool, step: int) -> int:
     """A ring reduce-scatter (``reduce``) or all-gather inside every row of ``rings``, position ``j`` ending
-    with (or starting from) blocks ``j*share .. (j+1)*share - 1``; returns the next step."""
+    with (or starting from) blocks ``j*share .. (j+1)*share - 1``; returns the next step.
+    """
     size = rings.shape[1]
     pos = np.arange(size)
     for s in range(size - 1):
@@ -719,7 +736,8 @@ def swing_distance(s: int) -> int:
 def swing_peers(sizes: tuple[int, ...]) -> list[np.ndarray]:
     """Per step, every node's peer: the steps take the dimensions in turn (``log2 k_d`` steps in dimension
     ``d``); in step ``s`` of its dimension, a node at an even coordinate ``x`` pairs with ``x + rho(s)``, an
-    odd one with ``x - rho(s)`` (mod ``k_d``)."""
+    odd one with ``x - rho(s)`` (mod ``k_d``).
+    """
     if any(k & (k - 1) or k < 2 for k in sizes):
         raise TopocastError(f"algorithm: Swing needs every torus side a power of two (at least 2), got {sizes}")
     stride = strides(sizes)
@@ -740,7 +758,8 @@ def swing_peers(sizes: tuple[int, ...]) -> list[np.ndarray]:
 
 def _swing_reach(peers: list[np.ndarray], n: int) -> list[np.ndarray]:
     """``reach[j][v]``: the nodes whose blocks ``v`` is responsible for before step ``j`` of the halving
-    (``reach[L]``: itself); raises unless each step splits them into two disjoint halves."""
+    (``reach[L]``: itself); raises unless each step splits them into two disjoint halves.
+    """
     reach = [np.eye(n, dtype=bool)]
     for j in range(len(peers) - 1, -1, -1):
         after = reach[0]
@@ -878,11 +897,13 @@ register("reduce-bfs-tree", bfs_tree_reduce, "reduce", "any network: reduce up a
 
 def ring_allreduce_time(n: int, m: float, alpha: float, beta: float, gamma: float = 0.0) -> float:
     """Closed form of the ring allreduce, one hop per transfer (Patarasuk and Yuan 2009):
-    ``2 (N-1) (alpha + m/N beta) + (N-1) m/N gamma``."""
+    ``2 (N-1) (alpha + m/N beta) + (N-1) m/N gamma``.
+    """
     return 2 * (n - 1) * (alpha + m / n * beta) + (n - 1) * m / n * gamma
 
 
 def halving_doubling_time(n: int, m: float, alpha: float, beta: float, gamma: float = 0.0) -> float:
     """Closed form of recursive halving and doubling on ``N = 2^k`` (Thakur, Rabenseifner and Gropp 2005):
-    ``2 log2 N alpha + 2 (N-1)/N m beta + (N-1)/N m gamma``."""
+    ``2 log2 N alpha + 2 (N-1)/N m beta + (N-1)/N m gamma``.
+    """
     return 2 * math.log2(n) * alpha + 2 * (n - 1) / n * m * beta + (n - 1) / n * m * gamma

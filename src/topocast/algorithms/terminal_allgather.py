@@ -32,7 +32,8 @@ from .generic_trees import require_connected
 @nb.njit(cache=True)
 def _trees(indptr, indices, dist, hosts, steps, out_key, out_msg):
     """Records ``(key, message)`` of every delivery: ``key = (step * n + receiver) * width + slot`` of the
-    receiver's in-link; returns how many."""
+    receiver's in-link; returns how many.
+    """
     n = len(indptr) - 1
     width = 0
     for v in range(n):

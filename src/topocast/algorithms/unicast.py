@@ -115,7 +115,8 @@ ROUTER_FIELDS = ("startup", "flits", "injection_channels", "ejection_channels", 
 
 def router_config(params: dict, vcs: int | None) -> RouterConfig:
     """The :class:`RouterConfig` of resolved run parameters with ``vcs`` virtual channels (None: as many as
-    the plan's routes use, the VC scheme's need)."""
+    the plan's routes use, the VC scheme's need).
+    """
     return RouterConfig(vcs=vcs, **{k: params[k] for k in ROUTER_FIELDS})
 
 

@@ -69,7 +69,8 @@ BOUND_PAIRS = 2e7
 
 def dor_uniform_loads(topology: Topology, lat: Lattice | None = None, ties: str = "plus") -> np.ndarray:
     """``gamma`` of every arc for ``dor`` and uniform destinations (closed form, see the module docstring;
-    ``ties=random`` on an even ring: the offset ``k/2`` goes each way half the time)."""
+    ``ties=random`` on an even ring: the offset ``k/2`` goes each way half the time).
+    """
     lat = lat or lattice(topology)
     n = topology.num_nodes
     loads = np.zeros(topology.num_arcs)
@@ -132,7 +133,8 @@ def pair_loads(topology: Topology, routing: str, src, dst, weight, lat: Lattice 
 
     ``dor`` with ``ties=random`` on a torus: the mean of the routes whose ties all go ``+`` and those whose
     ties all go ``-``, which is the expectation, since a route's hops in one dimension depend on that
-    dimension's coin alone (the other coordinates are the source's or the destination's)."""
+    dimension's coin alone (the other coordinates are the source's or the destination's).
+    """
     if len(src) == 0:
         return np.zeros(topology.num_arcs)
     weight = np.asarray(weight, dtype=np.float64)

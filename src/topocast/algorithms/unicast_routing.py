@@ -108,7 +108,8 @@ MAX_SEARCH_WORK = 4e9
 class Routes:
     """Explicit paths of many worms: worm ``w`` is ``node[ptr[w]:ptr[w+1]]``, entered by ``arc`` (-1 at the
     start) on VC ``vc`` (``None``: VC 0 everywhere).  ``need`` VCs the scheme uses; ``scheme`` its name;
-    ``alt`` (``ugal``) every worm's alternate route, the source's choice."""
+    ``alt`` (``ugal``) every worm's alternate route, the source's choice.
+    """
 
     ptr: np.ndarray
     node: np.ndarray
@@ -128,7 +129,8 @@ class Routes:
 @dataclass(frozen=True)
 class Lattice:
     """A ``dor`` family as mixed-radix coordinates: sizes, strides, whether dimensions wrap, and
-    ``table[x, 2i + s]`` the arc leaving ``x`` in dimension ``i``, ``s = 0`` up, ``1`` down."""
+    ``table[x, 2i + s]`` the arc leaving ``x`` in dimension ``i``, ``s = 0`` up, ``1`` down.
+    """
 
     dims: np.ndarray
     strides: np.ndarray
@@ -184,7 +186,8 @@ def _dor_fill(src, mid, dst, dims, strides, wrap, table, dateline, phase_vcs, pt
 
     ``coins``: bit ``d - 1 - i`` says whether a tie in dimension ``i`` goes ``+`` (-1: always);
     ``ring_class``: the VC of a ring is fixed on entry (``ring``), else the dateline or VC 0.  (One loop over
-    the legs, no function call per worm: a call passing the arrays costs more than the hops it writes.)"""
+    the legs, no function call per worm: a call passing the arrays costs more than the hops it writes.)
+    """
     d = len(dims)
     for w in range(len(src)):
         pos = ptr[w]
@@ -253,7 +256,8 @@ def dor_routes(topology: Topology, src: np.ndarray, dst: np.ndarray, mid: np.nda
     """``(ptr, node, arc, vc)`` of the dimension-ordered routes ``src -> dst`` (through ``mid`` where
     ``mid >= 0``); ``vc`` is the dateline VC on a torus or ring, or with ``ring_class`` the ring's class
     (plus 2 in phase 1), the phase on a mesh.  ``coins``: per message, the tie bits of :func:`tie_coins`
-    (None: ties go ``+``)."""
+    (None: ties go ``+``).
+    """
     lat = lat or lattice(topology)
     src = np.ascontiguousarray(src, dtype=np.int64)
     dst = np.ascontiguousarray(dst, dtype=np.int64)
@@ -280,7 +284,8 @@ def dor_routes(topology: Topology, src: np.ndarray, dst: np.ndarray, mid: np.nda
 
 def tie_coins(messages: int, dims: int, rng: np.random.Generator) -> np.ndarray:
     """A fair coin per message and dimension for ``ties=random``, as a bitmask per message: bit ``j`` is the
-    coin of dimension ``dims - 1 - j`` (the order ``dor`` corrects them in); set = go ``+``."""
+    coin of dimension ``dims - 1 - j`` (the order ``dor`` corrects them in); set = go ``+``.
+    """
     bits = rng.integers(0, 2, size=(messages, dims)).astype(np.int64)
     return (bits << np.arange(dims, dtype=np.int64)).sum(axis=1) if dims else np.zeros(messages, np.int64)
 
@@ -399,7 +404,8 @@ def minimal_routes(topology: Topology, src: np.ndarray, dst: np.ndarray, mid: np
                    mid_group: int = 1, routing: str = "minimal") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(ptr, node, arc)`` of the minimal routes ``src -> dst``, or, with ``mid``, of the two-phase
     routes ``src -> mid -> dst`` (``mid`` a node, or with ``mid_group > 1`` a block of nodes reached at its
-    nearest node; ``mid < 0``: straight)."""
+    nearest node; ``mid < 0``: straight).
+    """
     src = np.ascontiguousarray(src, dtype=np.int64)
     dst = np.ascontiguousarray(dst, dtype=np.int64)
     if mid is None:
@@ -443,7 +449,8 @@ def supernode_size(topology: Topology) -> int:
 def valiant_intermediates(topology: Topology, src: np.ndarray, dst: np.ndarray, rng: np.random.Generator
                           ) -> tuple[np.ndarray, int]:
     """``(mid, group)``: per message the intermediate (-1: route minimally) and the size of the block it
-    names (1: a node; ``a``: a supernode of ``a`` routers)."""
+    names (1: a node; ``a``: a supernode of ``a`` routers).
+    """
     n = topology.num_nodes
     if topology.family in SUPERNODE_FAMILIES:
         a = supernode_size(topology)
@@ -521,7 +528,8 @@ def check_ugal(topology: Topology) -> None:
 def _ugal_routes(topology: Topology, src: np.ndarray, dst: np.ndarray, rng: np.random.Generator,
                  vc_scheme: str) -> Routes:
     """``ugal``: the ``minimal`` routes with the ``valiant`` routes (the same draw) as their alternates, both on
-    the VC scheme's VCs for the longer of the two."""
+    the VC scheme's VCs for the longer of the two.
+    """
     check_ugal(topology)
     minimal = route(topology, "minimal", src, dst, rng, vc_scheme)
     valiant = route(topology, "valiant", src, dst, rng, vc_scheme)
@@ -537,7 +545,8 @@ def unicast_worm_plan(generated: np.ndarray, sources: np.ndarray, destinations: 
                       info: dict | None = None, notes: tuple[str, ...] = (), alt: Routes | None = None,
                       alt_threshold: int = 0):
     """One worm per message, one job per worm at its source, one destination slot at the route's end (and with
-    ``alt`` every worm's alternate route after the planned ones, chosen by its source with ``alt_threshold``)."""
+    ``alt`` every worm's alternate route after the planned ones, chosen by its source with ``alt_threshold``).
+    """
     from ..plans.wormhole import WormPlan, WormTraffic
 
     m = len(generated)

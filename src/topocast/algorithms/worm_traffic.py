@@ -286,7 +286,8 @@ def _slots(slot_key: np.ndarray, mc: np.ndarray, nodes: np.ndarray, n: int, sour
 
 def destination_counts(n: int, destinations: int, spread: int, num_nodes: int, rng) -> np.ndarray:
     """Fixed ``destinations`` per multicast, or uniform on the integers ``destinations - spread ..
-    destinations + spread`` (mean exactly ``destinations``)."""
+    destinations + spread`` (mean exactly ``destinations``).
+    """
     if destinations < 1 or destinations > num_nodes - 1:
         raise TopocastError(f"multicast: parameter 'destinations' must be in 1..{num_nodes - 1} "
                             f"(nodes - 1), got {destinations}")

@@ -90,7 +90,8 @@ def lattice_csr(dims: tuple[int, ...], wrap: bool) -> tuple[np.ndarray, np.ndarr
 def hypercube_csr(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(indptr, indices, labels)`` of Q_n by doubling: the rows of Q_{k+1} with bit k clear are those of
     Q_k and then ``u + 2^k`` (the largest neighbour); with bit k set, ``u - 2^k`` (the smallest) and then the
-    row of ``u - 2^k`` shifted by ``2^k``.  Rows sorted by neighbour, arc label ``i`` for bit ``i``."""
+    row of ``u - 2^k`` shifted by ``2^k``.  Rows sorted by neighbour, arc label ``i`` for bit ``i``.
+    """
     total = 1 << n
     indices = np.empty((total, n), dtype=np.int64)
     labels = np.empty((total, n), dtype=np.int16)

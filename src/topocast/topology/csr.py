@@ -25,7 +25,8 @@ def first_arc(indptr, indices, u, v):
 @nb.njit(cache=True)
 def bucket(keys, n):
     """Indices ``0 .. len(keys) - 1`` grouped by ``keys`` (in ``0 .. n - 1``), increasing within a key:
-    CSR ``(ptr, ids)`` (transfers by sender or receiver, messages by origin)."""
+    CSR ``(ptr, ids)`` (transfers by sender or receiver, messages by origin).
+    """
     ptr = np.zeros(n + 1, np.int64)
     for i in range(len(keys)):
         ptr[keys[i] + 1] += 1

@@ -216,7 +216,8 @@ class EJRing:
         """The sector-tree candidates of one level, sorted by (sector, k, l) in a stable order: per node
         ``k + (l + 1)`` along its sector's minor unit and, on the sector's axis (``l = 0``), ``(k + 1) + 0``
         along the major one (the root, alone in its level: ``1 + 0`` in each sector).  Returns their
-        residues and a 7-row array (sector, k, l, parent, direction, x, y)."""
+        residues and a 7-row array (sector, k, l, parent, direction, x, y).
+        """
         if len(level) == 1 and level[0] == 0:
             j = np.arange(1, 7)
             cand = np.stack([j, np.ones(6, np.int64), np.zeros(6, np.int64), np.zeros(6, np.int64), _MAJOR[j]])

@@ -97,7 +97,8 @@ def export(topology: Topology, format: str | None, path: str | Path) -> Path:
 
 def check_output(path: str | Path) -> Path:
     """``path`` as a file to write: a regular file or a new name in an existing, writable directory
-    (:func:`topocast.fileio.check_output_file`), else a :class:`TopocastError` naming ``OUT``."""
+    (:func:`topocast.fileio.check_output_file`), else a :class:`TopocastError` naming ``OUT``.
+    """
     from ..fileio import check_output_file
 
     return check_output_file(path, "OUT")
@@ -182,7 +183,8 @@ _GML_UNSAFE = re.compile(r'[^ -~]|[&"]')
 
 def gml_string(text: str) -> str:
     """``text`` as a GML string: quoted, with ``&``, ``"`` and every character outside printable ASCII written
-    as a character reference (``&#233;``), which GML readers (networkx's among them) turn back."""
+    as a character reference (``&#233;``), which GML readers (networkx's among them) turn back.
+    """
     return '"' + _GML_UNSAFE.sub(lambda m: f"&#{ord(m.group(0))};", text) + '"'
 
 

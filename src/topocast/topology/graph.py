@@ -117,7 +117,8 @@ def graph(path: str) -> Topology:
 
 def read_networkx(path: str | Path):
     """The graph in ``path``, checked and names normalised: a networkx graph, or an :class:`EdgeList` for an
-    edge-list file; a one-line :class:`TopocastError` on any failure."""
+    edge-list file; a one-line :class:`TopocastError` on any failure.
+    """
     resolved = _resolve(path)
     kind = file_format(resolved)
     name = NAMES[kind]
@@ -332,7 +333,8 @@ def _natural(names: list) -> list[int]:
 
 def _read_edgelist(path: Path) -> EdgeList:
     """Lines ``NAME NAME [more columns, ignored]`` (``\\n``, ``\\r\\n`` or ``\\r`` ends a line); ``#`` starts a
-    comment; blank lines are skipped."""
+    comment; blank lines are skipped.
+    """
     index: dict[str, int] = {}
     ends: list[int] = []
     number = 0

@@ -67,7 +67,8 @@ def _is_bijection(perm):
 @nb.njit(cache=True)
 def is_automorphism(indptr, indices, perm):
     """Whether ``perm`` is a bijection of ``0..N-1`` mapping the neighbour multiset of every node ``u``
-    onto the neighbour multiset of ``perm[u]`` (parallel links counted)."""
+    onto the neighbour multiset of ``perm[u]`` (parallel links counted).
+    """
     n = len(indptr) - 1
     if len(perm) != n or not _is_bijection(perm):
         return False
@@ -88,7 +89,8 @@ def _root(parent, x):
 @nb.njit(cache=True)
 def join_orbits(parent, perm):
     """Union-find: join ``x`` and ``perm[x]`` for every ``x``; every root stays the smallest node of its
-    set.  Returns how many sets were merged."""
+    set.  Returns how many sets were merged.
+    """
     merged = 0
     for x in range(len(perm)):
         a = _root(parent, x)

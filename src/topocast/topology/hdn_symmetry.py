@@ -48,7 +48,8 @@ def _base_generators(layout: HDNLayout) -> list[np.ndarray]:
 
 def _lifted_pairs(layout: HDNLayout, level: int, gens: list[np.ndarray]) -> list[tuple]:
     """The partners of :func:`_lift_generators` as ``(g_nodes, g_sn, h_nodes, h_sn)``, repeats and the identity
-    left out (they generate the same group)."""
+    left out (they generate the same group).
+    """
     inner, n, s = layout.sizes[level - 1], layout.clusters[level], layout.s[level - 1]
     y = np.arange(inner, dtype=np.int64)
     identity = (y, np.arange(n, dtype=np.int64))

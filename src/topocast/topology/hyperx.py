@@ -75,7 +75,8 @@ def hyperx(dims, t=(1,), p: int = 1) -> Topology:
 
 def bisection_links(dims, trunk) -> int | None:
     """Links cut by halving one dimension of even width (the fewest over such dimensions), None when no width
-    is even: ``(S_i / 2)^2 K_i prod_{j != i} S_j``."""
+    is even: ``(S_i / 2)^2 K_i prod_{j != i} S_j``.
+    """
     n = int(np.prod(dims, dtype=np.int64))
     cuts = [(s // 2) ** 2 * k * (n // s) for s, k in zip(dims, trunk, strict=True) if s % 2 == 0]
     return min(cuts) if cuts else None

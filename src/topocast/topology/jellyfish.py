@@ -45,7 +45,8 @@ def jellyfish_params(n: int, d: int, p: int, seed: int) -> tuple[int, int, int, 
 def random_regular_links(n: int, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray] | None:
     """``(u, v)`` with ``u < v``: the links of a simple ``d``-regular graph on ``n`` nodes (see the module), or
     None when the repair gets stuck (a dense graph: the caller draws again).  ``d = n - 1`` is the complete
-    graph."""
+    graph.
+    """
     if d == n - 1:
         u, v = np.triu_indices(n, 1)
         return u.astype(np.int64), v.astype(np.int64)

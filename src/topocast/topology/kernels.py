@@ -62,7 +62,8 @@ _ZERO = np.uint64(0)
 @nb.njit(cache=True)
 def _top_down(indptr, indices, dist, queue, head, tail, level):
     """Expand the frontier ``queue[head:tail]`` (distance ``level``) in FIFO order: every unreached neighbour
-    gets ``level + 1`` and joins the queue.  Returns the new tail and the arcs of the new frontier."""
+    gets ``level + 1`` and joins the queue.  Returns the new tail and the arcs of the new frontier.
+    """
     out = tail
     arcs = 0
     nxt = level + 1
@@ -81,7 +82,8 @@ def _top_down(indptr, indices, dist, queue, head, tail, level):
 @nb.njit(cache=True)
 def _fifo(indptr, indices, dist, queue, tail):
     """Top-down levels from the seeds ``queue[:tail]`` (distance 0) until none is left: the FIFO BFS, which
-    touches nothing but the nodes it reaches.  Returns how many it labelled."""
+    touches nothing but the nodes it reaches.  Returns how many it labelled.
+    """
     head = 0
     level = 0
     while head < tail:
@@ -103,7 +105,8 @@ def _unreached_arcs(indptr, dist):
 @nb.njit(cache=True)
 def _bitmaps(dist, queue, head, tail, seen, front):
     """``seen``: a bit per labelled node (and the padding past N); ``front``: a bit per frontier node
-    ``queue[head:tail]``."""
+    ``queue[head:tail]``.
+    """
     n = len(dist)
     for w in range(len(seen)):
         s = _ZERO
@@ -122,7 +125,8 @@ def _bitmaps(dist, queue, head, tail, seen, front):
 def _bottom_up(indptr, indices, dist, queue, tail, level, seen, front, nxt, chunks):
     """One bottom-up level: every unreached node (a zero bit of ``seen``) scans its neighbours for one in
     ``front`` and, at the first, takes distance ``level + 1``.  The new frontier goes into ``nxt`` and, in
-    node order, into ``queue[tail:]``.  Returns the new tail and the arcs of the new frontier."""
+    node order, into ``queue[tail:]``.  Returns the new tail and the arcs of the new frontier.
+    """
     words = len(seen)
     found = np.zeros(chunks + 1, np.int64)
     arcs = np.zeros(chunks, np.int64)
@@ -358,7 +362,8 @@ def compact_indices(indices: np.ndarray, num_nodes: int) -> np.ndarray:
 @nb.njit(cache=True, inline="always")
 def _tally(planes, c, new):
     """Add one to the counter of every bit set in ``new``: ``planes[c]`` is a bit-sliced counter (plane ``p``
-    holds bit ``p`` of the 64 counts); a carry ripples up, one plane in two on average."""
+    holds bit ``p`` of the 64 counts); a carry ripples up, one plane in two on average.
+    """
     carry = new
     p = 0
     while carry:
@@ -373,7 +378,8 @@ def _pull(indptr, indices, seen, front, nxt, full, chunks, planes, grew):
     """One pulling level: every node not yet reached by all sources (``seen[v] != full``) ORs its neighbours'
     frontier words; the bits it did not have are its new ones (``nxt[v]``, added to ``seen[v]``).  Part
     ``c`` ORs the new bits into ``grew[c]`` and, when ``planes`` has rows, counts them per source in
-    ``planes[c]``.  Returns the nodes with new bits."""
+    ``planes[c]``.  Returns the nodes with new bits.
+    """
     n = len(indptr) - 1
     counting = planes.shape[0] > 0
     found = np.zeros(chunks, np.int64)
@@ -406,7 +412,8 @@ def _pull(indptr, indices, seen, front, nxt, full, chunks, planes, grew):
 @nb.njit(cache=True)
 def _push(indptr, indices, seen, front, nxt, queue, size):
     """One pushing level: every frontier node ``queue[:size]`` ORs its frontier word into its neighbours'
-    new bits.  The new frontier replaces the old in ``queue`` and ``front``; returns its size."""
+    new bits.  The new frontier replaces the old in ``queue`` and ``front``; returns its size.
+    """
     tail = 0
     for j in range(size):
         u = queue[j]
@@ -535,7 +542,8 @@ def _work(n):
 @nb.njit(cache=True, parallel=True)
 def _passes_parallel(indptr, indices, job, hist_len, direction, tasks):
     """The passes of :func:`multi_source` shared by ``tasks`` threads, each pass serial, each task its own
-    work space (no step shared between threads)."""
+    work space (no step shared between threads).
+    """
     k = len(job[0])
     passes = (k + 63) // 64
     for t in nb.prange(tasks):
@@ -613,7 +621,8 @@ def eccentricities(indptr, indices, sources):
 
 def distances_to(indptr, indices, sources, targets):
     """``out[i, j]`` = hop distance from ``sources[i]`` to ``targets[i, j]`` (-1 unreached), by
-    :func:`multi_source`."""
+    :func:`multi_source`.
+    """
     return multi_source(indptr, indices, sources, targets=targets)[2]
 
 

@@ -43,7 +43,8 @@ def __getattr__(name: str):
 
 def warm_kernels() -> None:
     """Load (or compile) the compiled BFS kernels, serial and parallel builds, now: e.g. before timing a
-    large graph."""
+    large graph.
+    """
     from . import kernels
 
     indptr = np.array([0, 1, 2], dtype=np.int64)
@@ -57,7 +58,8 @@ def warm_kernels() -> None:
 def csr(topology: Topology) -> tuple[np.ndarray, np.ndarray]:
     """``(indptr, indices)`` for the compiled searches: the topology's row pointers and its indices as int32
     (:func:`topocast.topology.kernels.compact_indices`, half the bytes a search streams), made once per
-    topology."""
+    topology.
+    """
     cache = topology.__dict__.setdefault("_metric_cache", {})
     if "indices32" not in cache:
         from .kernels import compact_indices
@@ -163,7 +165,8 @@ def is_connected(topology: Topology) -> bool:
 
 def _profile(topology: Topology, sources: np.ndarray):
     """``(ecc, hist)`` of each source: eccentricity and distance histogram (``hist[i, d]``, nodes at distance
-    ``d``); raises if the network is not connected."""
+    ``d``); raises if the network is not connected.
+    """
     sources = np.asarray(sources, dtype=np.int64)
     probe = bfs_distances(topology, int(sources[0]))
     if np.any(probe < 0):

@@ -82,7 +82,8 @@ def _block_unshuffle(positions: np.ndarray, d: int, digits: int) -> np.ndarray:
 def line_network(name: str, d: int, n: int, wires: list[np.ndarray], stage_names=()) -> MultistageNetwork:
     """Stages of ``d^(n-1)`` switches ``d x d``; ``wires[s]`` maps a position leaving stage ``s-1``
     (the network input for ``s = 0``) to a position entering stage ``s``; ``wires[S]`` maps the last
-    stage's output positions to network outputs."""
+    stage's output positions to network outputs.
+    """
     size = d ** n
     stages = len(wires) - 1
     per = size // d
@@ -388,7 +389,8 @@ def folded_graph(net: MultistageNetwork):
 
 def _is_isomorphism(g1, g2, mapping: dict) -> bool:
     """Whether ``mapping`` is a bijection of the nodes of ``g1`` onto those of ``g2`` carrying every link of
-    ``g1`` onto a link of ``g2`` with the same multiplicity (and no link of ``g2`` left over)."""
+    ``g1`` onto a link of ``g2`` with the same multiplicity (and no link of ``g2`` left over).
+    """
     if len(mapping) != g1.number_of_nodes() or set(mapping) != set(g1) or set(mapping.values()) != set(g2):
         return False
     if g1.number_of_edges() != g2.number_of_edges():

@@ -188,7 +188,8 @@ def reflection(t: FieldTables, v) -> np.ndarray:
 def automorphism_candidates(q: int):
     """Maps preserving ``u . v = 0``: two coordinate permutations, a sign change, up to four plane
     rotations ``[[a, b, 0], [-b, a, 0], [0, 0, 1]]`` with ``a^2 + b^2 = 1``, for odd ``q`` up to four
-    reflections (which generate the orthogonal group, Cartan–Dieudonné), and the Frobenius map."""
+    reflections (which generate the orthogonal group, Cartan–Dieudonné), and the Frobenius map.
+    """
     t = field_tables(q, "polarfly")
     minus = int(t.neg[1])
     if t.characteristic != 2:
@@ -217,7 +218,8 @@ def polarfly_orbits(topology: Topology) -> np.ndarray:
 
 def polarity_invariant(topology: Topology) -> np.ndarray:
     """Per router, ``(q + 2) * degree + quadric neighbours``: automorphisms keep both (quadrics are the
-    routers of degree ``q``), so no orbit joins two values."""
+    routers of degree ``q``), so no orbit joins two values.
+    """
     q = int(topology.params["q"])
     degree = topology.port_degree
     quadric = degree == q

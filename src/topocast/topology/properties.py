@@ -100,7 +100,8 @@ def _metis(indptr, indices, weights, seed: int, ufactor: int) -> np.ndarray:
 
 def rebalance(side: np.ndarray, indptr, indices, weights) -> np.ndarray:
     """Move nodes off the larger side, those whose move costs least first (half the excess per pass, gains
-    recomputed between passes), until side 1 holds ``ceil(N/2)`` nodes and side 0 ``floor(N/2)``."""
+    recomputed between passes), until side 1 holds ``ceil(N/2)`` nodes and side 0 ``floor(N/2)``.
+    """
     side = side.astype(np.int8).copy()
     src = np.repeat(np.arange(len(side)), np.diff(indptr))
     want = (len(side) + 1) // 2
@@ -144,7 +145,8 @@ def constructive_bisection(topology: Topology) -> tuple[int, np.ndarray] | None:
 # -- bisection: lower bound ---------------------------------------------------------------------
 def algebraic_connectivity(topology: Topology) -> float:
     """``lambda_2`` of the Laplacian (links weighted by multiplicity): dense up to 3000 nodes, else ARPACK in
-    shift-invert mode (a sparse LU; its fill-in can make this slow on expander-like graphs, hence the caps)."""
+    shift-invert mode (a sparse LU; its fill-in can make this slow on expander-like graphs, hence the caps).
+    """
     n = topology.num_nodes
     if n < 2:
         return 0.0

@@ -113,7 +113,8 @@ def rack_of(q: int, router: np.ndarray) -> np.ndarray:
 
 def additive_basis(q: int) -> list[int]:
     """Element numbers ``1, p, p^2, ...`` (the monomials ``1, a, a^2, ...`` of ``galois``'s representation):
-    an additive basis of GF(q)."""
+    an additive basis of GF(q).
+    """
     p = field_tables(q, "slimfly").characteristic
     out, e = [], 1
     while e < q:

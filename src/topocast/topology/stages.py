@@ -102,7 +102,8 @@ def stage_wiring(out_switches: int, outs: int, ins_next: int, target_switch: np.
 
 def path_counts(net: MultistageNetwork) -> np.ndarray:
     """``paths[i, j]``: input-to-output paths through the layered switch graph, whatever the switch
-    settings (a banyan network has exactly one between every pair)."""
+    settings (a banyan network has exactly one between every pair).
+    """
     n = net.num_inputs
     counts = np.zeros((n, int(net.in_off[1])), dtype=np.int64)
     counts[np.arange(n), net.net_in] = 1

@@ -11,7 +11,8 @@ def arcs_preserved(indptr, indices, perm):
     """Whether every arc ``u -> v`` has an arc ``perm[u] -> perm[v]`` (a simple graph: no parallel links).
 
     Per row, the neighbours of ``perm[u]`` are marked in a byte array of the thread's block, the mapped
-    neighbours of ``u`` looked up and the marks cleared: three passes over the row, no search."""
+    neighbours of ``u`` looked up and the marks cleared: three passes over the row, no search.
+    """
     n = len(indptr) - 1
     blocks = 64
     size = (n + blocks - 1) // blocks
