@@ -66,8 +66,21 @@ def _is_bijection(perm):
 
 @nb.njit(cache=True)
 def is_automorphism(indptr, indices, perm):
-    """Whether ``perm`` is a bijection of ``0..N-1`` mapping the neighbour multiset of every node ``u``
-    onto the neighbour multiset of ``perm[u]`` (parallel links counted).
+    """Tell whether a permutation maps the neighbour multiset of every node onto that of its image (numba kernel).
+
+    Parallel links are counted.
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        The CSR arrays.
+    perm : numpy.ndarray
+        Image of every node.
+
+    Returns
+    -------
+    bool
+        True when ``perm`` is a bijection of ``0..N-1`` and an automorphism.
     """
     n = len(indptr) - 1
     if len(perm) != n or not _is_bijection(perm):
@@ -88,8 +101,21 @@ def _root(parent, x):
 
 @nb.njit(cache=True)
 def join_orbits(parent, perm):
-    """Union-find: join ``x`` and ``perm[x]`` for every ``x``; every root stays the smallest node of its
-    set.  Returns how many sets were merged.
+    """Join ``x`` and ``perm[x]`` for every ``x`` in a union-find (numba kernel).
+
+    Every root stays the smallest node of its set.
+
+    Parameters
+    ----------
+    parent : numpy.ndarray
+        The union-find parents, changed in place.
+    perm : numpy.ndarray
+        A permutation of the nodes.
+
+    Returns
+    -------
+    int
+        How many sets were merged.
     """
     merged = 0
     for x in range(len(perm)):
@@ -106,6 +132,12 @@ def join_orbits(parent, perm):
 
 @nb.njit(cache=True)
 def flatten_orbits(parent):
-    """Point every node at its root (the smallest node of its set), in place."""
+    """Point every node at its root (the smallest node of its set), in place (numba kernel).
+
+    Parameters
+    ----------
+    parent : numpy.ndarray
+        The union-find parents.
+    """
     for x in range(len(parent)):
         parent[x] = parent[parent[x]]  # parent[x] <= x: already flattened
