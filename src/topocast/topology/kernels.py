@@ -167,7 +167,9 @@ def _bottom_up(indptr, indices, dist, queue, tail, level, seen, front, nxt, chun
 
 @nb.njit(cache=True)
 def search(indptr, indices, seeds, dist, queue, direction, chunks):
-    """BFS from the node set ``seeds``, level by level; returns how many nodes it labelled.
+    """Run a breadth-first search from a set of nodes, level by level (numba kernel).
+
+    BFS from the node set ``seeds``, level by level; returns how many nodes it labelled.
 
     Parameters
     ----------
@@ -245,13 +247,27 @@ search_parallel = twin(search, "search_parallel", parallel=False, _bottom_up=_bo
 
 @nb.njit(cache=True)
 def bfs_from_set(indptr, indices, seeds, dist, queue):
-    """The FIFO BFS from the node set ``seeds``: the top-down levels of :func:`search` (direction
-    :data:`TOP_DOWN`), serial, without compiling its bottom-up stages.
+    """Run the FIFO breadth-first search from a set of nodes (numba kernel, serial, top-down only).
 
-    ``dist`` must be -1 wherever not yet reached on entry; only the reached
-    nodes are touched, so a caller may reset them from ``queue[:count]`` and
-    search again.  Returns ``count``, the nodes reached (``queue[:count]``, in
-    FIFO visit order).
+    The top-down levels of :func:`search` (direction :data:`TOP_DOWN`) without compiling its bottom-up
+    stages.  Only the reached nodes are touched, so a caller may reset them from ``queue[:count]`` and search
+    again.
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        CSR adjacency.
+    seeds : numpy.ndarray
+        Start nodes (int64).
+    dist : numpy.ndarray
+        Hop distances, written in place; -1 wherever not yet reached on entry.
+    queue : numpy.ndarray
+        Receives the reached nodes in FIFO visit order (int64, length N).
+
+    Returns
+    -------
+    int
+        ``count``, the nodes reached (``queue[:count]``).
     """
     tail = 0
     for s in seeds:
@@ -264,7 +280,24 @@ def bfs_from_set(indptr, indices, seeds, dist, queue):
 
 @nb.njit(cache=True)
 def bfs_into(indptr, indices, source, dist, queue):
-    """FIFO BFS from ``source`` into ``dist`` (-1 unreached) and ``queue`` (visit order); returns the nodes reached."""
+    """Run the FIFO breadth-first search from one node (numba kernel).
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        CSR adjacency.
+    source : int
+        Start node.
+    dist : numpy.ndarray
+        Hop distances, written in place; -1 wherever not yet reached on entry.
+    queue : numpy.ndarray
+        Receives the reached nodes in visit order.
+
+    Returns
+    -------
+    int
+        The nodes reached.
+    """
     dist[:] = UNREACHED
     seeds = np.empty(1, np.int64)
     seeds[0] = source
@@ -272,14 +305,27 @@ def bfs_into(indptr, indices, source, dist, queue):
 
 
 def chunks_for(num_nodes: int) -> int:
-    """Parts a parallel level is split into for a graph of ``num_nodes`` nodes (1: run the serial builds)."""
+    """Choose the parts a parallel search level is split into for a graph.
+
+    Parameters
+    ----------
+    num_nodes : int
+        Nodes of the graph.
+
+    Returns
+    -------
+    int
+        1 (run the serial builds) below :data:`PARALLEL_NODES`, else up to four per thread (at most 255).
+    """
     if num_nodes <= PARALLEL_NODES:
         return 1
     return min(255, 4 * nb.get_num_threads())
 
 
 def distances(indptr, indices, sources, direction=AUTO, chunks=None):
-    """Hop distances (int32, -1 unreached) from the node set ``sources`` (one node: a single-source BFS).
+    """Give the hop distances from a node or a set of nodes (int32, -1 unreached).
+
+    Hop distances (int32, -1 unreached) from the node set ``sources`` (one node: a single-source BFS).
 
     Parameters
     ----------
@@ -331,9 +377,22 @@ def _rows(indptr, indices, sources, out, tasks):
 
 
 def distance_rows(indptr, indices, sources):
-    """Hop distances from each of ``sources`` (int32 ``(len(sources), N)``, -1 unreached), a BFS per row,
-    the rows on every thread.
+    """Give the hop distances from each of several sources: one BFS per row, the rows on every thread.
 
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        CSR adjacency.
+    sources : numpy.ndarray
+        Source nodes (int64).
+
+    Returns
+    -------
+    numpy.ndarray
+        int32 ``(len(sources), N)``, -1 where unreached.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> distance_rows(np.array([0, 1, 3, 4]), np.array([1, 0, 2, 1]), np.array([0, 2])).tolist()
     [[0, 1, 2], [2, 1, 0]]
@@ -347,11 +406,23 @@ def distance_rows(indptr, indices, sources):
 
 
 def compact_indices(indices: np.ndarray, num_nodes: int) -> np.ndarray:
-    """``indices`` as int32 when every node index fits (half the bytes a search streams), else as int64.
+    """Give CSR indices as int32 when every node index fits (half the bytes a search streams), else as int64.
 
     The searches of :func:`distances`, :func:`distance_rows` and :func:`multi_source` take their indices
-    through here, so each compiles for one signature; :func:`topocast.topology.metrics.csr` keeps the
-    int32 copy of a topology so that it is made once.
+    through here, so each compiles for one signature; :func:`topocast.topology.metrics.csr` keeps the int32
+    copy of a topology so that it is made once.
+
+    Parameters
+    ----------
+    indices : numpy.ndarray
+        CSR arc heads.
+    num_nodes : int
+        Nodes of the graph.
+
+    Returns
+    -------
+    numpy.ndarray
+        The indices, converted when needed.
     """
     dtype = np.int32 if num_nodes < 2**31 else np.int64
     return indices if indices.dtype == dtype else indices.astype(dtype)
@@ -553,7 +624,9 @@ def _passes_parallel(indptr, indices, job, hist_len, direction, tasks):
 
 
 def multi_source(indptr, indices, sources, hist_len=0, targets=None, direction=AUTO, chunks=None):
-    """Eccentricity, distance histogram and distances to targets of many sources: bit-parallel BFS, 64 a pass.
+    """Give eccentricity, distance histogram and distances to targets of many sources: bit-parallel BFS.
+
+    Eccentricity, distance histogram and distances to targets of many sources: bit-parallel BFS, 64 a pass.
 
     Parameters
     ----------
@@ -589,6 +662,11 @@ def multi_source(indptr, indices, sources, hist_len=0, targets=None, direction=A
     >>> ecc, hist, _ = multi_source(indptr, indices, [0, 1], hist_len=4)
     >>> ecc.tolist(), hist.tolist()
     ([3, 2], [[1, 1, 1, 1], [1, 2, 1, 0]])
+
+    Raises
+    ------
+    ValueError
+        If a source is not a node.
     """
     n = len(indptr) - 1
     indptr, indices = np.asarray(indptr, dtype=np.int64), compact_indices(indices, n)
@@ -615,13 +693,39 @@ def multi_source(indptr, indices, sources, hist_len=0, targets=None, direction=A
 
 
 def eccentricities(indptr, indices, sources):
-    """Eccentricity of each source (-1 if it does not reach every node), by :func:`multi_source`."""
+    """Give the eccentricity of each source, by :func:`multi_source`.
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        CSR adjacency.
+    sources : array_like of int
+        Source nodes.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 eccentricities, -1 for a source that does not reach every node.
+    """
     return multi_source(indptr, indices, sources)[0]
 
 
 def distances_to(indptr, indices, sources, targets):
-    """``out[i, j]`` = hop distance from ``sources[i]`` to ``targets[i, j]`` (-1 unreached), by
-    :func:`multi_source`.
+    """Give the hop distance from ``sources[i]`` to ``targets[i, j]``, by :func:`multi_source`.
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        CSR adjacency.
+    sources : array_like of int
+        Source nodes.
+    targets : numpy.ndarray
+        int64 ``(len(sources), T)``: the targets of each source.
+
+    Returns
+    -------
+    numpy.ndarray
+        int32 ``(len(sources), T)``, -1 where unreached.
     """
     return multi_source(indptr, indices, sources, targets=targets)[2]
 
@@ -630,7 +734,22 @@ def distances_to(indptr, indices, sources, targets):
 
 @nb.njit(cache=True, parallel=True)
 def girth(indptr, indices, sources):
-    """Shortest cycle through each source in the underlying simple graph (0 when none), early-stopping BFS."""
+    """Give the shortest cycle through each source in the underlying simple graph (numba kernel).
+
+    An early-stopping BFS per source, sources in parallel.
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        CSR adjacency.
+    sources : numpy.ndarray
+        Source nodes.
+
+    Returns
+    -------
+    numpy.ndarray
+        Length of the shortest cycle through each source (0 when none).
+    """
     n = len(indptr) - 1
     out = np.zeros(len(sources), dtype=np.int64)
     for i in nb.prange(len(sources)):
