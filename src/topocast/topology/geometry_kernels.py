@@ -11,7 +11,9 @@ import numba as nb
 
 @nb.njit(cache=True, inline="always")
 def _point_index(y0, y1, y2, q, mul, inv):
-    """Index of the projective point of the nonzero vector ``(y0, y1, y2)``: ``(1, a, b) -> a q + b``,
+    """Give the index of the projective point of a nonzero vector.
+
+    Index of the projective point of the nonzero vector ``(y0, y1, y2)``: ``(1, a, b) -> a q + b``,
     ``(0, 1, b) -> q^2 + b``, ``(0, 0, 1) -> q^2 + q``.
     """
     if y0 != 0:

@@ -61,7 +61,9 @@ _ZERO = np.uint64(0)
 
 @nb.njit(cache=True)
 def _top_down(indptr, indices, dist, queue, head, tail, level):
-    """Expand the frontier ``queue[head:tail]`` (distance ``level``) in FIFO order: every unreached neighbour
+    """Expand the frontier one level top-down.
+
+    Expand the frontier ``queue[head:tail]`` (distance ``level``) in FIFO order: every unreached neighbour
     gets ``level + 1`` and joins the queue.  Returns the new tail and the arcs of the new frontier.
     """
     out = tail
@@ -81,7 +83,9 @@ def _top_down(indptr, indices, dist, queue, head, tail, level):
 
 @nb.njit(cache=True)
 def _fifo(indptr, indices, dist, queue, tail):
-    """Top-down levels from the seeds ``queue[:tail]`` (distance 0) until none is left: the FIFO BFS, which
+    """Run top-down levels from the seeds until none is left.
+
+    Top-down levels from the seeds ``queue[:tail]`` (distance 0) until none is left: the FIFO BFS, which
     touches nothing but the nodes it reaches.  Returns how many it labelled.
     """
     head = 0
@@ -104,7 +108,9 @@ def _unreached_arcs(indptr, dist):
 
 @nb.njit(cache=True)
 def _bitmaps(dist, queue, head, tail, seen, front):
-    """``seen``: a bit per labelled node (and the padding past N); ``front``: a bit per frontier node
+    """Fill the bitmaps of the labelled nodes and of the frontier.
+
+    ``seen``: a bit per labelled node (and the padding past N); ``front``: a bit per frontier node
     ``queue[head:tail]``.
     """
     n = len(dist)
@@ -123,7 +129,9 @@ def _bitmaps(dist, queue, head, tail, seen, front):
 
 @nb.njit(cache=True)
 def _bottom_up(indptr, indices, dist, queue, tail, level, seen, front, nxt, chunks):
-    """One bottom-up level: every unreached node (a zero bit of ``seen``) scans its neighbours for one in
+    """Run one bottom-up level.
+
+    One bottom-up level: every unreached node (a zero bit of ``seen``) scans its neighbours for one in
     ``front`` and, at the first, takes distance ``level + 1``.  The new frontier goes into ``nxt`` and, in
     node order, into ``queue[tail:]``.  Returns the new tail and the arcs of the new frontier.
     """
@@ -432,7 +440,9 @@ def compact_indices(indices: np.ndarray, num_nodes: int) -> np.ndarray:
 
 @nb.njit(cache=True, inline="always")
 def _tally(planes, c, new):
-    """Add one to the counter of every bit set in ``new``: ``planes[c]`` is a bit-sliced counter (plane ``p``
+    """Add one to the bit-sliced counter of every bit set in ``new``.
+
+    Add one to the counter of every bit set in ``new``: ``planes[c]`` is a bit-sliced counter (plane ``p``
     holds bit ``p`` of the 64 counts); a carry ripples up, one plane in two on average.
     """
     carry = new
@@ -446,7 +456,9 @@ def _tally(planes, c, new):
 
 @nb.njit(cache=True)
 def _pull(indptr, indices, seen, front, nxt, full, chunks, planes, grew):
-    """One pulling level: every node not yet reached by all sources (``seen[v] != full``) ORs its neighbours'
+    """Run one pulling level of the bit-parallel search.
+
+    One pulling level: every node not yet reached by all sources (``seen[v] != full``) ORs its neighbours'
     frontier words; the bits it did not have are its new ones (``nxt[v]``, added to ``seen[v]``).  Part
     ``c`` ORs the new bits into ``grew[c]`` and, when ``planes`` has rows, counts them per source in
     ``planes[c]``.  Returns the nodes with new bits.
@@ -482,7 +494,9 @@ def _pull(indptr, indices, seen, front, nxt, full, chunks, planes, grew):
 
 @nb.njit(cache=True)
 def _push(indptr, indices, seen, front, nxt, queue, size):
-    """One pushing level: every frontier node ``queue[:size]`` ORs its frontier word into its neighbours'
+    """Run one pushing level of the bit-parallel search.
+
+    One pushing level: every frontier node ``queue[:size]`` ORs its frontier word into its neighbours'
     new bits.  The new frontier replaces the old in ``queue`` and ``front``; returns its size.
     """
     tail = 0
@@ -612,7 +626,9 @@ def _work(n):
 
 @nb.njit(cache=True, parallel=True)
 def _passes_parallel(indptr, indices, job, hist_len, direction, tasks):
-    """The passes of :func:`multi_source` shared by ``tasks`` threads, each pass serial, each task its own
+    """Run the passes of :func:`multi_source` on several threads.
+
+    The passes of :func:`multi_source` shared by ``tasks`` threads, each pass serial, each task its own
     work space (no step shared between threads).
     """
     k = len(job[0])

@@ -230,7 +230,9 @@ def is_connected(topology: Topology) -> bool:
 
 
 def _profile(topology: Topology, sources: np.ndarray):
-    """``(ecc, hist)`` of each source: eccentricity and distance histogram (``hist[i, d]``, nodes at distance
+    """Give the eccentricity and distance histogram of each source.
+
+    ``(ecc, hist)`` of each source: eccentricity and distance histogram (``hist[i, d]``, nodes at distance
     ``d``); raises if the network is not connected.
     """
     sources = np.asarray(sources, dtype=np.int64)

@@ -643,7 +643,9 @@ def folded_graph(net: MultistageNetwork):
 
 
 def _is_isomorphism(g1, g2, mapping: dict) -> bool:
-    """Whether ``mapping`` is a bijection of the nodes of ``g1`` onto those of ``g2`` carrying every link of
+    """Tell whether a node mapping is an isomorphism of two multigraphs.
+
+    Whether ``mapping`` is a bijection of the nodes of ``g1`` onto those of ``g2`` carrying every link of
     ``g1`` onto a link of ``g2`` with the same multiplicity (and no link of ``g2`` left over).
     """
     if len(mapping) != g1.number_of_nodes() or set(mapping) != set(g1) or set(mapping.values()) != set(g2):
