@@ -56,7 +56,25 @@ def _add_group_bundles(builder, n, k, sd, senders, receivers, origin_pos, q_star
 
 
 def grid_alltoall(topology: Topology, message_bytes: float = 1.0) -> Schedule:
-    """Dimension-by-dimension personalized exchange on a ring, path, mesh or torus."""
+    """Plan the dimension-by-dimension personalized exchange on a ring, path, mesh or torus.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1.0
+        Size of every node's message in bytes.
+
+    Returns
+    -------
+    Schedule
+        The transfers, step by step.
+
+    Raises
+    ------
+    TopocastError
+        On a network that is not a ring, path, mesh or torus.
+    """
     sizes, wraps = grid_shape(topology)
     n = topology.num_nodes
     nodes = np.arange(n, dtype=np.int64)
@@ -85,7 +103,20 @@ def grid_alltoall(topology: Topology, message_bytes: float = 1.0) -> Schedule:
 
 
 def hypercube_alltoall(topology: Topology, message_bytes: float = 1.0) -> Schedule:
-    """Hypercube total exchange, dimension ``k`` in step ``k``, ``N/2`` messages per transfer."""
+    """Plan the hypercube total exchange: dimension ``k`` in step ``k``, ``N/2`` messages per transfer.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1.0
+        Size of every node's message in bytes.
+
+    Returns
+    -------
+    Schedule
+        The transfers, step by step.
+    """
     dims = topology.params["n"]
     n = topology.num_nodes
     nodes = np.arange(n, dtype=np.int64)
@@ -103,6 +134,24 @@ def hypercube_alltoall(topology: Topology, message_bytes: float = 1.0) -> Schedu
 
 
 def grid_alltoall_time(topology: Topology, root: int, m: float, cost: CostModel) -> float:
+    """Give the closed-form time of the grid personalized exchange.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    root : int
+        The root (ignored by collectives without one).
+    m : float
+        Message size in bytes.
+    cost : CostModel
+        The cost model (``t_s``, ``t_w``, ``t_h``).
+
+    Returns
+    -------
+    float
+        The time in the cost model's units.
+    """
     sizes, _ = grid_shape(topology)
     n = topology.num_nodes
     # step j of a dimension of size k forwards the (k - j) bundles of n/k messages still travelling
@@ -110,6 +159,24 @@ def grid_alltoall_time(topology: Topology, root: int, m: float, cost: CostModel)
 
 
 def hypercube_alltoall_time(topology: Topology, root: int, m: float, cost: CostModel) -> float:
+    """Give the closed-form time of the hypercube total exchange: ``log2 N (t_s + t_h + (N/2) m t_w)``.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    root : int
+        The root (ignored by collectives without one).
+    m : float
+        Message size in bytes.
+    cost : CostModel
+        The cost model (``t_s``, ``t_w``, ``t_h``).
+
+    Returns
+    -------
+    float
+        The time in the cost model's units.
+    """
     dims = topology.params["n"]
     return dims * cost.hop_time(topology.num_nodes / 2 * m)
 
