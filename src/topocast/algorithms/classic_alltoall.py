@@ -34,7 +34,9 @@ def _personalized(n: int, message_bytes: float, name: str) -> ScheduleBuilder:
 
 
 def _add_group_bundles(builder, n, k, sd, senders, receivers, origin_pos, q_start, q_len, step):
-    """Transfers ``senders -> receivers`` carrying the groups for line positions
+    """Add the transfers that carry some groups of one bundle along a line.
+
+    Transfers ``senders -> receivers`` carrying the groups for line positions
     ``q_start .. q_start + q_len - 1`` (mod ``k``) of the bundle that started at
     line position ``origin_pos``.  Message ids ``dst * n + src``: each destination
     contributes one range of ``sd`` sources.
