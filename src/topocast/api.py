@@ -376,7 +376,9 @@ def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: i
 
 
 def model_of(checked: Checked):
-    """The :class:`~topocast.sim.models.Model` a checked run is measured under: the algorithm's, else the default.
+    """Give the :class:`~topocast.sim.models.Model` a checked run is measured under.
+
+    The algorithm's own model when it has one, else the default model.
 
     Parameters
     ----------

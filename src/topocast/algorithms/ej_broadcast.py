@@ -213,7 +213,7 @@ def product_counts(a: int, b: int, n: int, algorithm: str) -> dict[str, np.ndarr
 
 def _plan_builder(algorithm: str):
     def plan(topology, engine: str = "step", message_bytes: float = 1024.0) -> Schedule | FrontierPlan:
-        """The frontier plan for the ``frontier`` engine, else the recorded rule as a Schedule."""
+        """Give the frontier plan for the ``frontier`` engine, else the recorded rule as a Schedule."""
         if engine == "frontier":
             return broadcast_plan(*ring_of(topology), algorithm)
         return broadcast_schedule(topology, algorithm, message_bytes)

@@ -472,7 +472,7 @@ class EJRule:
 
 
 def _bits(flags: np.ndarray, words: int) -> np.ndarray:
-    """A bitmap of ``words`` words from booleans (bit ``i % 64`` of word ``i // 64``)."""
+    """Pack booleans into a bitmap of ``words`` words (bit ``i % 64`` of word ``i // 64``)."""
     padded = np.zeros(words * 64, dtype=bool)
     padded[:len(flags)] = flags
     return np.packbits(padded.reshape(words, 64), axis=1, bitorder="little").view(np.uint64).ravel().copy()

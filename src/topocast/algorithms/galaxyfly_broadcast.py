@@ -136,7 +136,7 @@ def _all_blocks(view: SupernodeView) -> np.ndarray:
 
 def _allgather(plan: Plan, message_bytes: float, root: int, name: str, forwarding: str = "block",
                max_memory: float | None = None) -> Schedule:
-    """The planned all-to-all broadcast, every router labelled with its supernode (for RouterTime)."""
+    """Plan the all-to-all broadcast, every router labelled with its supernode (for RouterTime)."""
     schedule = plan.schedule(message_bytes, meta={"root": root, "algorithm": name, "forwarding": forwarding},
                              per_packet=FORWARDING[forwarding], max_bytes=max_memory)
     groups = np.arange(schedule.num_nodes, dtype=np.int64) // plan.view.a

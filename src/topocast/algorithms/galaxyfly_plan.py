@@ -102,7 +102,7 @@ def halving_tree(members: Sequence[int], root: int) -> list[tuple[int, int]]:
 
 @lru_cache(maxsize=64)
 def _template(a: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The halving tree of ``a`` routers on positions: ``(child, parent, height, depth)`` per edge.
+    """Build the halving tree of ``a`` routers on positions: ``(child, parent, height, depth)`` per edge.
 
     Positions ``0..a-2`` are the routers other than the root in index order
     (the tree's shape does not depend on which router is the root) and

@@ -73,7 +73,7 @@ def factor_broadcast(factor: BaseFactor) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def _shifted(hc: np.ndarray, i: int, factor, rel: np.ndarray) -> np.ndarray:
-    """Base coordinates of every holder moved by each relative offset ``rel`` along factor ``i``.
+    """Move the base coordinates of every holder by each relative offset ``rel`` along factor ``i``.
 
     The holders share their coordinate in factor ``i``; a hypercube factor moves by XOR, a ring by addition.
     """

@@ -75,6 +75,8 @@ def closed_form_mean_latency(dims: tuple[int, ...], startup: int = 33, flits: in
     float
         Cycles.
 
+    Examples
+    --------
     >>> closed_form_mean_latency((2, 2))
     66.33333333333334
     """

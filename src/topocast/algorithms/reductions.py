@@ -81,7 +81,7 @@ def _check_chunks(chunks: int, message_bytes: float, blocks: int) -> None:
 
 # -- Hamiltonian cycles ----------------------------------------------------------------------------------
 def hamiltonian_cycle(topology: Topology) -> np.ndarray:
-    """A cycle through every node, each consecutive pair (and the last and first) joined by a link.
+    """Find a cycle through every node, each consecutive pair (and the last and first) joined by a link.
 
     Parameters
     ----------
@@ -116,7 +116,7 @@ def hamiltonian_cycle(topology: Topology) -> np.ndarray:
 
 
 def _grid_cycle(topology: Topology) -> np.ndarray:
-    """A Hamiltonian cycle of a torus, or of a mesh with an even side (:func:`grid_cycle`)."""
+    """Give a Hamiltonian cycle of a torus, or of a mesh with an even side (:func:`grid_cycle`)."""
     sizes, wraps = grid_shape(topology)
     if len(sizes) == 1 and not wraps[0]:
         raise TopocastError("algorithm: a path has no Hamiltonian cycle (use allreduce-bfs-tree)")
@@ -171,7 +171,7 @@ def grid_cycle(sizes: tuple[int, ...]) -> np.ndarray:
 
 
 def _snake(sizes: list[int]) -> np.ndarray:
-    """A boustrophedon (Hamiltonian path of the mesh) over ``sizes``, as coordinate rows, starting at 0."""
+    """Walk a boustrophedon (Hamiltonian path of the mesh) over ``sizes``, as coordinate rows, from 0."""
     if not sizes:
         return np.zeros((1, 0), dtype=np.int64)
     inner = _snake(sizes[1:])
@@ -1264,7 +1264,7 @@ def _swing_reach(peers: list[np.ndarray], n: int) -> list[np.ndarray]:
 
 
 def _owner_ranges(owners: np.ndarray, chunks: int) -> tuple[np.ndarray, np.ndarray]:
-    """Runs of consecutive owners as block ranges ``(first, count)``."""
+    """Group runs of consecutive owners as block ranges ``(first, count)``."""
     if not len(owners):
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     breaks = np.flatnonzero(np.diff(owners) != 1) + 1

@@ -368,7 +368,7 @@ def tie_coins(messages: int, dims: int, rng: np.random.Generator) -> np.ndarray:
 
 @nb.njit(cache=True, inline="always")
 def _step(x, indptr, indices, dist):
-    """The lowest arc from ``x`` to a neighbour one hop closer (``dist[x] > 0``)."""
+    """Find the lowest arc from ``x`` to a neighbour one hop closer (``dist[x] > 0``)."""
     want = dist[x] - 1
     for e in range(indptr[x], indptr[x + 1]):
         if dist[indices[e]] == want:

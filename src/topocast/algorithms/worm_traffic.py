@@ -425,7 +425,7 @@ def plan_from_arrays(topology: Topology, generated: np.ndarray, sources: np.ndar
 
 
 def _slots(slot_key: np.ndarray, mc: np.ndarray, nodes: np.ndarray, n: int, sources: np.ndarray) -> np.ndarray:
-    """The destination slot of node ``nodes[i]`` in multicast ``mc[i]`` (a TopocastError if it is none)."""
+    """Find the destination slot of node ``nodes[i]`` in multicast ``mc[i]`` (a TopocastError if none)."""
     key = mc * n + nodes
     slot = np.searchsorted(slot_key, key)
     inside = slot < len(slot_key)
@@ -643,7 +643,7 @@ def distinct_values(counts: np.ndarray, span: int, rng: np.random.Generator) -> 
 
 
 def _ranges(ptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """The positions ``ptr[r] .. ptr[r+1]-1`` of every row in ``rows``, concatenated."""
+    """Gather the positions ``ptr[r] .. ptr[r+1]-1`` of every row in ``rows``, concatenated."""
     lengths = ptr[rows + 1] - ptr[rows]
     total = int(lengths.sum())
     if total == 0:

@@ -286,7 +286,7 @@ def torus(*dims: int) -> Topology:
 
 
 def _lattice(family: str, dims: tuple[int, ...], wrap: bool) -> Topology:
-    """The mesh or torus: labels ``+d0, -d0, +d1, ...`` and codec as the product of paths or rings."""
+    """Build the mesh or torus: labels ``+d0, -d0, +d1, ...``, codec as the product of paths or rings."""
     names = [product_label(sign, i) for i in range(len(dims)) for sign in ("+", "-")]
     return Topology(family, {"dims": dims}, *lattice_csr(dims, wrap), names, codec=MixedRadixCodec(dims),
                     vertex_transitive=wrap or all(k <= 2 for k in dims),
@@ -323,7 +323,7 @@ def hypercube(n: int) -> Topology:
 
 
 def _power(base: int, exponent: int) -> int | float:
-    """``base ** exponent`` for a size estimate, bounded (see :func:`topocast.memory.power`)."""
+    """Compute ``base ** exponent`` for a size estimate, bounded (see :func:`topocast.memory.power`)."""
     from ..memory import power
 
     return power(base, exponent)

@@ -235,7 +235,7 @@ def _links(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _link_chunks(topology: Topology) -> Iterator[tuple[list[int], list[int], list[str]]]:
-    """The links of :func:`_links` in chunks of :data:`CHUNK`: sources, targets and label names as lists."""
+    """Yield the links of :func:`_links` in chunks of :data:`CHUNK`: sources, targets and label names."""
     src, dst, labels = _links(topology)
     label_names = [str(name) for name in topology.label_names]
     for lo in range(0, len(src), CHUNK):

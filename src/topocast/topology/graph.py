@@ -436,7 +436,7 @@ _READERS = {"graphml": _read_graphml, "gml": _read_gml, "json": _read_json, "edg
 
 
 def _order_and_names(g) -> tuple[list, list]:
-    """The node order (``index`` attributes, else sorted names) and the names to keep.
+    """Choose the node order (``index`` attributes, else sorted names) and the names to keep.
 
     Names that are all decimal integers written as text become ints.
     """
@@ -456,7 +456,7 @@ def _is_decimal(text: Any) -> bool:
 
 
 def _index_order(g) -> list | None:
-    """The nodes in the order their ``index`` attributes give, when those number the nodes 0..N-1."""
+    """Order the nodes by their ``index`` attributes, when those number the nodes 0..N-1."""
     index = dict(g.nodes(data="index"))
     values = list(index.values())
     if not values or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):

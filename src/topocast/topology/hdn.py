@@ -183,7 +183,7 @@ def parse_base(base: str | Sequence, owner: str = "hdn") -> tuple[BaseFactor, ..
 
 
 def _subset_by_size(factors: tuple[BaseFactor, ...], size: int, level: int, owner: str) -> tuple[int, ...]:
-    """The factor subset of product ``size``: the first in lexicographic order of positions."""
+    """Find the factor subset of product ``size``: the first in lexicographic order of positions."""
     best = None
     for r in range(len(factors) + 1):
         for combo in itertools.combinations(range(len(factors)), r):
@@ -898,7 +898,7 @@ def dual_cube(n: int) -> Topology:
     Raises
     ------
     TopocastError
-        If ``n`` is not an integer >= 2 (or the network is too large).
+        If ``n`` is not an integer >= 2 (the size is checked by :func:`topocast.build`, not here).
 
     Examples
     --------

@@ -16,7 +16,7 @@ import numpy as np
 
 @nb.njit(cache=True)
 def _sort_small(a, d):
-    """Insertion sort of ``a[:d]`` in place (rows of a regular graph: a few entries)."""
+    """Sort ``a[:d]`` in place by insertion (rows of a regular graph: a few entries)."""
     for i in range(1, d):
         x = a[i]
         j = i - 1

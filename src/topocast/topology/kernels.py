@@ -620,7 +620,7 @@ _one_pass_parallel = twin(_one_pass, "_one_pass_parallel", parallel=False, _pull
 
 @nb.njit(cache=True)
 def _work(n):
-    """The work space of one pass over N nodes: ``(seen, front, nxt, queue)``."""
+    """Allocate the work space of one pass over N nodes: ``(seen, front, nxt, queue)``."""
     return np.empty(n, np.uint64), np.empty(n, np.uint64), np.empty(n, np.uint64), np.empty(2 * n, np.int64)
 
 

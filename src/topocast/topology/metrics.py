@@ -195,6 +195,8 @@ def all_distances(topology: Topology) -> np.ndarray:
     numpy.ndarray
         ``D[s, v]`` (int32, ``N x N``), -1 where ``v`` cannot be reached from ``s``.
 
+    Examples
+    --------
     >>> from .classic import ring
     >>> all_distances(ring(4)).tolist()
     [[0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]]

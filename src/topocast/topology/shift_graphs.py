@@ -218,7 +218,7 @@ def de_bruijn(d: int, n: int, p: int = 1) -> Topology:
     Raises
     ------
     TopocastError
-        A parameter out of range or a network too large.
+        A parameter out of range (the size is checked by :func:`topocast.build`, not here).
 
     Examples
     --------
@@ -255,7 +255,7 @@ def kautz(d: int, n: int, p: int = 1) -> Topology:
     Raises
     ------
     TopocastError
-        A parameter out of range or a network too large.
+        A parameter out of range (the size is checked by :func:`topocast.build`, not here).
 
     Examples
     --------
@@ -278,7 +278,7 @@ def _meta(family: str, d: int, n: int, p: int, size: int, links: int) -> dict:
 
 
 def _letter_maps(symbols: int) -> list[np.ndarray]:
-    """A transposition and a cycle of the symbols (they generate every permutation)."""
+    """Give a transposition and a cycle of the symbols (they generate every permutation)."""
     a = np.arange(symbols, dtype=np.int64)
     return [np.where(a == 0, 1, np.where(a == 1, 0, a)), (a + 1) % symbols]
 
