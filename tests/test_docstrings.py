@@ -20,6 +20,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "topocast"
 MODULES = [PACKAGE / "api.py", *sorted((PACKAGE / "topology").glob("*.py")),
            *sorted((PACKAGE / "algorithms").glob("*.py"))]
 SECTION = re.compile(r"^([A-Z][A-Za-z ]+)\n-{3,}\s*$", re.M)
+#: numpydoc's sections, in the order a docstring gives them
+ORDER = ("Attributes", "Parameters", "Returns", "Yields", "Raises", "Warns", "See Also", "Notes", "References",
+         "Examples")
 
 
 def _public_functions(tree: ast.Module):
@@ -69,6 +72,8 @@ def _problems(func: ast.FunctionDef, is_method: bool) -> list[str]:
         return []
     sections = _sections(doc)
     problems = []
+    if any(name not in ORDER for name in sections) or list(sections) != sorted(sections, key=ORDER.index):
+        problems.append(f"sections {list(sections)} not numpydoc's, in its order")
     args = func.args
     names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
     if is_method and names and names[0] in ("self", "cls") and not any(
@@ -113,6 +118,8 @@ def test_public_functions_document_parameters_returns_and_raises():
     ('"""Sum.\n\n    Parameters\n    ----------\n    a : int\n        A term.\n    """',
      ["Parameters ['a'] != signature ['a', 'b']", "no Returns section"]),
     ('"""Sum."""', ["Parameters [] != signature ['a', 'b']", "no Returns section"]),
+    ('"""Sum.\n\n    Returns\n    -------\n    int\n        The sum.\n\n    Parameters\n    ----------\n'
+     '    a, b : int\n        Terms.\n    """', ["sections ['Returns', 'Parameters'] not numpydoc's, in its order"]),
 ])
 def test_the_check_finds_missing_sections(doc, expected):
     """The check itself: a complete docstring passes, a missing parameter or section is reported."""

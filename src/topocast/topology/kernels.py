@@ -671,6 +671,11 @@ def multi_source(indptr, indices, sources, hist_len=0, targets=None, direction=A
     tdist : ndarray of int32, shape (len(sources), T)
         Distance from ``sources[i]`` to ``targets[i, j]`` (-1: unreachable).
 
+    Raises
+    ------
+    ValueError
+        If a source is not a node.
+
     Examples
     --------
     >>> import numpy as np
@@ -678,11 +683,6 @@ def multi_source(indptr, indices, sources, hist_len=0, targets=None, direction=A
     >>> ecc, hist, _ = multi_source(indptr, indices, [0, 1], hist_len=4)
     >>> ecc.tolist(), hist.tolist()
     ([3, 2], [[1, 1, 1, 1], [1, 2, 1, 0]])
-
-    Raises
-    ------
-    ValueError
-        If a source is not a node.
     """
     n = len(indptr) - 1
     indptr, indices = np.asarray(indptr, dtype=np.int64), compact_indices(indices, n)
