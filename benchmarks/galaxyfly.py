@@ -24,7 +24,6 @@ SPEC = "galaxyfly:n=12,q=29,a=32"
 
 def one(spec: str, algorithm: str, queue) -> None:
     import topocast as tc
-    from topocast import bounds
     from topocast.algorithms.galaxyfly_broadcast import (
         PER_BYTE,
         PER_HOP,
@@ -32,6 +31,7 @@ def one(spec: str, algorithm: str, queue) -> None:
         router_first_schedule,
         supernode_first_schedule,
     )
+    from topocast.measure import bounds
     from topocast.measure.event import group_completion, run_events
     from topocast.sim.models import CostModel, PortModel
 

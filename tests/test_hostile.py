@@ -104,10 +104,10 @@ def test_plot_says_what_it_skipped_and_never_averages_two_versions(tmp_path):
             handle.write(json.dumps(row) + "\n")
         handle.write(json.dumps(dict(rows[0], key="f" * 32, result=[1, 2])) + "\n")
         handle.write("this line is not JSON\n")
-    from topocast.outputs.plot import series
+    from topocast.outputs.plot import plot, series
 
     with pytest.warns(TopocastWarning) as caught:
-        tc.plot.plot(store, "N", "steps", out=tmp_path / "p.png")
+        plot(store, "N", "steps", out=tmp_path / "p.png")
     texts = [str(w.message) for w in caught]
     assert any("skipped 2 lines: 1 result is not an object, 1 not store rows" in t for t in texts), texts
     assert any("0.0.9" in t and tc.__version__ in t for t in texts), texts

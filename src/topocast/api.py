@@ -12,11 +12,44 @@ from .topology.core import Topology
 
 def info(spec: str | Topology, distances: bool = True, max_memory: float | str | None = None,
          properties: bool | None = None, faults: str | None = None) -> dict:
-    """Nodes, links, degree, diameter, average distance and distance distribution, and the graph
-    properties of :mod:`topocast.topology.properties` (``properties``: ``None`` below their default
-    size caps, ``True`` below the forced caps, ``False`` none).  With ``faults`` (or a degraded
-    topology) also what the degraded network still is (:func:`topocast.faults.connectivity.connectivity`),
-    its distances taken over the connected pairs of healthy nodes."""
+    """Describe a network: size, degree, distances and graph properties.
+
+    Gives the node and link counts, the degree, the diameter, the average distance and the distance
+    distribution, and the graph properties of :mod:`topocast.topology.properties`.  With ``faults`` (or a
+    degraded topology) it also says what the degraded network still is
+    (:func:`topocast.faults.connectivity.connectivity`), with distances taken over the connected pairs of
+    healthy nodes.
+
+    Parameters
+    ----------
+    spec : str or Topology
+        The network: a spec such as ``"torus:8x8"`` or a built :class:`Topology`.
+    distances : bool, default True
+        Compute the exact distance figures (one breadth-first search per orbit, else per node).
+    max_memory : float or str, optional
+        Memory limit for the build, in bytes or as a size string such as ``"2G"``; None: half of the RAM.
+    properties : bool, optional
+        None: the graph properties below their default size caps; True: below the forced caps; False: none.
+    faults : str, optional
+        A fault spec (:mod:`topocast.faults`) applied to the network before it is described.
+
+    Returns
+    -------
+    dict
+        Figure name -> value (counts, degree, diameter, distance distribution, properties).
+
+    Raises
+    ------
+    TopocastError
+        A parameter of the wrong kind, a spec or fault spec that does not parse or names a network that
+        does not fit ``max_memory``, or exact distances that would take more than
+        :data:`MAX_DISTANCE_WORK` arc visits.
+
+    Examples
+    --------
+    >>> info("ring:6")["diameter"]
+    3
+    """
     from .faults.degrade import degrade
     from .infra.memory import resolve_limit
     from .spec import build
@@ -48,8 +81,21 @@ MAX_DISTANCE_WORK = 1e10
 
 
 def check_distance_work(topology: Topology) -> None:
-    """Refuse exact distances (one BFS per orbit of known symmetry, else per node) past
-    :data:`MAX_DISTANCE_WORK` arc visits, before any BFS: ``--no-distances`` skips them."""
+    """Refuse exact distances that would take too long, before any breadth-first search.
+
+    The work is one BFS per orbit of known symmetry (else per node) times the arcs; ``--no-distances``
+    skips the figures.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network whose distances ``info`` would compute.
+
+    Raises
+    ------
+    TopocastError
+        When the searches would visit more than :data:`MAX_DISTANCE_WORK` arcs.
+    """
     from .infra.memory import scientific
     from .topology.metrics import orbits
 
@@ -70,7 +116,28 @@ def _defaults(family: registry.Family) -> dict[str, Any]:
 
 
 def resolve_params(alg: registry.Algorithm, given: dict[str, Any], from_text: bool = False) -> dict[str, Any]:
-    """Check ``given`` against the algorithm's schema (aliases converted) and fill defaults."""
+    """Check parameters against an algorithm's schema, convert aliases and fill defaults.
+
+    Parameters
+    ----------
+    alg : registry.Algorithm
+        The algorithm whose parameter schema applies.
+    given : dict of str to Any
+        The parameters as the caller gave them (by name or alias).
+    from_text : bool, default False
+        The values are strings from the command line, parsed by each parameter's type.
+
+    Returns
+    -------
+    dict of str to Any
+        Every parameter of the schema by its own name, with the defaults filled in.
+
+    Raises
+    ------
+    TopocastError
+        An unknown parameter, one given twice (by name and alias), a required one missing, or a value
+        its parameter refuses.
+    """
     owner = f"algorithm {alg.name}"
     out: dict[str, Any] = {}
     for key, value in given.items():
@@ -98,10 +165,37 @@ def resolve_params(alg: registry.Algorithm, given: dict[str, Any], from_text: bo
 
 def plan(topology: Topology, alg: registry.Algorithm, params: dict[str, Any], engine: str, seed: int,
          max_memory: float | None = None):
-    """The algorithm's plan for ``topology`` from resolved ``params`` (plus ``seed``, ``engine`` and
-    ``max_memory`` where the plan function names them).  On a degraded network (``topology.faults``) the
-    plan of :func:`topocast.faults.plans.degraded_plan`: on the surviving graph for a fault-aware algorithm,
-    else for the intact network with the transfers over failed parts dropped."""
+    """Make the algorithm's plan for a network.
+
+    On a degraded network (``topology.faults``) the plan comes from
+    :func:`topocast.faults.plans.degraded_plan`: made on the surviving graph for a fault-aware algorithm,
+    else made for the intact network with the transfers over failed parts dropped.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network (possibly degraded).
+    alg : registry.Algorithm
+        The algorithm.
+    params : dict of str to Any
+        Its resolved parameters (:func:`resolve_params`).
+    engine : str
+        The engine the plan will run on, passed to plan functions that name it.
+    seed : int
+        Seed of the plan's random choices, passed to plan functions that name it.
+    max_memory : float, optional
+        Memory limit in bytes, passed to plan functions that name it; None: half of the RAM.
+
+    Returns
+    -------
+    object
+        The plan (a :class:`~topocast.plans.schedule.Schedule` or an engine's own plan type).
+
+    Raises
+    ------
+    TopocastError
+        A root outside the surviving network, or what the algorithm's plan function refuses.
+    """
     import inspect
 
     kwargs = {k: v for k, v in params.items() if k not in alg.model_params}
@@ -153,7 +247,9 @@ class Checked:
 def prepare(spec: str | Topology, algorithm: str, engine: str | None = None, seed: int = 0,
             max_memory: float | None = None, params_from_text: bool = False, faults: Any = None,
             **params: Any) -> Checked:
-    """Every check :func:`run` makes before planning: seed, memory limit, algorithm, engine, parameters, costs,
+    """Check a run request before planning, as :func:`run` does.
+
+    Every check :func:`run` makes before planning: seed, memory limit, algorithm, engine, parameters, costs,
     the network (built, or sized for an unbuilt engine), its family and the run's size.
 
     :func:`run` is ``prepare``, then :func:`plan`, the model and :func:`topocast.execution.execute.execute`; a caller
@@ -221,15 +317,49 @@ def prepare(spec: str | Topology, algorithm: str, engine: str | None = None, see
 def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: int = 0,
         max_memory: float | None = None, params_from_text: bool = False, links: bool = False, faults: Any = None,
         **params: Any):
-    """Build (if needed), plan ``algorithm``, execute, verify, and return a :class:`RunResult`.
+    """Run a collective algorithm on a network: build, plan, execute, verify and measure.
 
     Every check is :func:`prepare`'s; then the algorithm's :func:`plan`, its model, and
-    :func:`topocast.execution.execute.execute` on the engine that runs the plan.  ``links=True`` also records what
-    every directed link carried (``RunResult.links``, summaries in the metrics).  ``faults`` (a fault spec,
-    :mod:`topocast.faults`) runs it on the degraded network: the result's metrics then say what the plan
-    promises there (``fault_promise``) and what it loses against the intact promise
-    (``deliveries_lost``, ``missing_by_node``).
+    :func:`topocast.execution.execute.execute` on the engine that runs the plan.  Verification never raises: the
+    result says whether every delivery happened exactly once (``RunResult.verified``).
 
+    Parameters
+    ----------
+    spec : str or Topology
+        The network: a spec such as ``"hypercube:3"`` or a built :class:`Topology`.
+    algorithm : str
+        A registered algorithm name or alias, e.g. ``"broadcast-binomial"`` (``topocast list``).
+    engine : str, optional
+        One of the algorithm's engines (``step``, ``event``, ``circuit``, ``wormhole``, ``frontier``);
+        None: the algorithm's first.
+    seed : int, default 0
+        Seed of every random choice, in 0..2**63-1.
+    max_memory : float, optional
+        Memory limit in bytes; None: half of the machine's RAM.
+    params_from_text : bool, default False
+        The algorithm parameters are strings (from the command line) to parse by their types.
+    links : bool, default False
+        Also record what every directed link carried (``RunResult.links``, summaries in the metrics).
+    faults : str, optional
+        A fault spec (:mod:`topocast.faults`): run on the degraded network; the metrics then say what the
+        plan promises there (``fault_promise``) and what it loses against the intact promise
+        (``deliveries_lost``, ``missing_by_node``).
+    **params
+        The algorithm's parameters (message size, costs, root, ...) by name or alias.
+
+    Returns
+    -------
+    RunResult
+        Metrics (steps, time, lower bound, ...), the verification and what the run was.
+
+    Raises
+    ------
+    TopocastError
+        A parameter, spec or engine that the checks of :func:`prepare` refuse, or a plan the algorithm
+        cannot make on this network.
+
+    Examples
+    --------
     >>> import topocast as tc
     >>> tc.run("hypercube:3", "allgather-recursive-doubling").metrics["steps"]
     3
@@ -246,7 +376,9 @@ def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: i
 
 
 def model_of(checked: Checked):
-    """The :class:`~topocast.sim.models.Model` a checked run is measured under: the algorithm's, else the default.
+    """Give the :class:`~topocast.sim.models.Model` a checked run is measured under.
+
+    The algorithm's own model when it has one, else the default model.
 
     Parameters
     ----------
@@ -277,9 +409,25 @@ KERNELS = 72 * 2**20
 
 
 def plan_shape(name: str, collective: str, topology: Topology) -> tuple[float, float, float]:
-    """``(transfers, id ranges, extra bytes)`` of the plan ``name`` makes on ``topology``, before planning:
-    counted for the generic and classic all-gathers and all-to-alls (the extra bytes are the planner's own
-    arrays), else the most any plan of the collective needs (one transfer and range per delivery)."""
+    """Estimate the size of the plan an algorithm makes on a network, before planning.
+
+    Counted for the generic and classic all-gathers and all-to-alls; for others the most any plan of the
+    collective needs (one transfer and one id range per delivery).
+
+    Parameters
+    ----------
+    name : str
+        The algorithm's name.
+    collective : str
+        Its collective (``allgather``, ``alltoall``, ...).
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    tuple of float
+        ``(transfers, id ranges, extra bytes)``; the extra bytes are the planner's own arrays.
+    """
     import math
 
     from .topology.metrics import distance_distribution
@@ -317,11 +465,29 @@ def plan_shape(name: str, collective: str, topology: Topology) -> tuple[float, f
 
 
 def run_bytes(name: str, collective: str, topology: Topology, engine: str) -> float:
-    """Peak bytes an all-gather or all-to-all adds on the step or event engine, before planning: the
-    planner's peak, or the kept plan with the engine's and the verifier's state, whichever is larger, plus
-    the kernels a first run loads (:data:`KERNELS`)."""
-    from .verify.delivery import PER_NODE as VERIFY_PER_NODE
-    from .verify.delivery import PER_TRANSFER as VERIFY_PER_TRANSFER
+    """Estimate the peak bytes an all-gather or all-to-all adds on the step or event engine.
+
+    The larger of the planner's peak and the kept plan with the engine's and the verifier's state, plus the
+    kernels a first run loads (:data:`KERNELS`).
+
+    Parameters
+    ----------
+    name : str
+        The algorithm's name.
+    collective : str
+        Its collective.
+    topology : Topology
+        The network.
+    engine : str
+        ``step`` or ``event``.
+
+    Returns
+    -------
+    float
+        Bytes.
+    """
+    from .verify import PER_NODE as VERIFY_PER_NODE
+    from .verify import PER_TRANSFER as VERIFY_PER_TRANSFER
 
     n = float(topology.num_nodes)
     messages = n if collective == "allgather" else n * n
@@ -334,9 +500,28 @@ def run_bytes(name: str, collective: str, topology: Topology, engine: str) -> fl
 
 
 def check_run_size(alg: registry.Algorithm, topology: Topology, engine: str, max_memory: float | None) -> None:
-    """Refuse, before planning, an all-gather or all-to-all on the step or event engine whose plan, engine and
+    """Refuse an all-gather or all-to-all whose plan, engine and verifier would not fit in memory.
+
+    Refuse, before planning, an all-gather or all-to-all on the step or event engine whose plan, engine and
     verifier cannot fit next to what this process holds (:func:`run_bytes`; the engines and the verifier check
-    again from the plan's real size).  Algorithms with a frontier form choose their own plan by size."""
+    again from the plan's real size).  Algorithms with a frontier form choose their own plan by size.
+
+    Parameters
+    ----------
+    alg : registry.Algorithm
+        The algorithm.
+    topology : Topology
+        The network (the intact one of a degraded network).
+    engine : str
+        The engine the run asks for.
+    max_memory : float, optional
+        Memory limit in bytes; None: half of the machine's RAM.
+
+    Raises
+    ------
+    TopocastError
+        ``max-memory: ...`` when the estimate (:func:`run_bytes`) does not fit.
+    """
     from .infra.footprint import resident_bytes
     from .infra.memory import default_limit, human_bytes, words
 
@@ -353,8 +538,22 @@ def check_run_size(alg: registry.Algorithm, topology: Topology, engine: str, max
 
 
 def plan_engine(the_plan, engine: str) -> str:
-    """The engine that runs ``the_plan``: the one asked for, unless the algorithm fell back to a
-    frontier plan (it says so in the plan's notes)."""
+    """Name the engine that runs a plan: the one asked for, unless the algorithm fell back to a frontier plan.
+
+    The fallback is said in the plan's notes.
+
+    Parameters
+    ----------
+    the_plan : object
+        The plan the algorithm made.
+    engine : str
+        The engine asked for.
+
+    Returns
+    -------
+    str
+        ``engine``, or ``"frontier"`` after a fallback.
+    """
     from .execution.execute import adapter
 
     if isinstance(the_plan, adapter(engine).PLAN):
@@ -365,7 +564,23 @@ def plan_engine(the_plan, engine: str) -> str:
 
 
 def check_seed(seed: Any) -> int:
-    """``seed`` as an int in 0..2**63-1, or a :class:`TopocastError` saying why not."""
+    """Check a seed: an integer in 0..2**63-1.
+
+    Parameters
+    ----------
+    seed : Any
+        The seed as given.
+
+    Returns
+    -------
+    int
+        The seed.
+
+    Raises
+    ------
+    TopocastError
+        ``seed: must be an integer in 0..2**63-1 ...`` for a negative, too large or non-integer seed.
+    """
     from .infra.validate import integer
 
     if isinstance(seed, int) and not isinstance(seed, bool) and seed < 0:
@@ -377,7 +592,9 @@ def check_seed(seed: Any) -> int:
 
 
 def check_unbuilt(spec: str, engine: str, nodes: Any, max_memory: float | None) -> None:
-    """Refuse an engine that runs from the spec alone on a network whose bitmaps would not fit, before any
+    """Refuse a spec-only engine on a network whose bitmaps would not fit.
+
+    Refuse an engine that runs from the spec alone on a network whose bitmaps would not fit, before any
     array is made.
 
     The engine keeps at most three bitmaps of one bit per node and numbers nodes with 64-bit integers.

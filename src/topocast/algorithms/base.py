@@ -37,7 +37,27 @@ COST_PARAMS = ("startup", "per_byte", "per_hop", "setup", "per_byte_reduce")
 
 
 def port_model(ports: str, duplex: str, default: PortModel) -> PortModel:
-    """Port model from the ``ports``/``duplex`` run parameters, falling back to ``default``."""
+    """Make the port model from the ``ports`` and ``duplex`` run parameters.
+
+    Parameters
+    ----------
+    ports : str or int
+        ``"all"``, ``"default"`` or a positive number of ports per node.
+    duplex : str
+        ``"full"``, ``"half"`` or ``"default"``.
+    default : PortModel
+        The algorithm's own port model, used for ``"default"``.
+
+    Returns
+    -------
+    PortModel
+        The port model.
+
+    Raises
+    ------
+    TopocastError
+        For a ``ports`` value that is none of those.
+    """
     if ports in ("default", None):
         count = default.ports
     elif ports == "all":
@@ -53,7 +73,18 @@ def port_model(ports: str, duplex: str, default: PortModel) -> PortModel:
 
 
 def standard_model(default_ports: PortModel) -> Callable[[dict[str, Any]], Model]:
-    """``params -> Model``: the port model (``ports``, ``duplex``) and the cost model (``startup``, ...)."""
+    """Make the function that turns run parameters into a model: port model and cost model.
+
+    Parameters
+    ----------
+    default_ports : PortModel
+        The algorithm's own port model.
+
+    Returns
+    -------
+    callable
+        ``params -> Model`` from ``ports``, ``duplex``, ``startup``, ``per_byte``, ``per_hop``, ...
+    """
 
     def model(params: dict[str, Any]) -> Model:
         cost = CostModel(**{k: params[k] for k in COST_PARAMS if k in params})
@@ -70,9 +101,39 @@ def register(name: str, plan: Callable[..., Any], collective: str, doc: str, *,
              **extra: Any) -> Algorithm:
     """Register ``plan(topology, **params)`` as a runnable algorithm.
 
-    ``params`` are the algorithm's own parameters; ``run_params`` (default
-    :data:`RUN_PARAMS`) the model's, turned into a :class:`Model` by ``model``
-    (default :func:`standard_model` with ``ports`` as the default port model).
+    Parameters
+    ----------
+    name : str
+        The algorithm's name, e.g. ``"broadcast-binomial"``.
+    plan : callable
+        ``plan(topology, **params)`` returns the plan the engines run.
+    collective : str
+        ``broadcast``, ``allgather``, ``alltoall``, ...
+    doc : str
+        One line for ``topocast list``.
+    families : tuple of str, optional
+        The topology families it runs on (empty: any).
+    params : tuple of Param, optional
+        The algorithm's own parameters.
+    aliases : tuple of str, optional
+        Other names.
+    ports : PortModel, optional
+        Default port model.
+    engines : tuple of str, default ("step", "event")
+        Engines that run its plan, the first the default.
+    paper : str, optional
+        The source of the algorithm.
+    run_params : tuple of Param, optional
+        The model's parameters (default :data:`RUN_PARAMS`).
+    model : callable, optional
+        ``params -> Model`` (default :func:`standard_model` with ``ports``).
+    **extra
+        Further :class:`~topocast.registry.Algorithm` fields.
+
+    Returns
+    -------
+    Algorithm
+        The registered entry.
     """
     all_params = tuple(params) + tuple(run_params)
     names = {p.name for p in all_params}

@@ -60,7 +60,25 @@ NAME = "all-to-all-personalized-rls"
 
 
 def check_lines(n_lines: int, owner: str = f"algorithm {NAME}") -> int:
-    """The RLS needs ``N = 2^n`` lines with ``N >= 4`` (pi splits the lines into four quarters)."""
+    """Check the number of lines of the RLS: ``N = 2^n`` with ``N >= 4`` (pi splits the lines into four quarters).
+
+    Parameters
+    ----------
+    n_lines : int
+        The number of lines.
+    owner : str, optional
+        Name for the message.
+
+    Returns
+    -------
+    int
+        ``n_lines``.
+
+    Raises
+    ------
+    TopocastError
+        Unless ``N`` is a power of two >= 4.
+    """
     n_lines = int(n_lines)
     if n_lines < 4 or n_lines & (n_lines - 1):
         raise TopocastError(f"{owner}: the number of lines N must be a power of two >= 4 "
@@ -69,8 +87,27 @@ def check_lines(n_lines: int, owner: str = f"algorithm {NAME}") -> int:
 
 
 def involution(n_lines: int) -> np.ndarray:
-    """The thesis's ``pi`` on ``N`` lines: ``pi[x]`` is the output of input ``x``; ``pi[pi] = identity``.
+    """Give the thesis's involution ``pi`` on ``N`` lines: ``pi[x]`` is the output of input ``x``.
 
+    ``pi[pi]`` is the identity.
+
+    Parameters
+    ----------
+    n_lines : int
+        The number of lines, a power of two >= 4.
+
+    Returns
+    -------
+    numpy.ndarray
+        The permutation.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`check_lines`.
+
+    Examples
+    --------
     >>> involution(8).tolist()
     [0, 6, 2, 4, 3, 5, 1, 7]
     """
@@ -85,13 +122,44 @@ def involution(n_lines: int) -> np.ndarray:
 
 
 def rotation(n_lines: int, ks) -> np.ndarray:
-    """Rows ``i -> (i - k) mod N`` (the RLS, thesis direction), shape ``(len(ks), N)``."""
+    """Give the rotations ``i -> (i - k) mod N`` (the RLS, thesis direction).
+
+    Parameters
+    ----------
+    n_lines : int
+        The number of lines.
+    ks : array_like of int
+        Rotations.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(len(ks), N)``.
+    """
     i = np.arange(n_lines, dtype=np.int64)
     return (i[None, :] - np.asarray(ks, dtype=np.int64)[:, None]) % n_lines
 
 
 def intermediate(n_lines: int, ks) -> np.ndarray:
-    """What the first butterfly realises for rotation ``k``: ``F_k`` (see the module docstring)."""
+    """Give what the first butterfly realises for rotation ``k``: ``F_k`` (see the module docstring).
+
+    Parameters
+    ----------
+    n_lines : int
+        The number of lines.
+    ks : array_like of int
+        Rotations.
+
+    Returns
+    -------
+    numpy.ndarray
+        One permutation per rotation.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`check_lines`.
+    """
     n = check_lines(n_lines)
     pi = involution(n)
     ks = np.asarray(ks, dtype=np.int64)[:, None]
@@ -125,7 +193,9 @@ _destination_tags_parallel = twin(_destination_tags, "_destination_tags_parallel
 
 def destination_tag_states(net: MultistageNetwork, first: int, count: int, start: np.ndarray,
                            targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Set ``count`` consecutive butterfly stages from ``first`` by destination tags.
+    """Set consecutive butterfly stages by destination tags.
+
+    Set ``count`` consecutive butterfly stages from ``first`` by destination tags.
 
     ``start[c, i]`` is the position at which circuit ``i`` of configuration ``c``
     enters stage ``first``; it should leave the run at position ``targets[c, i]``.
@@ -133,6 +203,24 @@ def destination_tag_states(net: MultistageNetwork, first: int, count: int, start
     target.  Returns the XOR states ``(K, count, N/2)`` (int8) and the positions
     reached.  Where two circuits of a switch want different states the later
     one wins: the permutation is then not routable, and tracing shows it.
+
+    Parameters
+    ----------
+    net : MultistageNetwork
+        The network.
+    first : int
+        The first stage set.
+    count : int
+        Stages set.
+    start : numpy.ndarray
+        ``(K, N)`` entry positions.
+    targets : numpy.ndarray
+        ``(K, N)`` exit positions.
+
+    Returns
+    -------
+    states, reached : numpy.ndarray
+        XOR states ``(K, count, N/2)`` (int8) and the positions reached.
     """
     starts = np.ascontiguousarray(start, dtype=np.int64)
     targets = np.ascontiguousarray(np.broadcast_to(targets, starts.shape), dtype=np.int64)
@@ -154,11 +242,30 @@ class RLSPlan:
 
     @property
     def lines(self) -> int:
+        """Number of lines, ``2^n``."""
         return 2 ** self.n
 
 
 def rls_plan(n: int) -> RLSPlan:
-    """Network and second-butterfly settings for ``N = 2^n`` lines (``n >= 2``)."""
+    """Set up the network and the second butterfly for the RLS on ``N = 2^n`` lines.
+
+    Parameters
+    ----------
+    n : int
+        ``log2`` of the lines, >= 2.
+
+    Returns
+    -------
+    RLSPlan
+        The rotation-independent part.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`check_lines`.
+    AssertionError
+        If pi is not routable by the second butterfly (a construction error).
+    """
     check_lines(2 ** int(n) if int(n) >= 1 else 0)
     net = butterfly_butterfly_network(n, 2)
     pi = involution(2 ** n)
@@ -174,7 +281,20 @@ def rls_plan(n: int) -> RLSPlan:
 
 
 def rls_states(plan: RLSPlan, ks) -> np.ndarray:
-    """XOR states ``(K, 2n - 1, N/2)`` (int8) of the configurations of rotations ``ks``, stage by stage."""
+    """Give the XOR states of the configurations of rotations ``ks``, stage by stage.
+
+    Parameters
+    ----------
+    plan : RLSPlan
+        The network and second-butterfly settings.
+    ks : array_like of int
+        Rotations.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(K, 2n - 1, N/2)`` int8.
+    """
     ks = np.asarray(ks, dtype=np.int64) % plan.lines
     n, lines = plan.n, plan.lines
     out = np.empty((len(ks), 2 * n - 1, lines // 2), dtype=np.int8)
@@ -187,7 +307,18 @@ def rls_states(plan: RLSPlan, ks) -> np.ndarray:
 
 
 def states_to_routes(states: np.ndarray) -> np.ndarray:
-    """XOR states of ``2 x 2`` switches as circuit configurations: input ``u`` -> output ``u XOR state``."""
+    """Turn XOR states of ``2 x 2`` switches into circuit configurations: input ``u`` -> output ``u XOR state``.
+
+    Parameters
+    ----------
+    states : numpy.ndarray
+        ``(K, stages, N/2)`` XOR states.
+
+    Returns
+    -------
+    numpy.ndarray
+        One configuration per row.
+    """
     routes = np.empty(states.shape + (2,), dtype=ROUTE_DTYPE)
     routes[..., 0] = states
     routes[..., 1] = states ^ 1
@@ -195,15 +326,44 @@ def states_to_routes(states: np.ndarray) -> np.ndarray:
 
 
 def rls_routes(plan: RLSPlan, ks) -> np.ndarray:
-    """Circuit configurations (one row per rotation) for the circuit engine."""
+    """Give the circuit configurations (one row per rotation) for the circuit engine.
+
+    Parameters
+    ----------
+    plan : RLSPlan
+        The network and second-butterfly settings.
+    ks : array_like of int
+        Rotations.
+
+    Returns
+    -------
+    numpy.ndarray
+        Configurations.
+    """
     return states_to_routes(rls_states(plan, ks))
 
 
 def first_stage_straight(plan: RLSPlan, ks: np.ndarray, chunk: int = 256) -> bool:
-    """Whether stage 0 is straight in the configurations of rotations ``ks``.
+    """Tell whether stage 0 is straight in the configurations of some rotations.
+
+    Whether stage 0 is straight in the configurations of rotations ``ks``.
 
     Destination tags set switch ``i // 2`` of stage 0 to ``(i mod 2) XOR`` the
     top bit of ``F_k(i)``: straight when every circuit leaves on its own port.
+
+    Parameters
+    ----------
+    plan : RLSPlan
+        The network and second-butterfly settings.
+    ks : numpy.ndarray
+        Rotations.
+    chunk : int, default 256
+        Rotations checked at a time.
+
+    Returns
+    -------
+    bool
+        True when every switch of stage 0 is straight.
     """
     i = np.arange(plan.lines, dtype=np.int64)
     for lo in range(0, len(ks), chunk):
@@ -214,7 +374,24 @@ def first_stage_straight(plan: RLSPlan, ks: np.ndarray, chunk: int = 256) -> boo
 
 
 def rls_circuit_plan(plan: RLSPlan, ks=None, *, message_bytes: float = 1024.0, chunk: int = 256) -> CircuitPlan:
-    """Rotations ``ks`` (default all ``N``) as a circuit plan promising ``i -> (i - k) mod N`` (thesis 3.2.4.2)."""
+    """Make the circuit plan of rotations promising ``i -> (i - k) mod N`` (thesis 3.2.4.2).
+
+    Parameters
+    ----------
+    plan : RLSPlan
+        The network and second-butterfly settings.
+    ks : array_like of int, optional
+        Rotations (default all ``N``).
+    message_bytes : float, default 1024.0
+        Size of every message in bytes.
+    chunk : int, default 256
+        Configurations made at a time.
+
+    Returns
+    -------
+    CircuitPlan
+        The plan.
+    """
     lines = plan.lines
     ks = np.arange(lines, dtype=np.int64) if ks is None else np.asarray(ks, dtype=np.int64)
     stages = plan.network.num_stages

@@ -27,7 +27,25 @@ from .grid import grid_shape, strides
 
 
 def grid_allgather(topology: Topology, message_bytes: float = 1.0) -> Schedule:
-    """Dimension-by-dimension pipelined all-gather on a ring, path, mesh or torus."""
+    """Plan the dimension-by-dimension pipelined all-gather on a ring, path, mesh or torus.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1.0
+        Size of every node's message in bytes.
+
+    Returns
+    -------
+    Schedule
+        The transfers, step by step.
+
+    Raises
+    ------
+    TopocastError
+        On a network that is not a ring, path, mesh or torus.
+    """
     sizes, wraps = grid_shape(topology)
     n = topology.num_nodes
     nodes = np.arange(n, dtype=np.int64)
@@ -58,7 +76,20 @@ def grid_allgather(topology: Topology, message_bytes: float = 1.0) -> Schedule:
 
 
 def recursive_doubling_allgather(topology: Topology, message_bytes: float = 1.0) -> Schedule:
-    """Hypercube all-gather: in step ``k`` swap the ``2^k`` messages held across dimension ``k``."""
+    """Plan the hypercube all-gather: in step ``k`` swap the ``2^k`` messages held across dimension ``k``.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1.0
+        Size of every node's message in bytes.
+
+    Returns
+    -------
+    Schedule
+        The transfers, step by step.
+    """
     n = topology.params["n"]
     nodes = np.arange(topology.num_nodes, dtype=np.int64)
     builder = ScheduleBuilder(topology.num_nodes, origin=nodes, collective="allgather",
@@ -69,13 +100,48 @@ def recursive_doubling_allgather(topology: Topology, message_bytes: float = 1.0)
 
 
 def grid_allgather_time(topology: Topology, root: int, m: float, cost: CostModel) -> float:
+    """Give the closed-form time of the grid all-gather: ``sum_d (k_d - 1) (t_s + t_h + B_d m t_w)``.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    root : int
+        The root (ignored by collectives without one).
+    m : float
+        Message size in bytes.
+    cost : CostModel
+        The cost model (``t_s``, ``t_w``, ``t_h``).
+
+    Returns
+    -------
+    float
+        The time in the cost model's units.
+    """
     sizes, _ = grid_shape(topology)
     stride = strides(sizes)
     return float(sum((k - 1) * cost.hop_time(stride[d] * m) for d, k in enumerate(sizes)))
 
 
 def recursive_doubling_time(topology: Topology, root: int, m: float, cost: CostModel) -> float:
-    """Closed form: step ``k`` moves ``2^k`` messages, ``n (t_s + t_h) + (N - 1) m t_w`` in all."""
+    """Give the closed-form time of recursive doubling: ``n (t_s + t_h) + (N - 1) m t_w``.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    root : int
+        The root (ignored by collectives without one).
+    m : float
+        Message size in bytes.
+    cost : CostModel
+        The cost model (``t_s``, ``t_w``, ``t_h``).
+
+    Returns
+    -------
+    float
+        The time in the cost model's units.
+    """
     return float(sum(cost.hop_time(2**k * m) for k in range(topology.params["n"])))
 
 

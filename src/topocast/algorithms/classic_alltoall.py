@@ -34,10 +34,13 @@ def _personalized(n: int, message_bytes: float, name: str) -> ScheduleBuilder:
 
 
 def _add_group_bundles(builder, n, k, sd, senders, receivers, origin_pos, q_start, q_len, step):
-    """Transfers ``senders -> receivers`` carrying the groups for line positions
+    """Add the transfers that carry some groups of one bundle along a line.
+
+    Transfers ``senders -> receivers`` carrying the groups for line positions
     ``q_start .. q_start + q_len - 1`` (mod ``k``) of the bundle that started at
     line position ``origin_pos``.  Message ids ``dst * n + src``: each destination
-    contributes one range of ``sd`` sources."""
+    contributes one range of ``sd`` sources.
+    """
     keep = q_len > 0
     senders, receivers, origin_pos, q_start, q_len = (a[keep] for a in (senders, receivers, origin_pos, q_start, q_len))
     if len(senders) == 0:
@@ -55,7 +58,25 @@ def _add_group_bundles(builder, n, k, sd, senders, receivers, origin_pos, q_star
 
 
 def grid_alltoall(topology: Topology, message_bytes: float = 1.0) -> Schedule:
-    """Dimension-by-dimension personalized exchange on a ring, path, mesh or torus."""
+    """Plan the dimension-by-dimension personalized exchange on a ring, path, mesh or torus.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1.0
+        Size of every node's message in bytes.
+
+    Returns
+    -------
+    Schedule
+        The transfers, step by step.
+
+    Raises
+    ------
+    TopocastError
+        On a network that is not a ring, path, mesh or torus.
+    """
     sizes, wraps = grid_shape(topology)
     n = topology.num_nodes
     nodes = np.arange(n, dtype=np.int64)
@@ -84,7 +105,20 @@ def grid_alltoall(topology: Topology, message_bytes: float = 1.0) -> Schedule:
 
 
 def hypercube_alltoall(topology: Topology, message_bytes: float = 1.0) -> Schedule:
-    """Hypercube total exchange, dimension ``k`` in step ``k``, ``N/2`` messages per transfer."""
+    """Plan the hypercube total exchange: dimension ``k`` in step ``k``, ``N/2`` messages per transfer.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1.0
+        Size of every node's message in bytes.
+
+    Returns
+    -------
+    Schedule
+        The transfers, step by step.
+    """
     dims = topology.params["n"]
     n = topology.num_nodes
     nodes = np.arange(n, dtype=np.int64)
@@ -102,6 +136,24 @@ def hypercube_alltoall(topology: Topology, message_bytes: float = 1.0) -> Schedu
 
 
 def grid_alltoall_time(topology: Topology, root: int, m: float, cost: CostModel) -> float:
+    """Give the closed-form time of the grid personalized exchange.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    root : int
+        The root (ignored by collectives without one).
+    m : float
+        Message size in bytes.
+    cost : CostModel
+        The cost model (``t_s``, ``t_w``, ``t_h``).
+
+    Returns
+    -------
+    float
+        The time in the cost model's units.
+    """
     sizes, _ = grid_shape(topology)
     n = topology.num_nodes
     # step j of a dimension of size k forwards the (k - j) bundles of n/k messages still travelling
@@ -109,6 +161,24 @@ def grid_alltoall_time(topology: Topology, root: int, m: float, cost: CostModel)
 
 
 def hypercube_alltoall_time(topology: Topology, root: int, m: float, cost: CostModel) -> float:
+    """Give the closed-form time of the hypercube total exchange: ``log2 N (t_s + t_h + (N/2) m t_w)``.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    root : int
+        The root (ignored by collectives without one).
+    m : float
+        Message size in bytes.
+    cost : CostModel
+        The cost model (``t_s``, ``t_w``, ``t_h``).
+
+    Returns
+    -------
+    float
+        The time in the cost model's units.
+    """
     dims = topology.params["n"]
     return dims * cost.hop_time(topology.num_nodes / 2 * m)
 

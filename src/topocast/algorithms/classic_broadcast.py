@@ -44,7 +44,25 @@ def _signed_offsets(sizes, wraps, c: np.ndarray, r: np.ndarray) -> np.ndarray:
 
 
 def dimension_ordered_tree(topology: Topology, root: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(parent, depth)`` of every node in the dimension-ordered broadcast tree."""
+    """Build the dimension-ordered broadcast tree of a grid.
+
+    Parameters
+    ----------
+    topology : Topology
+        A ring, path, mesh or torus.
+    root : int
+        The root.
+
+    Returns
+    -------
+    parent, depth : numpy.ndarray
+        Parent (-1 at the root) and depth of every node.
+
+    Raises
+    ------
+    TopocastError
+        On a network that is not a ring, path, mesh or torus.
+    """
     sizes, wraps = grid_shape(topology)
     root = _check_root(topology, root)
     c = coords(sizes)
@@ -77,13 +95,48 @@ def _tree_schedule(topology: Topology, root: int, parent: np.ndarray, step: np.n
 
 
 def grid_broadcast(topology: Topology, root: int = 0, message_bytes: float = 1.0) -> Schedule:
-    """Dimension-ordered all-port broadcast on a ring, path, mesh or torus."""
+    """Plan the dimension-ordered all-port broadcast on a ring, path, mesh or torus.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    root : int, default 0
+        The node that holds the message.
+    message_bytes : float, default 1.0
+        Size of the message in bytes.
+
+    Returns
+    -------
+    Schedule
+        The transfers, step by step.
+
+    Raises
+    ------
+    TopocastError
+        On a network that is not a ring, path, mesh or torus.
+    """
     parent, depth = dimension_ordered_tree(topology, root)
     return _tree_schedule(topology, root, parent, depth - 1, message_bytes, "grid broadcast")
 
 
 def binomial_broadcast(topology: Topology, root: int = 0, message_bytes: float = 1.0) -> Schedule:
-    """Binomial-tree one-port broadcast on a hypercube (step ``k`` crosses dimension ``k``)."""
+    """Plan the binomial-tree one-port broadcast on a hypercube (step ``k`` crosses dimension ``k``).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    root : int, default 0
+        The node that holds the message.
+    message_bytes : float, default 1.0
+        Size of the message in bytes.
+
+    Returns
+    -------
+    Schedule
+        The transfers, step by step.
+    """
     root = _check_root(topology, root)
     n = topology.params["n"]
     rel = np.arange(topology.num_nodes, dtype=np.int64)
@@ -100,13 +153,47 @@ def binomial_broadcast(topology: Topology, root: int = 0, message_bytes: float =
 
 
 def grid_broadcast_time(topology: Topology, root: int, m: float, cost: CostModel) -> float:
-    """Closed form: ``ecc(root) * (t_s + m t_w + t_h)``."""
+    """Give the closed-form time of the grid broadcast: ``ecc(root) * (t_s + m t_w + t_h)``.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    root : int
+        The root (ignored by collectives without one).
+    m : float
+        Message size in bytes.
+    cost : CostModel
+        The cost model (``t_s``, ``t_w``, ``t_h``).
+
+    Returns
+    -------
+    float
+        The time in the cost model's units.
+    """
     _, depth = dimension_ordered_tree(topology, root)
     return float(depth.max()) * cost.hop_time(m)
 
 
 def binomial_broadcast_time(topology: Topology, root: int, m: float, cost: CostModel) -> float:
-    """Closed form: ``log2 N * (t_s + m t_w + t_h)``."""
+    """Give the closed-form time of the binomial broadcast: ``log2 N * (t_s + m t_w + t_h)``.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    root : int
+        The root (ignored by collectives without one).
+    m : float
+        Message size in bytes.
+    cost : CostModel
+        The cost model (``t_s``, ``t_w``, ``t_h``).
+
+    Returns
+    -------
+    float
+        The time in the cost model's units.
+    """
     return topology.params["n"] * cost.hop_time(m)
 
 

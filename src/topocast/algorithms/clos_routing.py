@@ -33,10 +33,24 @@ from .fattree_alltoall import CIRCUIT_PARAMS
 
 
 def edge_colouring(left: np.ndarray, right: np.ndarray, colours: int) -> np.ndarray:
-    """Proper edge colouring of a bipartite multigraph with ``colours`` colours.
+    """Colour the edges of a bipartite multigraph properly with a given number of colours.
 
-    ``left[e]``, ``right[e]`` are the ends of edge ``e``.  Raises
-    :class:`TopocastError` when a vertex has more than ``colours`` edges.
+    Parameters
+    ----------
+    left, right : numpy.ndarray
+        Ends of every edge.
+    colours : int
+        Colours available.
+
+    Returns
+    -------
+    numpy.ndarray
+        Colour of every edge.
+
+    Raises
+    ------
+    TopocastError
+        When a vertex has more than ``colours`` edges.
     """
     left = np.asarray(left, dtype=np.int64)
     right = np.asarray(right, dtype=np.int64)
@@ -87,9 +101,26 @@ def _route_3(n: int, m: int, r: int, src: np.ndarray, dst: np.ndarray, middle: n
 
 
 def route_permutation(net: MultistageNetwork, perm) -> np.ndarray:
-    """A configuration of the Clos ``net`` realising ``perm`` (``perm[i] = -1``: input idle).
+    """Configure a Clos network to realise a permutation, by edge colouring (rearrangeable routing).
 
     Needs ``m >= n`` (and ``m2 >= n2`` for the 5-stage network).
+
+    Parameters
+    ----------
+    net : MultistageNetwork
+        A 3- or 5-stage Clos network.
+    perm : array_like of int
+        ``perm[i]``: the output of input ``i`` (-1: input idle).
+
+    Returns
+    -------
+    numpy.ndarray
+        The configuration.
+
+    Raises
+    ------
+    TopocastError
+        A permutation of the wrong length or with repeated outputs, or a network that is not rearrangeable.
     """
     meta = net.meta
     n, m, r = meta["n"], meta["m"], meta["r"]
@@ -129,14 +160,28 @@ def route_permutation(net: MultistageNetwork, perm) -> np.ndarray:
 
 @dataclass
 class GreedyOutcome:
+    """What a greedy, never-rearranging router did: middle switch of each request (-1 blocked) and the blocked count."""
+
     middle: np.ndarray      # middle switch of each request, -1 if blocked
     blocked: int
 
 
 def greedy_route(n: int, m: int, r: int, src, dst, fixed: dict[int, int] | None = None) -> GreedyOutcome:
-    """Add requests in order on the first middle switch free on both links; never rearrange.
+    """Route requests in order on the first middle switch free on both links; never rearrange.
 
-    ``fixed`` pins some requests (index -> middle switch) before the others.
+    Parameters
+    ----------
+    n, m, r : int
+        The Clos network C(n, m, r).
+    src, dst : array_like of int
+        Input and output of every request.
+    fixed : dict of int to int, optional
+        Requests pinned to middle switches (index -> middle switch), placed before the others.
+
+    Returns
+    -------
+    GreedyOutcome
+        The middle switches and the blocked count.
     """
     src = np.asarray(src, dtype=np.int64)
     dst = np.asarray(dst, dtype=np.int64)
@@ -160,6 +205,8 @@ def greedy_route(n: int, m: int, r: int, src, dst, fixed: dict[int, int] | None 
 
 @dataclass
 class BlockingExample:
+    """Circuits in place, a new request they block, and a full routing after rearranging (when ``m >= n``)."""
+
     src: np.ndarray         # requests in place, then the new one last
     dst: np.ndarray
     middle: np.ndarray      # middle switch of each request in place
@@ -168,13 +215,30 @@ class BlockingExample:
 
 
 def blocking_example(n: int, m: int, r: int) -> BlockingExample:
-    """Circuits in place on C(n, m, r) with ``m <= 2n - 2`` and a new request they block.
+    """Build circuits on C(n, m, r), ``m <= 2n - 2``, that block a new request.
+
+    Circuits in place on C(n, m, r) with ``m <= 2n - 2`` and a new request they block.
 
     Input switch 0 carries ``a = min(n-1, m)`` circuits on middle switches
     ``0 .. a-1``; output switch 1 receives ``m - a`` circuits (from input
     switch 1) on middle switches ``a .. m-1``.  Every middle switch is then
     busy towards input switch 0 or output switch 1, so a request from a free
     input of switch 0 to a free output of switch 1 is blocked.
+
+    Parameters
+    ----------
+    n, m, r : int
+        The Clos network.
+
+    Returns
+    -------
+    BlockingExample
+        The circuits, the blocked request and a rearranged routing.
+
+    Raises
+    ------
+    TopocastError
+        For a strictly non-blocking network (``m >= 2n - 1``), or ``r < 2`` or ``n < 2``.
     """
     n, m, r, _, _ = check_clos(n, m, r)
     if m > 2 * n - 2:
@@ -232,10 +296,33 @@ def _check_work(permutations: int, n_terms: int, max_memory: float | None) -> No
 
 def clos_plan(topology: Topology, *, seed: int = 0, permutations: int = 10,
               message_bytes: float = 1024.0, max_memory: float | None = None) -> CircuitPlan:
-    """``permutations`` random permutations (from ``seed``), each routed by edge colouring (thesis 2.1).
+    """Plan random permutations on a Clos network, each routed by edge colouring (thesis 2.1).
 
-    The plan's ``info`` adds the Clos properties and the requests a greedy,
-    never-rearranging router would block on the same permutations (3-stage only).
+    The plan's ``info`` adds the Clos properties and the requests a greedy, never-rearranging router would
+    block on the same permutations (3-stage only).
+
+    Parameters
+    ----------
+    topology : Topology
+        A ``clos`` network.
+    seed : int, default 0
+        Seed of the permutations.
+    permutations : int, default 10
+        How many permutations.
+    message_bytes : float, default 1024.0
+        Size of every message in bytes.
+    max_memory : float, optional
+        Memory limit in bytes; None: half of the RAM.
+
+    Returns
+    -------
+    CircuitPlan
+        One configuration per permutation.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not rearrangeable, or permutations that would take hours or not fit in memory.
     """
     p = dict(topology.params)
     net = clos_network(**p)

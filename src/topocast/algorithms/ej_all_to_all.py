@@ -59,7 +59,22 @@ SYMMETRY_NOTE = ("frontier engine: simulates the message of node 0 and uses the 
 
 
 def all_to_all_phases(ring: EJRing, n: int) -> list[Phase]:
-    """The three phases (Algorithm 4); phase p lasts n x (deepest tree node in its two sectors) steps."""
+    """Give the three phases of the EJ all-to-all (Algorithm 4).
+
+    Phase p lasts n x (deepest tree node in its two sectors) steps.
+
+    Parameters
+    ----------
+    ring : EJRing
+        The one-dimensional structure.
+    n : int
+        Dimensions.
+
+    Returns
+    -------
+    list of Phase
+        The phases.
+    """
     phases = []
     for p, sectors in PHASE_SECTORS.items():
         depth = ring.depth[np.isin(ring.sector, sectors)]
@@ -69,25 +84,81 @@ def all_to_all_phases(ring: EJRing, n: int) -> list[Phase]:
 
 
 def single_source_plan(ring: EJRing, n: int, notes: tuple[str, ...] = (SYMMETRY_NOTE,)) -> FrontierPlan:
-    """Node 0's message through the three phases; every other node's is its translate (allgather)."""
+    """Make the frontier plan of node 0's message through the three phases; every other node's is its translate.
+
+    Parameters
+    ----------
+    ring : EJRing
+        The one-dimensional structure.
+    n : int
+        Dimensions.
+    notes : tuple of str, optional
+        Notes for the result.
+
+    Returns
+    -------
+    FrontierPlan
+        The plan, collective ``allgather``, symmetric.
+    """
     return ej_plan(ring, n, all_to_all_phases(ring, n), phase_table(ring, False), collective="allgather",
                    symmetric=True, notes=notes)
 
 
 def literal_coverage(ring: EJRing, n: int) -> int:
-    """Other nodes one source reaches if Algorithm 3 recursed with the same phase only."""
+    """Count the other nodes one source reaches if Algorithm 3 recursed with the same phase only.
+
+    Parameters
+    ----------
+    ring : EJRing
+        The one-dimensional structure.
+    n : int
+        Dimensions.
+
+    Returns
+    -------
+    int
+        Nodes reached.
+    """
     sizes = [1 + int(np.isin(ring.sector, sectors).sum()) for sectors in PHASE_SECTORS.values()]
     return sum(s ** n for s in sizes) - 3
 
 
 def addition_table(ring: EJRing) -> np.ndarray:
-    """``add[i, j]`` = node index of residue i + residue j."""
+    """Tabulate the addition of residues: ``add[i, j]`` is the node index of residue i + residue j.
+
+    Parameters
+    ----------
+    ring : EJRing
+        The one-dimensional structure.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``N x N`` node indices.
+    """
     rep = ring.rep
     return ring.reduce(rep[:, None, 0] + rep[None, :, 0], rep[:, None, 1] + rep[None, :, 1])
 
 
 def translate(ring: EJRing, n: int, add: np.ndarray, nodes: np.ndarray, shift: np.ndarray) -> np.ndarray:
-    """Node indices ``nodes + shift`` in the product group (broadcasting)."""
+    """Translate node indices in the product group: ``nodes + shift`` (broadcasting).
+
+    Parameters
+    ----------
+    ring : EJRing
+        The one-dimensional structure.
+    n : int
+        Dimensions.
+    add : numpy.ndarray
+        The addition table (:func:`addition_table`).
+    nodes, shift : numpy.ndarray
+        Node indices.
+
+    Returns
+    -------
+    numpy.ndarray
+        The translated nodes.
+    """
     out = np.zeros(np.broadcast(nodes, shift).shape, dtype=np.int64)
     for i in range(n):
         stride = ring.norm ** (n - 1 - i)
@@ -96,7 +167,20 @@ def translate(ring: EJRing, n: int, add: np.ndarray, nodes: np.ndarray, shift: n
 
 
 def all_to_all_schedule(topology, message_bytes: float = 1024.0) -> Schedule:
-    """Every node's message (id = node index) through the three phases, links combined per step."""
+    """Plan every node's message (id = node index) through the three phases, links combined per step.
+
+    Parameters
+    ----------
+    topology : Topology
+        An ``ej`` network.
+    message_bytes : float, default 1024.0
+        Size of every message in bytes.
+
+    Returns
+    -------
+    Schedule
+        The all-gather.
+    """
     ring, n = ring_of(topology)
     single = replay(single_source_plan(ring, n))  # the rule writes node 0's transfers
     nodes = topology.num_nodes
@@ -121,17 +205,48 @@ def all_to_all_schedule(topology, message_bytes: float = 1024.0) -> Schedule:
 
 
 def full_run_bytes(nodes: int) -> int:
-    """Estimated peak memory of the full (all N messages) step or event run."""
+    """Estimate the peak memory of the full (all N messages) step or event run.
+
+    Parameters
+    ----------
+    nodes : int
+        Nodes of the network.
+
+    Returns
+    -------
+    int
+        Bytes.
+    """
     return FULL_BYTES_PER_RECEIPT * nodes * (nodes - 1)
 
 
 def all_to_all_plan(topology, engine: str = "step", message_bytes: float = 1024.0,
                     max_memory: float | None = None) -> Schedule | FrontierPlan:
-    """The full schedule of all N messages, or the single-source frontier plan.
+    """Plan the EJ all-to-all: the full schedule of all N messages, or the single-source frontier plan.
 
-    The frontier plan is returned for the ``frontier`` engine, and for the
-    ``step`` engine when the full schedule would not fit in ``max_memory``
-    (default: half of RAM), with a note saying why.
+    The frontier plan is returned for the ``frontier`` engine, and for the ``step`` engine when the full
+    schedule would not fit in ``max_memory``, with a note saying why.
+
+    Parameters
+    ----------
+    topology : Topology or UnbuiltTopology
+        An ``ej`` network.
+    engine : str, default "step"
+        The engine that will run the plan.
+    message_bytes : float, default 1024.0
+        Size of every message in bytes.
+    max_memory : float, optional
+        Memory limit in bytes; None: half of the RAM.
+
+    Returns
+    -------
+    Schedule or FrontierPlan
+        The plan.
+
+    Raises
+    ------
+    TopocastError
+        When the full run would not fit on an engine other than ``step`` (use the frontier engine).
     """
     ring, n = ring_of(topology)
     if engine == "frontier":

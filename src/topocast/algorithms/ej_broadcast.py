@@ -41,7 +41,23 @@ FRONTIER_NOTE = ("frontier engine: the per-step rule over node coordinates on tw
 
 
 def ring_of(topology) -> tuple[EJRing, int]:
-    """The 1-D structure and the dimension count of an ``ej`` topology (built or not)."""
+    """Give the one-dimensional structure and the dimension count of an ``ej`` topology (built or not).
+
+    Parameters
+    ----------
+    topology : Topology or UnbuiltTopology
+        The network.
+
+    Returns
+    -------
+    tuple
+        ``(EJRing, n)``.
+
+    Raises
+    ------
+    TopocastError
+        If the family is not ``ej``.
+    """
     if topology.family != "ej":
         raise TopocastError(f"algorithm: runs on family 'ej', not '{topology.family}'")
     p = topology.params
@@ -49,7 +65,27 @@ def ring_of(topology) -> tuple[EJRing, int]:
 
 
 def broadcast_plan(ring: EJRing, n: int, algorithm: str) -> FrontierPlan:
-    """The frontier plan of ``improved`` (section 4.1) or ``iterative`` (section 3) from node 0."""
+    """Make the frontier plan of the ``improved`` (section 4.1) or ``iterative`` (section 3) broadcast from node 0.
+
+    Parameters
+    ----------
+    ring : EJRing
+        The one-dimensional structure.
+    n : int
+        Dimensions.
+    algorithm : str
+        ``improved`` or ``iterative``.
+
+    Returns
+    -------
+    FrontierPlan
+        The rule and its phases.
+
+    Raises
+    ------
+    TopocastError
+        For another ``algorithm``.
+    """
     if algorithm not in ALGORITHMS:
         raise TopocastError(f"algorithm: must be one of {', '.join(ALGORITHMS)}, got '{algorithm}'")
     phases = improved_phases(ring, n) if algorithm == "improved" else iterative_phases(ring, n)
@@ -58,7 +94,9 @@ def broadcast_plan(ring: EJRing, n: int, algorithm: str) -> FrontierPlan:
 
 def records_to_schedule(nodes: int, trace: Replay, collective: str, message_bytes: float,
                         meta: dict) -> Schedule:
-    """A one-message Schedule from the transfers a replayed rule wrote (:func:`~topocast.plans.frontier_rule.replay`).
+    """Turn the transfers a replayed rule wrote into a one-message Schedule.
+
+    A one-message Schedule from the transfers a replayed rule wrote (:func:`~topocast.plans.frontier_rule.replay`).
 
     Parameters
     ----------
@@ -87,11 +125,30 @@ def records_to_schedule(nodes: int, trace: Replay, collective: str, message_byte
 
 
 def broadcast_schedule(topology, algorithm: str, message_bytes: float = 1024.0) -> Schedule:
-    """The Schedule of ``improved`` or ``iterative`` on an ``ej`` topology, root 0.
+    """Plan the ``improved`` or ``iterative`` broadcast on an ``ej`` topology from node 0, as a Schedule.
 
     The frontier rule replayed with ``record`` on (:func:`~topocast.plans.frontier_rule.replay`) writes
     every transfer: one rule serves the billion-node bitmap run and this verified Schedule, which the step
     and event engines then check on their own.
+
+    Parameters
+    ----------
+    topology : Topology
+        An ``ej`` network.
+    algorithm : str
+        ``improved`` or ``iterative``.
+    message_bytes : float, default 1024.0
+        Size of the message in bytes.
+
+    Returns
+    -------
+    Schedule
+        The broadcast.
+
+    Raises
+    ------
+    TopocastError
+        For another family or algorithm.
     """
     ring, n = ring_of(topology)
     trace = replay(broadcast_plan(ring, n, algorithm))
@@ -100,13 +157,31 @@ def broadcast_schedule(topology, algorithm: str, message_bytes: float = 1024.0) 
 
 
 def product_counts(a: int, b: int, n: int, algorithm: str) -> dict[str, np.ndarray]:
-    """Per-step senders and receivers from the 1-D sector tree by convolution.
+    """Count the senders and receivers of every step from the one-dimensional sector tree, by convolution.
 
-    Improved: the node at tree depth s of the product is reached at step s, so
-    receivers are the n-fold convolution of the 1-D depth histogram; a node
-    fails to send only when its last non-zero coordinate is the last
-    dimension and is a leaf of the 1-D tree.  Iterative: round r repeats the
-    1-D broadcast in N^(r-1) copies.
+    Improved: the node at tree depth s of the product is reached at step s, so receivers are the n-fold
+    convolution of the 1-D depth histogram; a node fails to send only when its last non-zero coordinate is
+    the last dimension and is a leaf of the 1-D tree.  Iterative: round r repeats the 1-D broadcast in
+    N^(r-1) copies.
+
+    Parameters
+    ----------
+    a, b : int
+        ``alpha = a + b rho``.
+    n : int
+        Dimensions.
+    algorithm : str
+        ``improved`` or ``iterative``.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``senders``, ``receivers`` and ``active`` per step.
+
+    Raises
+    ------
+    TopocastError
+        For another ``algorithm``.
     """
     ring = ej_ring(a, b)
     h = ring.depth_histogram().astype(object)
@@ -138,7 +213,7 @@ def product_counts(a: int, b: int, n: int, algorithm: str) -> dict[str, np.ndarr
 
 def _plan_builder(algorithm: str):
     def plan(topology, engine: str = "step", message_bytes: float = 1024.0) -> Schedule | FrontierPlan:
-        """The frontier plan for the ``frontier`` engine, else the recorded rule as a Schedule."""
+        """Give the frontier plan for the ``frontier`` engine, else the recorded rule as a Schedule."""
         if engine == "frontier":
             return broadcast_plan(*ring_of(topology), algorithm)
         return broadcast_schedule(topology, algorithm, message_bytes)

@@ -254,15 +254,39 @@ class EJRule:
         self.bits = self.blocks * self.words * 64
 
     def position(self, node):
-        """Bit position of ``node`` (int or array) in the padded layout."""
+        """Give the bit position of a node in the padded layout.
+
+        Parameters
+        ----------
+        node : int or numpy.ndarray
+            Node index.
+
+        Returns
+        -------
+        int or numpy.ndarray
+            Bit position.
+        """
         return node // self.low * (self.words * 64) + node % self.low
 
     def node_of(self, position):
-        """Node at bit ``position`` (int or array)."""
+        """Give the node at a bit position (inverse of :meth:`position`).
+
+        Parameters
+        ----------
+        position : int or numpy.ndarray
+            Bit position.
+
+        Returns
+        -------
+        int or numpy.ndarray
+            Node index.
+        """
         return position // (self.words * 64) * self.low + position % (self.words * 64)
 
     def tables(self, mode: int, cur: int) -> _Tables:
-        """The sends of every block position under ``(mode, cur)``, from the rule over its low coordinates.
+        """Tabulate the sends of every block position under one phase argument.
+
+        The sends of every block position under ``(mode, cur)``, from the rule over its low coordinates.
 
         SECTOR: let ``d`` be the last coordinate that is non-zero and in phase
         ``cur``; a node sends to the tree children of ``c_d`` on dimension ``d``
@@ -272,6 +296,18 @@ class EJRule:
         are the children of 0 and the high ones follow the block's coordinates
         (``_cross_sector``).  ITERATIVE on dimension ``r``: the children of
         ``c_r`` on ``r``: a table when ``r`` is low, whole words when high.
+
+        Parameters
+        ----------
+        mode : int
+            ``SECTOR`` or ``ITERATIVE``.
+        cur : int
+            The phase (SECTOR) or the dimension (ITERATIVE).
+
+        Returns
+        -------
+        _Tables
+            The sends (cached per argument).
         """
         key = (self.ring.a, self.ring.b, self.n, self.k, self.phase_of.tobytes(), int(mode), int(cur))
         if key not in _TABLES:
@@ -330,7 +366,28 @@ class EJRule:
                        np.flatnonzero(_bits(cross, words)).astype(np.int64), line_dim)
 
     def expand_compact(self, held, mark, arg, stats, label_counts, record, workers):
-        """One step over the two-bitmap state (:mod:`topocast.plans.frontier_rule`)."""
+        """Run one step of the rule over the two-bitmap state (:mod:`topocast.plans.frontier_rule`).
+
+        Parameters
+        ----------
+        held, mark : numpy.ndarray
+            The two bitmaps (``uint64`` words), updated in place.
+        arg : tuple of int
+            The phase argument ``(mode, cur)``.
+        stats : numpy.ndarray
+            Per-step statistics (columns ``STATS``), updated in place.
+        label_counts : numpy.ndarray
+            Transfers per arc label, updated in place.
+        record : bool
+            Also return the transfers.
+        workers : object
+            Runs the blocks (serially or on the engine's threads).
+
+        Returns
+        -------
+        tuple of numpy.ndarray or None
+            With ``record``: ``(src, dst, label)`` of the step's transfers; else None.
+        """
         mode, cur = int(arg[0]), int(arg[1])
         tab = self.tables(mode, cur)
         ring, words = self.ring, self.words
@@ -403,20 +460,39 @@ class EJRule:
         return src[order], dst[order], lab[order]
 
     def label_reverse(self) -> np.ndarray:
-        """Label of the opposite direction: direction ``d`` and ``d + 3`` (mod 6) of one dimension."""
+        """Give the label of the opposite direction of every label: directions ``d`` and ``d + 3`` (mod 6).
+
+        Returns
+        -------
+        numpy.ndarray
+            Reverse label of every label.
+        """
         labels = np.arange(self.labels)
         return labels - labels % 6 + (labels % 6 + 3) % 6
 
 
 def _bits(flags: np.ndarray, words: int) -> np.ndarray:
-    """A bitmap of ``words`` words from booleans (bit ``i % 64`` of word ``i // 64``)."""
+    """Pack booleans into a bitmap of ``words`` words (bit ``i % 64`` of word ``i // 64``)."""
     padded = np.zeros(words * 64, dtype=bool)
     padded[:len(flags)] = flags
     return np.packbits(padded.reshape(words, 64), axis=1, bitorder="little").view(np.uint64).ravel().copy()
 
 
 def phase_table(ring: EJRing, improved_single_phase: bool) -> np.ndarray:
-    """Phase of every residue: 1 for all non-zero ones (one-to-all), else the all-to-all phase."""
+    """Give the phase of every residue: 1 for every non-zero one (one-to-all), else the all-to-all phase.
+
+    Parameters
+    ----------
+    ring : EJRing
+        The one-dimensional structure.
+    improved_single_phase : bool
+        True for the one-to-all broadcast (one phase).
+
+    Returns
+    -------
+    numpy.ndarray
+        Phase per residue.
+    """
     if improved_single_phase:
         out = np.ones(ring.norm, dtype=np.int64)
     else:
@@ -426,21 +502,71 @@ def phase_table(ring: EJRing, improved_single_phase: bool) -> np.ndarray:
 
 
 def improved_phases(ring: EJRing, n: int) -> list[Phase]:
-    """Algorithms 1-2 (section 4.1): one phase of n M steps holding all six sectors."""
+    """Give the phases of Algorithms 1-2 (section 4.1): one phase of n M steps holding all six sectors.
+
+    Parameters
+    ----------
+    ring : EJRing
+        The one-dimensional structure.
+    n : int
+        Dimensions.
+
+    Returns
+    -------
+    list of Phase
+        One phase.
+    """
     return [Phase("improved", n * ring.diameter, False, (SECTOR, 1))]
 
 
 def iterative_phases(ring: EJRing, n: int) -> list[Phase]:
-    """The algorithm of [22] (section 3): round r runs dimension r for M steps from every holder."""
+    """Give the phases of the iterative broadcast (section 3): round r runs dimension r for M steps.
+
+    Parameters
+    ----------
+    ring : EJRing
+        The one-dimensional structure.
+    n : int
+        Dimensions.
+
+    Returns
+    -------
+    list of Phase
+        One phase per dimension.
+    """
     return [Phase(f"round {r + 1}", ring.diameter, True, (ITERATIVE, r)) for r in range(n)]
 
 
 def ej_plan(ring: EJRing, n: int, phases: list[Phase], phase_of: np.ndarray, collective: str = "broadcast",
             symmetric: bool = False, notes: tuple[str, ...] = (), info: dict | None = None) -> FrontierPlan:
-    """A :class:`FrontierPlan` of the EJ rule from node 0, with the step lower bound as its hint.
+    """Make a :class:`FrontierPlan` of the EJ rule from node 0, with the step lower bound as its hint.
 
-    The hint is the eccentricity n M of node 0 (the diameter: EJ^(n) is
-    vertex-transitive) and the doubling bound ``ceil(log_{6n+1} N)``.
+    The hint is the eccentricity n M of node 0 (the diameter: EJ^(n) is vertex-transitive) and the doubling
+    bound ``ceil(log_{6n+1} N)``.
+
+    Parameters
+    ----------
+    ring : EJRing
+        The one-dimensional structure.
+    n : int
+        Dimensions.
+    phases : list of Phase
+        The phases.
+    phase_of : numpy.ndarray
+        Phase of every residue (:func:`phase_table`).
+    collective : str, default "broadcast"
+        The plan's collective.
+    symmetric : bool, default False
+        Every other source's message is a translate of node 0's.
+    notes : tuple of str, optional
+        Notes for the result.
+    info : dict, optional
+        Extra information for the result.
+
+    Returns
+    -------
+    FrontierPlan
+        The plan.
     """
     rule = EJRule(ring, n, phase_of)
     nodes = ring.norm ** n

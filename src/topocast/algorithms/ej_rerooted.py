@@ -35,7 +35,18 @@ from .ej_broadcast import HALF_DUPLEX_ALL_PORT, PAPER, broadcast_schedule, ring_
 
 
 def translations(topology: Topology) -> np.ndarray:
-    """``table[r, v]`` = ``v + r``: every translation of an ``ej`` topology, one row per root (N x N)."""
+    """Tabulate every translation of an ``ej`` topology: ``table[r, v] = v + r``, one row per root.
+
+    Parameters
+    ----------
+    topology : Topology
+        An ``ej`` network.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``N x N`` node indices.
+    """
     ring, dims = ring_of(topology)
     n = topology.num_nodes
     nodes = np.arange(n, dtype=np.int64)
@@ -53,8 +64,23 @@ def translations(topology: Topology) -> np.ndarray:
 
 
 def crossings(topology: Topology, tree: Schedule) -> np.ndarray:
-    """Per root ``r``, the transfers of ``tree`` (from node 0) translated by ``r`` that cross a failed part of
-    the degraded ``topology``: leave a failed router, or use a failed link into a healthy node."""
+    """Count, per root, the transfers of the translated tree that cross a failed part of a degraded network.
+
+    A transfer crosses a failed part when it leaves a failed router or uses a failed link into a healthy
+    node.
+
+    Parameters
+    ----------
+    topology : Topology
+        The degraded ``ej`` network.
+    tree : Schedule
+        The broadcast from node 0 on the intact network.
+
+    Returns
+    -------
+    numpy.ndarray
+        Crossing transfers per root.
+    """
     table = translations(topology.intact)
     failed = np.zeros(topology.num_nodes, dtype=bool)
     failed[topology.failed_nodes] = True
@@ -68,9 +94,25 @@ def crossings(topology: Topology, tree: Schedule) -> np.ndarray:
 
 
 def choose_root(topology: Topology, tree: Schedule, root: int) -> tuple[int, int]:
-    """``(root, good roots)``: ``root`` if its tree crosses no failed part, else the healthy root of lowest
-    index whose tree crosses none, else the healthy root whose tree crosses fewest; and how many roots are
-    good."""
+    """Choose the root whose translated tree avoids the faults.
+
+    ``root`` if its tree crosses no failed part, else the healthy root of lowest index whose tree crosses
+    none, else the healthy root whose tree crosses fewest.
+
+    Parameters
+    ----------
+    topology : Topology
+        The degraded ``ej`` network.
+    tree : Schedule
+        The broadcast from node 0 on the intact network.
+    root : int
+        The root asked for.
+
+    Returns
+    -------
+    tuple of int
+        ``(root, number of good roots)``.
+    """
     cross = crossings(topology, tree)
     cross[topology.failed_nodes] = np.iinfo(np.int64).max  # a failed router is no root
     good = int(np.count_nonzero(cross == 0))
@@ -80,9 +122,28 @@ def choose_root(topology: Topology, tree: Schedule, root: int) -> tuple[int, int
 
 
 def rerooted_broadcast(topology: Topology, root: int = 0, message_bytes: float = 1024.0) -> Schedule:
-    """The improved EJ broadcast translated to a root whose tree avoids the faults of ``topology``.
+    """Plan the improved EJ broadcast translated to a root whose tree avoids the faults of the network.
 
     On an intact network: the improved broadcast from ``root``.
+
+    Parameters
+    ----------
+    topology : Topology
+        An ``ej`` network, possibly degraded.
+    root : int, default 0
+        The root asked for.
+    message_bytes : float, default 1024.0
+        Size of the message in bytes.
+
+    Returns
+    -------
+    Schedule
+        The broadcast; ``info`` records the root chosen and, on a degraded network, how many roots were good.
+
+    Raises
+    ------
+    TopocastError
+        If ``root`` is not a node, or the network is not an ``ej`` one.
     """
     from .generic_trees import check_root
 

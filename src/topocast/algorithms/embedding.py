@@ -27,7 +27,25 @@ from ..topology.core import Topology
 
 
 def next_hops(topology: Topology, targets: np.ndarray) -> dict[int, np.ndarray]:
-    """Per target ``d``, ``toward[u]``: the lowest-index neighbour of ``u`` one hop nearer ``d`` (-1 at ``d``)."""
+    """Give, per target, the next hop toward it from every node.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network, connected.
+    targets : numpy.ndarray
+        Target nodes.
+
+    Returns
+    -------
+    dict of int to numpy.ndarray
+        ``toward[u]`` per target: the lowest-index neighbour of ``u`` one hop nearer (-1 at the target).
+
+    Raises
+    ------
+    TopocastError
+        If the network is not connected.
+    """
     from .generic_trees import bfs_tree
 
     out = {}
@@ -40,7 +58,9 @@ def next_hops(topology: Topology, targets: np.ndarray) -> dict[int, np.ndarray]:
 
 
 def embed(topology: Topology, logical: Schedule) -> Schedule:
-    """The physical schedule of ``logical`` (a reduction with a step per transfer) on ``topology``.
+    """Map a logical reduction schedule onto the links of a network, relaying where ranks are not neighbours.
+
+    The physical schedule of ``logical`` (a reduction with a step per transfer) on ``topology``.
 
     Parameters
     ----------
@@ -113,8 +133,11 @@ class _Hops:
 
 
 def _round(out: _Hops, logical: Schedule, transfers: list[int], toward: dict, base: int, links: set) -> int:
-    """Add one logical round's hops from step ``base`` on (the rule in the module docstring); returns its
-    last step."""
+    """Add one logical round's hops.
+
+    Add one logical round's hops from step ``base`` on (the rule in the module docstring); returns its
+    last step.
+    """
     near = [t for t in transfers if (int(logical.src[t]), int(logical.dst[t])) in links]
     far = [t for t in transfers if (int(logical.src[t]), int(logical.dst[t])) not in links]
     paths = {t: _path(int(logical.src[t]), int(logical.dst[t]), toward) for t in far}
@@ -147,8 +170,11 @@ def _path(u: int, d: int, toward: dict) -> list[int]:
 
 
 def _relay(out: _Hops, logical: Schedule, t: int, path: list[int], first: int, writes_from: int) -> int:
-    """The hops of relayed transfer ``t`` along ``path``: the first at step ``first``, relays after their
-    predecessors, the last (which delivers) at or after ``writes_from``; returns the last hop's step."""
+    """Add the hops of one relayed transfer.
+
+    The hops of relayed transfer ``t`` along ``path``: the first at step ``first``, relays after their
+    predecessors, the last (which delivers) at or after ``writes_from``; returns the last hop's step.
+    """
     prev, step = -1, first
     combine = bool(logical.combine[t])
     for j in range(len(path) - 1):

@@ -64,17 +64,50 @@ from .base import register
 
 
 def groups_per_level(shape: GFTShape) -> int:
-    """Groups of ``w`` inputs an up switch forwards one at a time: ``ceil(m/w)`` (1 unless slimmed)."""
+    """Count the groups of ``w`` inputs an up switch forwards one at a time: ``ceil(m/w)`` (1 unless slimmed).
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+
+    Returns
+    -------
+    int
+        Groups per level.
+    """
     return -(-shape.m // shape.w) if shape.m > shape.w else 1
 
 
 def passes(shape: GFTShape) -> list[tuple[int, ...]]:
-    """Every pass: one group index ``g_x`` per middle level ``x = 1 .. h-1``."""
+    """List every pass: one group index ``g_x`` per middle level ``x = 1 .. h-1``.
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+
+    Returns
+    -------
+    list of tuple of int
+        The passes.
+    """
     return list(itertools.product(range(groups_per_level(shape)), repeat=shape.h - 1))
 
 
 def pass_lower_bound(shape: GFTShape) -> float:
-    """Passes any schedule needs: processors over the circuits the top can carry, ``(m/w)^(h-1)``."""
+    """Give the passes any schedule needs: processors over the circuits the top can carry, ``(m/w)^(h-1)``.
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+
+    Returns
+    -------
+    float
+        The bound, at least 1.
+    """
     return max(1.0, shape.processors / (shape.m * shape.w ** shape.h))
 
 
@@ -84,7 +117,20 @@ def _offsets(shape: GFTShape, g: tuple[int, ...]) -> list[int]:
 
 
 def pass_members(shape: GFTShape, g: tuple[int, ...]) -> np.ndarray:
-    """Processors whose circuits climb in pass ``g`` (digit ``c_x`` in group ``g_x``)."""
+    """Select the processors whose circuits climb in pass ``g`` (digit ``c_x`` in group ``g_x``).
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+    g : tuple of int
+        The pass.
+
+    Returns
+    -------
+    numpy.ndarray
+        Boolean per processor.
+    """
     p = np.arange(shape.processors, dtype=np.int64)
     keep = np.ones(shape.processors, dtype=bool)
     rest = p // shape.w
@@ -95,12 +141,25 @@ def pass_members(shape: GFTShape, g: tuple[int, ...]) -> np.ndarray:
 
 
 def source_low(shape: GFTShape, x: int, g: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """For each local index of level ``x``: the source's low digits ``P mod (w m^(x-1))`` and validity.
+    """Give, for each local index of level ``x``, the source's low digits ``P mod (w m^(x-1))`` and validity.
 
-    A local index ``l = t w^(x-1) + u_1 w^(x-2) + ... + u_(x-1)`` is reached by
-    processors with port ``t`` and copy digits ``c_i = u_i + w g_i``; it is
-    valid when every ``c_i < m`` (fattened trees and partial windows leave
-    some switches unused).
+    A local index ``l = t w^(x-1) + u_1 w^(x-2) + ... + u_(x-1)`` is reached by processors with port ``t`` and
+    copy digits ``c_i = u_i + w g_i``; it is valid when every ``c_i < m`` (fattened trees and partial windows
+    leave some switches unused).
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+    x : int
+        The level.
+    g : tuple of int
+        The pass.
+
+    Returns
+    -------
+    value, valid : numpy.ndarray
+        Low digits and validity per local index.
     """
     w, m = shape.w, shape.m
     off = _offsets(shape, g)
@@ -153,10 +212,22 @@ def _set_down(shape: GFTShape, routes: np.ndarray, x: int, states: np.ndarray, k
 
 
 def lls_states(shape: GFTShape, ks: Iterable[int], g: tuple[int, ...] = ()) -> list[np.ndarray]:
-    """Shift states of the top and down switches for rotations ``ks`` in pass ``g``.
+    """Give the shift states of the top and down switches for rotations ``ks`` in pass ``g``.
 
-    Returns one array per level ``x = 0 .. h`` of shape ``(len(ks), w^x)``:
-    the state of the switch with local index ``l`` (the same in every group).
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+    ks : iterable of int
+        Rotations.
+    g : tuple of int, optional
+        The pass: one group index per middle level (empty: the only pass of a plain tree).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One array per level ``x = 0 .. h`` of shape ``(len(ks), w^x)``: the state of the switch with local
+        index ``l`` (the same in every group).
     """
     g = tuple(g) or (0,) * (shape.h - 1)
     k = np.asarray(list(ks) if not isinstance(ks, np.ndarray) else ks, dtype=np.int64) % shape.processors
@@ -172,7 +243,22 @@ def lls_states(shape: GFTShape, ks: Iterable[int], g: tuple[int, ...] = ()) -> l
 
 
 def lls_routes(shape: GFTShape, ks: Iterable[int], g: tuple[int, ...] = ()) -> np.ndarray:
-    """Configurations (one row per rotation) of pass ``g``: rotation ``k`` is ``i -> (i + k) mod N``."""
+    """Give the configurations of pass ``g`` for rotations: rotation ``k`` is ``i -> (i + k) mod N``.
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+    ks : iterable of int
+        Rotations.
+    g : tuple of int, optional
+        The pass: one group index per middle level (empty: the only pass of a plain tree).
+
+    Returns
+    -------
+    numpy.ndarray
+        One configuration (row) per rotation.
+    """
     g = tuple(g) or (0,) * (shape.h - 1)
     states = lls_states(shape, ks, g)
     routes = np.empty((len(states[0]), shape.network.route_size), dtype=ROUTE_DTYPE)
@@ -183,16 +269,45 @@ def lls_routes(shape: GFTShape, ks: Iterable[int], g: tuple[int, ...] = ()) -> n
 
 
 def require_xor(shape: GFTShape, owner: str) -> None:
+    """Require the fat tree of an XOR plan: ``m`` and ``w`` powers of two.
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+    owner : str
+        The algorithm, for the message.
+
+    Raises
+    ------
+    TopocastError
+        Unless ``m`` and ``w`` are powers of two.
+    """
     check_gft_params(shape.h, shape.m, shape.w, powers_of_two=True, owner=owner)
 
 
 def xor_states(shape: GFTShape, xs: Iterable[int], g: tuple[int, ...] = (),
                base: list[np.ndarray] | None = None) -> list[np.ndarray]:
-    """XOR states per level ``x = 0 .. h`` (shape ``(K, count_x)``) for translates ``xs`` of ``base``.
+    """Give the XOR states per level ``x = 0 .. h`` for translates ``xs`` of a base.
 
-    ``base[x]`` holds one XOR state per switch of down level ``x`` (the top
-    for ``x = h``); ``None`` is all straight, giving the CLS.  On a slimmed
-    tree middle levels add the pass's window offset (``XOR w g_x``).
+    ``base[x]`` holds one XOR state per switch of down level ``x`` (the top for ``x = h``); None is all
+    straight, giving the CLS.  On a slimmed tree middle levels add the pass's window offset (``XOR w g_x``).
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+    xs : iterable of int
+        Translates.
+    g : tuple of int, optional
+        The pass: one group index per middle level (empty: the only pass of a plain tree).
+    base : list of numpy.ndarray, optional
+        The base configuration's states.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        Shape ``(K, count_x)`` per level.
     """
     require_xor(shape, "cls")
     g = tuple(g) or (0,) * (shape.h - 1)
@@ -208,7 +323,24 @@ def xor_states(shape: GFTShape, xs: Iterable[int], g: tuple[int, ...] = (),
 
 def xor_routes(shape: GFTShape, xs: Iterable[int], g: tuple[int, ...] = (),
                base: list[np.ndarray] | None = None) -> np.ndarray:
-    """Configurations ``C^x`` (rows) of pass ``g``; with ``base=None`` row ``x`` is ``i -> i XOR x``."""
+    """Give the configurations ``C^x`` of pass ``g``; with ``base=None`` row ``x`` is ``i -> i XOR x``.
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+    xs : iterable of int
+        Translates.
+    g : tuple of int, optional
+        The pass: one group index per middle level (empty: the only pass of a plain tree).
+    base : list of numpy.ndarray, optional
+        The base configuration's states.
+
+    Returns
+    -------
+    numpy.ndarray
+        One configuration (row) per translate.
+    """
     g = tuple(g) or (0,) * (shape.h - 1)
     states = xor_states(shape, xs, g, base)
     routes = np.empty((len(states[0]), shape.network.route_size), dtype=ROUTE_DTYPE)
@@ -222,7 +354,20 @@ def xor_routes(shape: GFTShape, xs: Iterable[int], g: tuple[int, ...] = (),
 
 
 def thesis_states(shape: GFTShape, states: list[np.ndarray]) -> list[np.ndarray]:
-    """Our shift states in the thesis's numbering (state ``i`` there sends ``u`` to ``u - i``)."""
+    """Renumber shift states as the thesis does (state ``i`` there sends ``u`` to ``u - i``).
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+    states : list of numpy.ndarray
+        Our states per level.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        The thesis's states per level.
+    """
     out = []
     for x, st in enumerate(states):
         mod = shape.w if x == 0 else shape.m
@@ -231,14 +376,44 @@ def thesis_states(shape: GFTShape, states: list[np.ndarray]) -> list[np.ndarray]
 
 
 def thesis_lls_states(shape: GFTShape, k: int, g: tuple[int, ...] = ()) -> list[np.ndarray]:
-    """The thesis's configuration for its rotation ``k`` (``i -> i - k``), in its numbering, per level."""
+    """Give the thesis's configuration for its rotation ``k`` (``i -> i - k``), in its numbering, per level.
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+    k : int
+        The rotation.
+    g : tuple of int, optional
+        The pass: one group index per middle level (empty: the only pass of a plain tree).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        States per level.
+    """
     states = lls_states(shape, [-k % shape.processors], g)
     return [s[0] for s in thesis_states(shape, states)]
 
 
 def thesis_algorithm1_states(shape: GFTShape, k: int) -> list[np.ndarray]:
-    """Algorithm 1 as printed: per level ``x``, the first ``k mod w^x`` switches of a group get
-    ``((k // w^x) mod m + 1) mod m``, the others ``(k // w^x) mod m`` (thesis numbering)."""
+    """Give the states of the thesis's Algorithm 1 as printed, for rotation ``k`` (thesis numbering).
+
+    Per level ``x``, the first ``k mod w^x`` switches of a group get ``((k // w^x) mod m + 1) mod m``, the
+    others ``(k // w^x) mod m``.
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+    k : int
+        The rotation.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        States per level.
+    """
     out = []
     for x in range(shape.h + 1):
         size = shape.w ** x
@@ -249,7 +424,9 @@ def thesis_algorithm1_states(shape: GFTShape, k: int) -> list[np.ndarray]:
 
 
 def thesis_algorithm2_states(shape: GFTShape, k: int, p: int) -> list[np.ndarray]:
-    """Algorithm 2 (4.2.3) as printed for rotation ``k`` in pass ``p = 1 .. ceil(m/w)`` (thesis numbering).
+    """Give the states of the thesis's Algorithm 2 as printed, for rotation ``k`` in pass ``p`` (thesis numbering).
+
+    Algorithm 2 (4.2.3) as printed for rotation ``k`` in pass ``p = 1 .. ceil(m/w)`` (thesis numbering).
 
     Level 0: ``k mod w``.  Middle levels: Algorithm 1's states plus ``w (p - 1)``,
     mod ``m``.  Top: the passes before ``(k mod c w^h) // w^h + 1`` get the
@@ -257,6 +434,20 @@ def thesis_algorithm2_states(shape: GFTShape, k: int, p: int) -> list[np.ndarray
     switches, later passes the base state, with ``c = ceil(m/w)``.  The base is
     ``floor(k / (c w^h)) mod m`` as in the worked example (the listing's
     ``floor(k / w^h)`` is the same digit only while ``k < c w^h``).
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+    k : int
+        The rotation.
+    p : int
+        The pass, ``1 .. ceil(m/w)``.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        States per level.
     """
     h, m, w = shape.h, shape.m, shape.w
     c = groups_per_level(shape)
@@ -280,10 +471,26 @@ def thesis_algorithm2_states(shape: GFTShape, k: int, p: int) -> list[np.ndarray
 
 
 def routes_from_thesis_states(shape: GFTShape, states: list[np.ndarray], g: tuple[int, ...] = ()) -> np.ndarray:
-    """One straight-up configuration of pass ``g`` from thesis-numbered per-level states.
+    """Build one straight-up configuration of pass ``g`` from thesis-numbered per-level states.
+
+    One straight-up configuration of pass ``g`` from thesis-numbered per-level states.
 
     Thesis state ``i`` sends input ``u`` to ``u - i`` (4.2.1); on a slimmed
     tree that reading of its ``w <= i < m`` states holds for ``m = 2w``.
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+    states : list of numpy.ndarray
+        Thesis-numbered states per level.
+    g : tuple of int, optional
+        The pass: one group index per middle level (empty: the only pass of a plain tree).
+
+    Returns
+    -------
+    numpy.ndarray
+        The configuration.
     """
     routes = np.empty((1, shape.network.route_size), dtype=ROUTE_DTYPE)
     g = tuple(g) or (0,) * (shape.h - 1)
@@ -310,7 +517,30 @@ SchemeCheck = SquareCheck
 
 def square_plan(shape: GFTShape, make_routes, rows: np.ndarray | None = None, *, expected=None,
                 message_bytes: float = 1024.0, owner: str = "circuit plan", chunk: int = 256) -> CircuitPlan:
-    """The rows ``rows`` (default all ``N``) of ``make_routes(shape, ks, g)``, every pass ``g`` (4.2.3)."""
+    """Make the circuit plan of a Latin square of configurations, every pass (4.2.3).
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+    make_routes : callable
+        ``make_routes(shape, ks, g)``: configurations of rows ``ks`` in pass ``g``.
+    rows : numpy.ndarray, optional
+        The rows of the square to run (default all ``N``).
+    expected : callable, optional
+        ``expected(ks)``: the permutation each row must realise, checked by the circuit engine.
+    message_bytes : float, default 1024.0
+        Size of every message in bytes.
+    owner : str, default "circuit plan"
+        Name for messages.
+    chunk : int, default 256
+        Configurations made at a time.
+
+    Returns
+    -------
+    CircuitPlan
+        The plan.
+    """
     rows = np.arange(shape.processors, dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
     groups = passes(shape)
     return CircuitPlan(shape.network, len(rows), len(groups), lambda idx, p: make_routes(shape, rows[idx], groups[p]),
@@ -318,7 +548,25 @@ def square_plan(shape: GFTShape, make_routes, rows: np.ndarray | None = None, *,
 
 
 def thesis_plan(shape: GFTShape, states_of) -> CircuitPlan:
-    """The thesis's own states ``states_of(k, p)`` for every rotation ``k`` and pass ``p = 1 ..`` (4.1.3, 4.2.3)."""
+    """Make the circuit plan of the thesis's own states ``states_of(k, p)`` for every rotation and pass (4.1.3, 4.2.3).
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+    states_of : callable
+        ``states_of(k, p)``: thesis-numbered states per level for rotation ``k`` in pass ``p``.
+
+    Returns
+    -------
+    CircuitPlan
+        The plan.
+
+    Raises
+    ------
+    TopocastError
+        On a slimmed tree of height other than 2 (the thesis's passes are defined for h = 2).
+    """
     n, c = shape.processors, groups_per_level(shape)
     if shape.h != 2 and c > 1:
         raise TopocastError("algorithm 2: the thesis's passes are defined for h = 2")
@@ -336,7 +584,22 @@ def _shape(topology: Topology) -> GFTShape:
 
 
 def lls_plan(topology: Topology, *, message_bytes: float = 1024.0) -> CircuitPlan:
-    """All-to-all-personalized-lls: the ``N`` rotations ``i -> i + k``, every pass (ch. 4, Algorithms 1 and 2)."""
+    """Plan the all-to-all on a fat tree by the Left Latin Square: the ``N`` rotations ``i -> i + k`` (ch. 4).
+
+    Every rotation is one circuit configuration, every pass (Algorithms 1 and 2).
+
+    Parameters
+    ----------
+    topology : Topology
+        A ``gft`` network.
+    message_bytes : float, default 1024.0
+        Size of every message in bytes.
+
+    Returns
+    -------
+    CircuitPlan
+        The plan for the circuit engine.
+    """
     shape = _shape(topology)
     n = shape.processors
     i = np.arange(n, dtype=np.int64)
@@ -345,7 +608,27 @@ def lls_plan(topology: Topology, *, message_bytes: float = 1024.0) -> CircuitPla
 
 
 def cls_plan(topology: Topology, *, message_bytes: float = 1024.0) -> CircuitPlan:
-    """All-to-all-personalized-cls: the ``N`` XOR permutations ``i -> i XOR x``, every pass (ch. 5)."""
+    """Plan the all-to-all on a fat tree by the Canonical Latin Square: the ``N`` XOR permutations (ch. 5).
+
+    Row ``x`` is ``i -> i XOR x``, one circuit configuration each, every pass.
+
+    Parameters
+    ----------
+    topology : Topology
+        A ``gft`` network with ``m`` and ``w`` powers of two.
+    message_bytes : float, default 1024.0
+        Size of every message in bytes.
+
+    Returns
+    -------
+    CircuitPlan
+        The plan for the circuit engine.
+
+    Raises
+    ------
+    TopocastError
+        Unless ``m`` and ``w`` are powers of two.
+    """
     shape = _shape(topology)
     require_xor(shape, "algorithm all-to-all-personalized-cls")
     i = np.arange(shape.processors, dtype=np.int64)
@@ -371,7 +654,20 @@ register(
 
 
 def random_xor_base(shape: GFTShape, rng: np.random.Generator) -> list[np.ndarray]:
-    """A base configuration: random XOR state per switch, the first switch of each level straight."""
+    """Draw a base configuration: a random XOR state per switch, the first switch of each level straight.
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+    rng : numpy.random.Generator
+        The random source.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        States per level.
+    """
     out = []
     for x in range(shape.h + 1):
         states = rng.integers(0, shape.w if x == 0 else shape.m, shape.level_count(x))
@@ -381,22 +677,54 @@ def random_xor_base(shape: GFTShape, rng: np.random.Generator) -> list[np.ndarra
 
 
 def xor_configuration_count(shape: GFTShape) -> int:
-    """Configurations with straight up stages and one XOR state per top/down switch."""
+    """Count the configurations with straight up stages and one XOR state per top and down switch.
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+
+    Returns
+    -------
+    int
+        The count.
+    """
     bits = shape.level_count(0) * int(math.log2(shape.w)) + sum(
         shape.level_count(x) * int(math.log2(shape.m)) for x in range(1, shape.h + 1))
     return 2 ** bits
 
 
 def latin_square_count(shape: GFTShape) -> int:
-    """Latin squares the XOR configurations split into: configurations / N.
+    """Count the Latin squares the XOR configurations split into: configurations / N.
 
     For a plain tree this is the thesis's ``m^((h+1) m^h - (h+1))``.
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+
+    Returns
+    -------
+    int
+        The count.
     """
     return xor_configuration_count(shape) // shape.processors
 
 
 def all_xor_bases(shape: GFTShape) -> Iterator[list[np.ndarray]]:
-    """Every base with the first switch of each level straight (small trees only)."""
+    """Generate every base with the first switch of each level straight (small trees only).
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree GFT(h, m, w).
+
+    Yields
+    ------
+    list of numpy.ndarray
+        States per level.
+    """
     sizes = [shape.level_count(x) - 1 for x in range(shape.h + 1)]
     radices = [shape.w] * sizes[0] + [shape.m] * sum(sizes[1:])
     for combo in itertools.product(*[range(r) for r in radices]):

@@ -75,7 +75,23 @@ PER_HOP = 1e-7
 
 
 def per_byte_of(bits_per_second: float) -> float:
-    """Seconds per byte of a link of ``bits_per_second`` (the ``bandwidth`` alias of ``per_byte``)."""
+    """Convert a link bandwidth to seconds per byte (the ``bandwidth`` alias of ``per_byte``).
+
+    Parameters
+    ----------
+    bits_per_second : float
+        The bandwidth, > 0.
+
+    Returns
+    -------
+    float
+        Seconds per byte.
+
+    Raises
+    ------
+    TopocastError
+        If the bandwidth is not positive.
+    """
     if not bits_per_second > 0:
         raise TopocastError(f"bandwidth: must be > 0 bits per second, got {bits_per_second}")
     return 8.0 / bits_per_second
@@ -120,7 +136,7 @@ def _all_blocks(view: SupernodeView) -> np.ndarray:
 
 def _allgather(plan: Plan, message_bytes: float, root: int, name: str, forwarding: str = "block",
                max_memory: float | None = None) -> Schedule:
-    """The planned all-to-all broadcast, every router labelled with its supernode (for RouterTime)."""
+    """Plan the all-to-all broadcast, every router labelled with its supernode (for RouterTime)."""
     schedule = plan.schedule(message_bytes, meta={"root": root, "algorithm": name, "forwarding": forwarding},
                              per_packet=FORWARDING[forwarding], max_bytes=max_memory)
     groups = np.arange(schedule.num_nodes, dtype=np.int64) // plan.view.a
@@ -129,10 +145,36 @@ def _allgather(plan: Plan, message_bytes: float, root: int, name: str, forwardin
 
 def supernode_first_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, root: int = 0,
                              forwarding: str = "block", max_memory: float | None = None) -> Schedule:
-    """SFATA (Algorithm 3, section 4) as a dependency schedule: SPC(U, A) then SPD(U, A).
+    """Plan the supernode-first all-to-all broadcast SFATA on a Galaxyfly (Algorithm 3, section 4).
+
+    SFATA (Algorithm 3, section 4) as a dependency schedule: SPC(U, A) then SPD(U, A).
 
     ``forwarding="packet"``: RPD(A, m), which spreads each branch arriving at
     ``A`` during SPC, moves one packet per transfer (see :data:`FORWARDING`).
+
+    Parameters
+    ----------
+    topology : Topology
+        A Galaxyfly or Dragonfly network.
+    message_bytes : float, default PACKET_BYTES
+        Size of every router's packet in bytes.
+    root : int, default 0
+        The supernode that collects and distributes.
+    forwarding : str, default "block"
+        ``block`` or ``packet`` (:data:`FORWARDING`).
+    max_memory : float, optional
+        Memory limit in bytes for the packet-by-packet rewrite; None: half of the RAM.
+
+    Returns
+    -------
+    Schedule
+        A dependency schedule (all-gather).
+
+    Raises
+    ------
+    TopocastError
+        Not a Galaxyfly or Dragonfly, a root that is not a supernode, an unknown ``forwarding``, or a
+        packet-by-packet rewrite over the memory limit.
     """
     view = _view(topology, root, "supernode-first-allgather")
     _check_forwarding(forwarding, "supernode-first-allgather")
@@ -146,13 +188,39 @@ def supernode_first_schedule(topology: Topology, message_bytes: float = PACKET_B
 
 def router_first_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, root: int = 0,
                           forwarding: str = "block", max_memory: float | None = None) -> Schedule:
-    """RFATA (Algorithm 4, section 4) as a dependency schedule.
+    """Plan the router-first all-to-all broadcast RFATA on a Galaxyfly (Algorithm 4, section 4).
+
+    RFATA (Algorithm 4, section 4) as a dependency schedule.
 
     ``forwarding="packet"``: every RPD that spreads packets arriving from
     another supernode during the collection loop (RPD(x, l) and RPD(A, m))
     moves one packet per transfer, each leaving as soon as it is at its
     sender: the paper's "as long as the supernode receives a packet, it will
     immediately send it to all routers inside it" (see :data:`FORWARDING`).
+
+    Parameters
+    ----------
+    topology : Topology
+        A Galaxyfly or Dragonfly network.
+    message_bytes : float, default PACKET_BYTES
+        Size of every router's packet in bytes.
+    root : int, default 0
+        The supernode that collects and distributes.
+    forwarding : str, default "block"
+        ``block`` or ``packet`` (:data:`FORWARDING`).
+    max_memory : float, optional
+        Memory limit in bytes for the packet-by-packet rewrite; None: half of the RAM.
+
+    Returns
+    -------
+    Schedule
+        A dependency schedule (all-gather).
+
+    Raises
+    ------
+    TopocastError
+        Not a Galaxyfly or Dragonfly, a root that is not a supernode, an unknown ``forwarding``, or a
+        packet-by-packet rewrite over the memory limit.
     """
     view = _view(topology, root, "router-first-allgather")
     _check_forwarding(forwarding, "router-first-allgather")
@@ -185,7 +253,29 @@ def _targets(n: int, packets_of: np.ndarray, routers: np.ndarray) -> tuple[np.nd
 
 def rpc_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, supernode: int = 0,
                  router: int = 0) -> Schedule:
-    """RPC (Algorithm 1, section 3.1): the packets of ``supernode`` collected into its local router ``router``."""
+    """Plan RPC (Algorithm 1, section 3.1): the packets of a supernode collected into one of its routers.
+
+    Parameters
+    ----------
+    topology : Topology
+        A Galaxyfly or Dragonfly network.
+    message_bytes : float, default PACKET_BYTES
+        Size of every router's packet in bytes.
+    supernode : int, default 0
+        The supernode.
+    router : int, default 0
+        The local router (0..a-1) that collects.
+
+    Returns
+    -------
+    Schedule
+        A dependency schedule with its own delivery targets.
+
+    Raises
+    ------
+    TopocastError
+        A supernode or router out of range.
+    """
     view, target = _local(topology, supernode, router, "router-packet-collection")
     plan = Plan(view)
     router_packet_collection(plan, [supernode], router, [(0, 0)])
@@ -196,7 +286,29 @@ def rpc_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, supern
 
 def rpd_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, supernode: int = 0,
                  router: int = 0) -> Schedule:
-    """RPD: the packet of local router ``router`` distributed to every router of ``supernode``."""
+    """Plan RPD: the packet of one local router distributed to every router of its supernode.
+
+    Parameters
+    ----------
+    topology : Topology
+        A Galaxyfly or Dragonfly network.
+    message_bytes : float, default PACKET_BYTES
+        Size of every router's packet in bytes.
+    supernode : int, default 0
+        The supernode.
+    router : int, default 0
+        The local router (0..a-1) whose packet is distributed.
+
+    Returns
+    -------
+    Schedule
+        A dependency schedule with its own delivery targets.
+
+    Raises
+    ------
+    TopocastError
+        A supernode or router out of range.
+    """
     view, source = _local(topology, supernode, router, "router-packet-distribution")
     plan = Plan(view)
     offer_local = np.zeros((1, view.a), dtype=bool)
@@ -208,7 +320,27 @@ def rpd_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, supern
 
 
 def spc_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, root: int = 0) -> Schedule:
-    """SPC(U, A) (Algorithm 2, section 3.2): every other supernode's packets reach every router of ``root``."""
+    """Plan SPC(U, A) (Algorithm 2, section 3.2): every other supernode's packets reach every router of ``root``.
+
+    Parameters
+    ----------
+    topology : Topology
+        A Galaxyfly or Dragonfly network.
+    message_bytes : float, default PACKET_BYTES
+        Size of every router's packet in bytes.
+    root : int, default 0
+        The collecting supernode.
+
+    Returns
+    -------
+    Schedule
+        A dependency schedule with its own delivery targets.
+
+    Raises
+    ------
+    TopocastError
+        A root out of range.
+    """
     view = _view(topology, root, "supernode-packet-collection")
     plan = Plan(view)
     supernode_packet_collection(plan, root)
@@ -218,7 +350,27 @@ def spc_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, root: 
 
 
 def spd_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, root: int = 0) -> Schedule:
-    """SPD(U, A): the packets of ``root``'s routers reach every router (RPC + RPD inside ``root`` first)."""
+    """Plan SPD(U, A): the packets of ``root``'s routers reach every router (RPC + RPD inside ``root`` first).
+
+    Parameters
+    ----------
+    topology : Topology
+        A Galaxyfly or Dragonfly network.
+    message_bytes : float, default PACKET_BYTES
+        Size of every router's packet in bytes.
+    root : int, default 0
+        The distributing supernode.
+
+    Returns
+    -------
+    Schedule
+        A dependency schedule with its own delivery targets.
+
+    Raises
+    ------
+    TopocastError
+        A root out of range.
+    """
     view = _view(topology, root, "supernode-packet-distribution")
     plan = Plan(view)
     gather_inside(plan, [root])

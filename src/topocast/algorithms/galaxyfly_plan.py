@@ -1,4 +1,4 @@
-"""Building blocks of the Galaxyfly all-to-all broadcasts (Zhuang et al. 2023, section 3).
+r"""Building blocks of the Galaxyfly all-to-all broadcasts (Zhuang et al. 2023, section 3).
 
 Every router starts with one packet; packet ``r`` is router ``r``'s.  A
 :class:`Plan` records transfers one hop at a time and, for each router, which
@@ -7,7 +7,7 @@ for the transfers that brought the packets it carries ("each transfer waits
 only for the data it carries") and carries only what its receiver lacks
 (no packet is ever planned twice into a router).
 
-* :func:`halving_tree` is the recursion of Algorithm 1 (RPC): ``B = A \\ {m}``
+* :func:`halving_tree` is the recursion of Algorithm 1 (RPC): ``B = A \ {m}``
   is split into ``B1`` (the first ``ceil(|B|/2)`` routers in index order) and
   ``B2`` (the rest); the "arbitrary" router ``b_i`` is the first of ``B_i``.
 * :func:`router_packet_collection` (RPC) sends each subtree's content up that
@@ -76,8 +76,22 @@ def _halving_edges(size: int, root: int) -> tuple[tuple[int, int], ...]:
 
 
 def halving_tree(members: Sequence[int], root: int) -> list[tuple[int, int]]:
-    """Edges ``(child, parent)`` of Algorithm 1 on ``members`` (in that order), children first.
+    """List the edges of Algorithm 1's halving tree on some routers, children first.
 
+    Parameters
+    ----------
+    members : sequence of int
+        The routers, in order.
+    root : int
+        The collecting router (one of ``members``).
+
+    Returns
+    -------
+    list of tuple of int
+        ``(child, parent)`` edges.
+
+    Examples
+    --------
     >>> halving_tree([0, 1, 2, 3], 0)
     [(2, 1), (1, 0), (3, 0)]
     """
@@ -88,7 +102,7 @@ def halving_tree(members: Sequence[int], root: int) -> list[tuple[int, int]]:
 
 @lru_cache(maxsize=64)
 def _template(a: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The halving tree of ``a`` routers on positions: ``(child, parent, height, depth)`` per edge.
+    """Build the halving tree of ``a`` routers on positions: ``(child, parent, height, depth)`` per edge.
 
     Positions ``0..a-2`` are the routers other than the root in index order
     (the tree's shape does not depend on which router is the root) and
@@ -143,12 +157,25 @@ class Plan:
         self._deps: list[np.ndarray] = []    # rows (transfer, transfer it waits for)
 
     def send(self, u, v, offer_blocks, offer_local, key) -> np.ndarray:
-        """Plan ``u[i] -> v[i]`` carrying what ``v[i]`` lacks of the offered packets.
+        """Plan transfers ``u[i] -> v[i]`` carrying what ``v[i]`` lacks of the offered packets.
 
-        ``offer_blocks`` (rows of supernode flags) offers whole blocks;
-        ``offer_local`` (rows of ``a`` flags) offers packets of the receiver's
-        own supernode (used inside a supernode).  Transfers with nothing to
-        carry are skipped.  Returns the kept rows.
+        Transfers with nothing to carry are skipped.
+
+        Parameters
+        ----------
+        u, v : numpy.ndarray
+            Senders and receivers.
+        offer_blocks : numpy.ndarray
+            Rows of supernode flags: whole blocks offered.
+        offer_local : numpy.ndarray
+            Rows of ``a`` flags: packets of the receiver's own supernode offered (used inside a supernode).
+        key : numpy.ndarray
+            ``(phase, position, operation)`` of every transfer, for the numbering.
+
+        Returns
+        -------
+        numpy.ndarray
+            The kept rows.
         """
         a = self.view.a
         u, v = np.asarray(u, dtype=np.int64), np.asarray(v, dtype=np.int64)
@@ -197,8 +224,11 @@ class Plan:
         return keep
 
     def _check_commute(self, u, v, write_block, write_local, read_block, read_local) -> None:
-        """Refuse a batch unless its transfers commute: no packet written twice into one router,
-        none read at a router where another transfer of the batch writes it."""
+        """Refuse a batch unless its transfers commute.
+
+        Refuse a batch unless its transfers commute: no packet written twice into one router,
+        none read at a router where another transfer of the batch writes it.
+        """
         width = self.view.num_supernodes + self.view.a
         offset = self.view.num_supernodes
 
@@ -212,17 +242,50 @@ class Plan:
             raise AssertionError("galaxyfly plan: a batch whose transfers do not commute")
 
     def held_rows(self, routers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """What ``routers`` hold: (block flags, own-supernode packet flags)."""
+        """Give what some routers hold.
+
+        Parameters
+        ----------
+        routers : numpy.ndarray
+            Router indices.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(block flags, own-supernode packet flags)``.
+        """
         return self.blocks[routers], self.local[routers]
 
     def schedule(self, packet_bytes: float, collective: str = "allgather", targets="all",
                  meta: dict | None = None, per_packet: Sequence[tuple[int, int]] = (),
                  max_bytes: float | None = None) -> Schedule:
-        """The planned transfers as a dependency :class:`Schedule`, numbered in key order.
+        """Turn the planned transfers into a dependency :class:`Schedule`, numbered in key order.
 
-        ``per_packet``: ``(phase, operation)`` pairs whose transfers move one
-        packet at a time (:func:`one_packet_per_transfer`); the others carry
-        their whole packet set as planned.
+        Parameters
+        ----------
+        packet_bytes : float
+            Size of one packet in bytes.
+        collective : str, default "allgather"
+            The schedule's collective.
+        targets : str or object, default "all"
+            Who must receive what (``"all"``: every router every packet).
+        meta : dict, optional
+            The schedule's metadata.
+        per_packet : sequence of tuple of int, optional
+            ``(phase, operation)`` pairs whose transfers move one packet at a time
+            (:func:`one_packet_per_transfer`); the others carry their whole packet set as planned.
+        max_bytes : float, optional
+            Memory limit for that rewrite.
+
+        Returns
+        -------
+        Schedule
+            The schedule.
+
+        Raises
+        ------
+        TopocastError
+            As :func:`one_packet_per_transfer`.
         """
         schedule = self._schedule(packet_bytes, collective, targets, meta)
         if not per_packet:
@@ -234,7 +297,13 @@ class Plan:
         return one_packet_per_transfer(schedule, split, max_bytes)
 
     def sorted_keys(self) -> np.ndarray:
-        """The key ``(phase, position, operation, edge)`` of every transfer, in schedule order."""
+        """Give the key ``(phase, position, operation, edge)`` of every transfer, in schedule order.
+
+        Returns
+        -------
+        numpy.ndarray
+            One key row per transfer.
+        """
         keys = np.concatenate(self._key) if self._key else np.zeros((0, KEY_WIDTH), np.int64)
         return keys[np.lexsort(keys.T[::-1])]
 
@@ -277,7 +346,9 @@ SPLIT_BYTES_PER_ROW = 96
 
 
 def one_packet_per_transfer(schedule: Schedule, split: np.ndarray, max_bytes: float | None = None) -> Schedule:
-    """``schedule`` with every transfer ``t`` where ``split[t]`` replaced by one transfer per packet it carries.
+    """Split chosen transfers of a schedule into one transfer per packet.
+
+    ``schedule`` with every transfer ``t`` where ``split[t]`` replaced by one transfer per packet it carries.
 
     The pieces of a transfer keep its place in the numbering, in packet
     order.  Dependencies are rebuilt from where each packet came from: a
@@ -286,6 +357,27 @@ def one_packet_per_transfer(schedule: Schedule, split: np.ndarray, max_bytes: fl
     as soon as its own packet is there ("each packet is passed on as it
     arrives").  Needs the schedule to deliver every (router, packet) pair at
     most once, which every Galaxyfly plan does.
+
+    Parameters
+    ----------
+    schedule : Schedule
+        A dependency schedule that delivers every (router, packet) pair at most once.
+    split : numpy.ndarray
+        Boolean per transfer: split it.
+    max_bytes : float, optional
+        Memory limit in bytes for the rewrite; None: half of the RAM.
+
+    Returns
+    -------
+    Schedule
+        The rewritten schedule.
+
+    Raises
+    ------
+    TopocastError
+        When the rewrite would not fit in memory.
+    ValueError
+        If a packet is delivered twice to one router or carried by a sender that never received it.
     """
     T, M = schedule.num_transfers, schedule.num_messages
     split = np.asarray(split, dtype=bool)
@@ -367,10 +459,22 @@ def _keys(prefix: np.ndarray, op: int, edge: np.ndarray) -> np.ndarray:
 
 
 def router_packet_collection(plan: Plan, supernodes, local_roots, key_prefix, op: int = 0) -> None:
-    """RPC(A, m) (Algorithm 1) in every supernode of ``supernodes`` at once.
+    """Plan RPC(A, m) (Algorithm 1) in several supernodes at once.
 
-    Everything the routers of supernode ``supernodes[i]`` hold ends at its
-    router ``local_roots[i]``.  ``key_prefix[i]`` is ``(phase, position)``.
+    Everything the routers of supernode ``supernodes[i]`` hold ends at its router ``local_roots[i]``.
+
+    Parameters
+    ----------
+    plan : Plan
+        The plan, extended in place.
+    supernodes : array_like of int
+        The supernodes.
+    local_roots : array_like of int
+        The collecting local router of each.
+    key_prefix : array_like
+        ``(phase, position)`` of each.
+    op : int, default 0
+        Operation number in the keys.
     """
     a = plan.view.a
     supernodes = np.atleast_1d(np.asarray(supernodes, dtype=np.int64))
@@ -387,11 +491,25 @@ def router_packet_collection(plan: Plan, supernodes, local_roots, key_prefix, op
 
 def router_packet_distribution(plan: Plan, supernodes, local_roots, offer_blocks, offer_local,
                                key_prefix, op: int = 1) -> None:
-    """RPD(A, m) in every supernode of ``supernodes`` at once: each router gets what it lacks of the offer.
+    """Plan RPD(A, m) in several supernodes at once: each router gets what it lacks of the offer.
 
-    The offer of operation ``i`` is the rows ``offer_blocks[i]`` (whole
-    supernode blocks) and ``offer_local[i]`` (packets of that supernode),
-    held by its router ``local_roots[i]``.
+    The offer of operation ``i`` is the rows ``offer_blocks[i]`` (whole supernode blocks) and
+    ``offer_local[i]`` (packets of that supernode), held by its router ``local_roots[i]``.
+
+    Parameters
+    ----------
+    plan : Plan
+        The plan, extended in place.
+    supernodes : array_like of int
+        The supernodes.
+    local_roots : array_like of int
+        The distributing local router of each.
+    offer_blocks, offer_local : numpy.ndarray
+        The offers.
+    key_prefix : array_like
+        ``(phase, position)`` of each.
+    op : int, default 1
+        Operation number in the keys.
     """
     a = plan.view.a
     supernodes = np.atleast_1d(np.asarray(supernodes, dtype=np.int64))
@@ -409,10 +527,22 @@ def router_packet_distribution(plan: Plan, supernodes, local_roots, offer_blocks
 
 
 def spc_tree(view: SupernodeView, root: int) -> tuple[np.ndarray, list[int]]:
-    """Parent of every supernode in Algorithm 2's breadth-first tree, and the BFS order.
+    """Build Algorithm 2's breadth-first tree of supernodes.
 
-    The parent of the root is -1.  Neighbours are scanned in ascending index,
-    so a supernode is served by the first tree node (in order) adjacent to it.
+    Neighbours are scanned in ascending index, so a supernode is served by the first tree node (in order)
+    adjacent to it.
+
+    Parameters
+    ----------
+    view : SupernodeView
+        The supernodes.
+    root : int
+        The root supernode.
+
+    Returns
+    -------
+    tuple
+        ``(parent, order)``: parent of every supernode (-1 at the root) and the BFS order.
     """
     parent = np.full(view.num_supernodes, -2, dtype=np.int64)
     parent[root] = -1
@@ -429,7 +559,22 @@ def spc_tree(view: SupernodeView, root: int) -> tuple[np.ndarray, list[int]]:
 
 
 def subtree_blocks(view: SupernodeView, parent: np.ndarray, order: list[int]) -> np.ndarray:
-    """``sub[s, j]``: supernode ``j`` lies in the subtree of ``s`` in the SPC tree."""
+    """Tabulate the subtrees of the SPC tree: ``sub[s, j]`` says supernode ``j`` lies in the subtree of ``s``.
+
+    Parameters
+    ----------
+    view : SupernodeView
+        The supernodes.
+    parent : numpy.ndarray
+        Parent of every supernode.
+    order : list of int
+        BFS order.
+
+    Returns
+    -------
+    numpy.ndarray
+        Boolean ``(S, S)``.
+    """
     count = view.num_supernodes
     sub = np.eye(count, dtype=bool)
     depth = _depths(parent, order)
@@ -465,7 +610,19 @@ def _own_block(view: SupernodeView, supernodes: np.ndarray) -> tuple[np.ndarray,
 
 
 def gather_inside(plan: Plan, supernodes, phase: int = 0, local_root: int = 0) -> None:
-    """RPC then RPD inside each supernode: every router gets its supernode's packets."""
+    """Plan RPC then RPD inside each supernode: every router gets its supernode's packets.
+
+    Parameters
+    ----------
+    plan : Plan
+        The plan, extended in place.
+    supernodes : array_like of int
+        The supernodes.
+    phase : int, default 0
+        Phase number in the keys.
+    local_root : int, default 0
+        The local router that collects and distributes.
+    """
     view = plan.view
     supernodes = np.atleast_1d(np.asarray(supernodes, dtype=np.int64))
     prefix = np.stack([np.full(len(supernodes), phase), np.arange(len(supernodes))], axis=1)
@@ -475,7 +632,9 @@ def gather_inside(plan: Plan, supernodes, phase: int = 0, local_root: int = 0) -
 
 def supernode_packet_collection(plan: Plan, root: int, router_first: bool = False,
                                 tree: tuple[np.ndarray, list[int]] | None = None, phase: int = 1) -> None:
-    """SPC(U, A): every other supernode's packets reach every router of ``root``.
+    """Plan SPC(U, A): every other supernode's packets reach every router of ``root``.
+
+    SPC(U, A): every other supernode's packets reach every router of ``root``.
 
     Supernode-first (Algorithm 2, used by SFATA): a supernode collects what it
     holds into the router linked to its parent with RPC and passes it on.
@@ -485,6 +644,19 @@ def supernode_packet_collection(plan: Plan, root: int, router_first: bool = Fals
     At the root the packets of each branch are spread with RPD(A, m).
     Supernodes are taken deepest first (reversed breadth-first order), all
     supernodes of one depth in one batch.
+
+    Parameters
+    ----------
+    plan : Plan
+        The plan, extended in place.
+    root : int
+        The collecting supernode.
+    router_first : bool, default False
+        Spread packets inside every supernode on arrival (RFATA) instead of collecting them (SFATA).
+    tree : tuple, optional
+        ``(parent, order)`` of :func:`spc_tree` (default: made here).
+    phase : int, default 1
+        Phase number in the keys.
     """
     view, a = plan.view, plan.view.a
     parent, order = tree or spc_tree(view, root)
@@ -509,11 +681,26 @@ def supernode_packet_collection(plan: Plan, root: int, router_first: bool = Fals
 
 def supernode_packet_distribution(plan: Plan, root: int, offer_blocks: np.ndarray,
                                   tree: tuple[np.ndarray, list[int]] | None = None, phase: int = 2) -> None:
-    """SPD(U, A): the blocks ``offer_blocks`` (held by every router of ``root``) reach every router.
+    """Plan SPD(U, A): blocks held by every router of ``root`` reach every router.
+
+    SPD(U, A): the blocks ``offer_blocks`` (held by every router of ``root``) reach every router.
 
     The inverse of SPC: down the same tree (breadth-first order, one batch
     per depth), the router of the parent linked to a child supernode sends it
     what it lacks, and RPD spreads that inside.
+
+    Parameters
+    ----------
+    plan : Plan
+        The plan, extended in place.
+    root : int
+        The distributing supernode.
+    offer_blocks : numpy.ndarray
+        Supernode flags: the blocks to distribute.
+    tree : tuple, optional
+        ``(parent, order)`` of :func:`spc_tree` (default: made here).
+    phase : int, default 2
+        Phase number in the keys.
     """
     view, a = plan.view, plan.view.a
     parent, order = tree or spc_tree(view, root)

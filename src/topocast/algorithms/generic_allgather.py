@@ -52,9 +52,12 @@ RULES = ("balanced", "lowest")
 
 @nb.njit(cache=True, parallel=True)
 def _choose(indptr, indices, dist, balanced, steps, slot, tcount, rcount):
-    """For every receiver ``v`` and source ``s``: ``slot[v, s]``, the position in ``v``'s adjacency of the
+    """Choose, for every receiver and source, the neighbour it takes that source's message from.
+
+    For every receiver ``v`` and source ``s``: ``slot[v, s]``, the position in ``v``'s adjacency of the
     neighbour it takes ``s`` from (-1 for ``s = v``); ``tcount[k, v]`` / ``rcount[k, v]``: transfers and
-    id ranges arriving at ``v`` in step ``k``."""
+    id ranges arriving at ``v`` in step ``k``.
+    """
     n = len(indptr) - 1
     for v in nb.prange(n):
         lo = indptr[v]
@@ -134,7 +137,30 @@ def _fill(indptr, indices, dist, slot, steps, toff, roff, src, dst, step, nrange
 
 
 def bfs_trees_allgather(topology: Topology, parents: str = "balanced", message_bytes: float = 1.0) -> Schedule:
-    """All-port all-gather along one BFS tree per source, combined per link and step; ``diameter`` steps."""
+    """Plan the all-port all-gather along one BFS tree per source, combined per link and step: ``diameter`` steps.
+
+    Works on any connected network.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    parents : str, default "balanced"
+        How a node picks its parent among the neighbours one hop nearer a source: ``balanced`` spreads the
+        load over the links, ``lowest`` takes the lowest index.
+    message_bytes : float, default 1.0
+        Size of every node's message in bytes.
+
+    Returns
+    -------
+    Schedule
+        The all-gather.
+
+    Raises
+    ------
+    TopocastError
+        An unknown ``parents`` rule, a network that is not connected, or a node with over 32,767 links.
+    """
     require_connected(topology, "allgather-bfs-trees")
     if parents not in RULES:
         raise TopocastError(f"parents: must be one of {', '.join(RULES)}, got '{parents}'")

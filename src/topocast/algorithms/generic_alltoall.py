@@ -97,9 +97,12 @@ def _hops(indices, nxt, total):
 
 @nb.njit(cache=True)
 def _group(arc, hop, msg, num_arcs, steps):
-    """Combine the hops that cross one arc in one step into one transfer (counting sort by step, then arc;
+    """Combine the hops that cross one arc in one step into one transfer.
+
+    Combine the hops that cross one arc in one step into one transfer (counting sort by step, then arc;
     message ids stay increasing), its ranges (runs of consecutive ids) and its dependencies (the distinct
-    transfers that brought its messages: hop ``h - 1`` of the same message)."""
+    transfers that brought its messages: hop ``h - 1`` of the same message).
+    """
     total = len(arc)
     nbuckets = steps * num_arcs
     start = np.zeros(nbuckets + 1, np.int64)
@@ -159,8 +162,28 @@ def _group(arc, hop, msg, num_arcs, steps):
 
 
 def shortest_path_alltoall(topology: Topology, message_bytes: float = 1.0) -> Schedule:
-    """Total exchange on shortest paths with greedy link balancing; ``diameter`` steps, one transfer per link
-    direction and step, each waiting (``after``) for the transfers that brought its messages."""
+    """Plan the total exchange on shortest paths with greedy link balancing: ``diameter`` steps.
+
+    One transfer per link direction and step, each waiting (``after``) for the transfers that brought its
+    messages.  Works on any connected network.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1.0
+        Size of every message in bytes.
+
+    Returns
+    -------
+    Schedule
+        The all-to-all, a dependency schedule.
+
+    Raises
+    ------
+    TopocastError
+        If the network is not connected.
+    """
     require_connected(topology, "alltoall-shortest-paths")
     n = topology.num_nodes
     ids = np.arange(n * n, dtype=np.int64)

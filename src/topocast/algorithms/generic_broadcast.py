@@ -58,10 +58,29 @@ def _tree_schedule(topology: Topology, root: int, parent: np.ndarray, child: np.
 
 
 def bfs_tree_broadcast(topology: Topology, root: int = 0, message_bytes: float = 1.0) -> Schedule:
-    """All-port broadcast down the BFS tree of ``root``: ``ecc(root)`` steps.
+    """Plan the all-port broadcast down the BFS tree of ``root``: ``ecc(root)`` steps.
 
-    One BFS (numba) and one batch of transfers: tree edge ``parent[v] -> v``
-    in step ``depth(v) - 1``, in BFS order (already sorted by step).
+    One BFS (numba) and one batch of transfers: tree edge ``parent[v] -> v`` in step ``depth(v) - 1``, in BFS
+    order (already sorted by step).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network, connected.
+    root : int, default 0
+        The node that holds the message.
+    message_bytes : float, default 1.0
+        Size of the message in bytes.
+
+    Returns
+    -------
+    Schedule
+        The broadcast.
+
+    Raises
+    ------
+    TopocastError
+        If the network is not connected or ``root`` is not a node.
     """
     require_connected(topology, "broadcast-bfs-tree")
     root = check_root(topology, root)
@@ -116,8 +135,11 @@ def _one_port_steps(parent, order):
 
 @nb.njit(cache=True)
 def _matching_tree(indptr, indices, root, dist):
-    """A second candidate tree: in every step each informed node calls one uninformed neighbour (the one
-    farthest from the root, ties to the lower index); returns ``(parent, order informed)``."""
+    """Build a second candidate tree by calling the farthest uninformed neighbour in every step.
+
+    A second candidate tree: in every step each informed node calls one uninformed neighbour (the one
+    farthest from the root, ties to the lower index); returns ``(parent, order informed)``.
+    """
     n = len(indptr) - 1
     parent = np.full(n, -1, np.int64)
     informed = np.zeros(n, np.bool_)
@@ -155,8 +177,29 @@ def _matching_tree(indptr, indices, root, dist):
 
 
 def one_port_broadcast(topology: Topology, root: int = 0, message_bytes: float = 1.0) -> Schedule:
-    """One-port broadcast down the BFS tree of ``root``, each node serving its children in decreasing
-    order of the steps their subtrees need; ``b(root)`` steps (``log2 N`` on a hypercube)."""
+    """Plan the one-port broadcast down the BFS tree of ``root``: ``b(root)`` steps (``log2 N`` on a hypercube).
+
+    Each node serves its children in decreasing order of the steps their subtrees need.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network, connected.
+    root : int, default 0
+        The node that holds the message.
+    message_bytes : float, default 1.0
+        Size of the message in bytes.
+
+    Returns
+    -------
+    Schedule
+        The broadcast.
+
+    Raises
+    ------
+    TopocastError
+        If the network is not connected or ``root`` is not a node.
+    """
     require_connected(topology, "broadcast-one-port")
     root = check_root(topology, root)
     dist, parent, order = bfs_tree(topology, root)

@@ -22,13 +22,45 @@ from ..topology.metrics import bfs_into, is_connected
 
 
 def require_connected(topology: Topology, algorithm: str) -> None:
-    """Raise :class:`TopocastError` unless every node reaches every other."""
+    """Refuse a network in which some node cannot reach another.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    algorithm : str
+        The algorithm's name, for the message.
+
+    Raises
+    ------
+    TopocastError
+        Unless every node reaches every other.
+    """
     if topology.num_nodes > 1 and not is_connected(topology):
         raise TopocastError(f"algorithm {algorithm}: the network {topology.spec} is not connected; "
                             "a collective on every node needs a connected topology")
 
 
 def check_root(topology: Topology, root: int) -> int:
+    """Check a root node.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    root : int
+        The root.
+
+    Returns
+    -------
+    int
+        The root.
+
+    Raises
+    ------
+    TopocastError
+        If ``root`` is not a node index.
+    """
     if not 0 <= root < topology.num_nodes:
         raise TopocastError(f"root: must be a node index in 0..{topology.num_nodes - 1}, got {root}")
     return int(root)
@@ -58,11 +90,27 @@ def _tree(indptr, indices, root):
 
 
 def bfs_tree(topology: Topology, root: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(dist, parent, order)`` of the BFS tree from ``root``.
+    """Build the breadth-first tree from a root.
 
-    ``parent[v]`` is the lowest-index neighbour of ``v`` one hop nearer the
-    root (-1 at the root); ``order`` lists the nodes by non-decreasing
-    distance (BFS visit order).  Raises if some node is unreachable.
+    ``parent[v]`` is the lowest-index neighbour of ``v`` one hop nearer the root (-1 at the root); ``order``
+    lists the nodes by non-decreasing distance (BFS visit order).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    root : int
+        The root.
+
+    Returns
+    -------
+    dist, parent, order : numpy.ndarray
+        Hop distance, parent and visit order.
+
+    Raises
+    ------
+    TopocastError
+        If some node is unreachable.
     """
     dist, parent, order, reached = _tree(topology.indptr, topology.indices, np.int64(root))
     if reached < topology.num_nodes:

@@ -11,7 +11,23 @@ GRID_FAMILIES = ("ring", "path", "mesh", "torus")
 
 
 def grid_shape(topology: Topology) -> tuple[tuple[int, ...], tuple[bool, ...]]:
-    """``(sizes, wraps)``: the first dimension most significant, as in the builders."""
+    """Give the sizes and wraparound of every dimension of a ring, path, mesh or torus.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    tuple
+        ``(sizes, wraps)``, the first dimension most significant, as in the builders.
+
+    Raises
+    ------
+    TopocastError
+        On a network that is not a ring, path, mesh or torus.
+    """
     family, params = topology.family, topology.params
     if family == "ring":
         return (params["n"],), (True,)
@@ -24,6 +40,18 @@ def grid_shape(topology: Topology) -> tuple[tuple[int, ...], tuple[bool, ...]]:
 
 
 def strides(sizes: tuple[int, ...]) -> np.ndarray:
+    """Give the mixed-radix stride of every dimension.
+
+    Parameters
+    ----------
+    sizes : tuple of int
+        Dimension sizes, the first most significant.
+
+    Returns
+    -------
+    numpy.ndarray
+        Strides (the last is 1).
+    """
     out = np.ones(len(sizes), dtype=np.int64)
     for i in range(len(sizes) - 2, -1, -1):
         out[i] = out[i + 1] * sizes[i + 1]
@@ -31,6 +59,17 @@ def strides(sizes: tuple[int, ...]) -> np.ndarray:
 
 
 def coords(sizes: tuple[int, ...]) -> np.ndarray:
-    """Coordinates of every node, shape ``(N, dims)``."""
+    """Give the coordinates of every node of a grid.
+
+    Parameters
+    ----------
+    sizes : tuple of int
+        Dimension sizes.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(N, dims)``.
+    """
     nodes = np.arange(int(np.prod(sizes)), dtype=np.int64)
     return np.stack([(nodes // s) % k for s, k in zip(strides(sizes), sizes, strict=False)], axis=1)

@@ -51,7 +51,27 @@ NOTES = ("deterministic: no random choices (seed unused)",)
 
 
 def group_combining_schedule(topology: Topology, message_bytes: float = PACKET_BYTES, combiner: int = 0) -> Schedule:
-    """The group-combining all-to-all broadcast as a dependency schedule (module docstring)."""
+    """Plan the group-combining all-to-all broadcast on a Galaxyfly or Dragonfly (see the module docstring).
+
+    Parameters
+    ----------
+    topology : Topology
+        A Galaxyfly or Dragonfly network.
+    message_bytes : float, default PACKET_BYTES
+        Size of every router's packet in bytes.
+    combiner : int, default 0
+        The local router (0..a-1) of every group that combines its group's packets.
+
+    Returns
+    -------
+    Schedule
+        A dependency schedule (all-gather).
+
+    Raises
+    ------
+    TopocastError
+        A ``combiner`` out of range, or a network without supernodes.
+    """
     view = supernode_view(topology)
     a, count = view.a, view.num_supernodes
     if not 0 <= combiner < a:

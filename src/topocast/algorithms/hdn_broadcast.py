@@ -42,7 +42,18 @@ from .base import register
 
 
 def factor_broadcast(factor: BaseFactor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One-port broadcast from coordinate 0 of one factor: ``(step, sender, receiver)`` coordinates."""
+    """Plan the one-port broadcast from coordinate 0 of one base factor.
+
+    Parameters
+    ----------
+    factor : BaseFactor
+        A ring, complete graph or hypercube.
+
+    Returns
+    -------
+    step, sender, receiver : numpy.ndarray
+        The transfers as factor coordinates.
+    """
     steps, src, dst = [], [], []
     n = factor.size
     if factor.kind == "ring":
@@ -62,7 +73,7 @@ def factor_broadcast(factor: BaseFactor) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def _shifted(hc: np.ndarray, i: int, factor, rel: np.ndarray) -> np.ndarray:
-    """Base coordinates of every holder moved by each relative offset ``rel`` along factor ``i``.
+    """Move the base coordinates of every holder by each relative offset ``rel`` along factor ``i``.
 
     The holders share their coordinate in factor ``i``; a hypercube factor moves by XOR, a ring by addition.
     """
@@ -74,11 +85,29 @@ def _shifted(hc: np.ndarray, i: int, factor, rel: np.ndarray) -> np.ndarray:
 
 
 def supernode_broadcast(layout: HDNLayout, holder: int, held: tuple[int, ...], order: list[int]):
-    """Broadcast inside one base copy along the factors of ``order`` not in ``held``.
+    """Plan the broadcast inside one base copy along the factors of ``order`` not in ``held``.
+
+    Broadcast inside one base copy along the factors of ``order`` not in ``held``.
 
     ``holder`` is a base node; the holders at the start are the nodes that
     differ from it only in ``held`` factors.  Returns ``(step, sender,
     receiver)`` as base nodes and the number of steps.
+
+    Parameters
+    ----------
+    layout : HDNLayout
+        The network's layout.
+    holder : int
+        A base node holding the message.
+    held : tuple of int
+        Factors along which every node already holds it.
+    order : list of int
+        Factors in the order they are broadcast.
+
+    Returns
+    -------
+    tuple
+        ``(step, sender, receiver, steps)``: the transfers as base nodes and the number of steps.
     """
     codec = layout.base_codec
     coords = layout.base_coords(np.arange(layout.N0))
@@ -119,8 +148,11 @@ def _level_order(layout: HDNLayout, level: int) -> list[int]:
 
 def _broadcast(layout: HDNLayout, builder: ScheduleBuilder, level: int, instances: np.ndarray,
                holder: int, held: tuple[int, ...], order: list[int], t0: int) -> int:
-    """Schedule HDN_broadcast in every level-``level`` instance in ``instances`` from the holders of
-    ``holder`` (a level-``level`` serial) and ``held``; returns the step after the last."""
+    """Schedule HDN_broadcast in every level-``level`` instance from the holders.
+
+    Schedule HDN_broadcast in every level-``level`` instance in ``instances`` from the holders of
+    ``holder`` (a level-``level`` serial) and ``held``; returns the step after the last.
+    """
     if level == 0:
         step, src, dst, total = supernode_broadcast(layout, holder, held, order)
         if len(step):
@@ -160,13 +192,44 @@ def _add_cross(layout: HDNLayout, builder: ScheduleBuilder, level: int, instance
 
 
 def theorem3_bound(layout: HDNLayout) -> int:
-    """Theorem 3: ``2^k T(B) - sum_i 2^i T(SN^{k-i}) + 2^{k+1} - 2`` with our factor times."""
+    """Evaluate Theorem 3's broadcast bound ``2^k T(B) - sum_i 2^i T(SN^{k-i}) + 2^{k+1} - 2`` with our factor times.
+
+    Parameters
+    ----------
+    layout : HDNLayout
+        The network's layout.
+
+    Returns
+    -------
+    int
+        The bound in steps.
+    """
     return layout.theorem_bound(layout.subproduct_broadcast(range(len(layout.factors))),
                                 [layout.subproduct_broadcast(f) for f in layout.supernodes])
 
 
 def hdn_broadcast_schedule(topology: Topology, root: int = 0, message_bytes: float = 1.0) -> Schedule:
-    """The one-port HDN_broadcast schedule (Algorithm 2, section 5) from ``root`` (a node index)."""
+    """Plan the one-port HDN_broadcast (Algorithm 2, section 5) from ``root``.
+
+    Parameters
+    ----------
+    topology : Topology
+        A hierarchical dual-net.
+    root : int, default 0
+        The node index that holds the message.
+    message_bytes : float, default 1.0
+        Size of the message in bytes.
+
+    Returns
+    -------
+    Schedule
+        The broadcast; ``info`` holds Theorem 3's bound.
+
+    Raises
+    ------
+    TopocastError
+        If ``root`` is not a node or the network is not a hierarchical dual-net.
+    """
     layout = hdn_layout(topology)
     if not 0 <= root < layout.num_nodes:
         raise TopocastError(f"hdn-broadcast: parameter 'root' must be in 0..{layout.num_nodes - 1}, got {root}")

@@ -55,7 +55,20 @@ BASE, CROSS = 0, 1
 
 
 def theorem2_bound(layout: HDNLayout) -> int:
-    """Theorem 2: ``2^k R(B) - sum_j 2^j R(SN^{k-j}) + 2^{k+1} - 2`` with ``R`` = shortest dimension order."""
+    """Evaluate Theorem 2's routing bound ``2^k R(B) - sum_j 2^j R(SN^{k-j}) + 2^{k+1} - 2``.
+
+    ``R`` is the shortest dimension-order routing time (the diameter of a product of symmetric factors).
+
+    Parameters
+    ----------
+    layout : HDNLayout
+        The network's layout.
+
+    Returns
+    -------
+    int
+        The bound in hops.
+    """
     return layout.theorem_bound(layout.base_diameter, [layout.subproduct_diameter(f) for f in layout.supernodes])
 
 
@@ -146,7 +159,9 @@ def _inside_cluster(layout: HDNLayout, level: int, a: np.ndarray, b: np.ndarray,
 
 
 def route_waypoints(layout: HDNLayout, sources, targets, literal: bool = False, free=None):
-    """Waypoints of Algorithm 1 for arrays of node indices (level-``k`` serials).
+    """Give the waypoints of the HDN routing Algorithm 1 for arrays of node pairs.
+
+    Waypoints of Algorithm 1 for arrays of node indices (level-``k`` serials).
 
     ``free`` (optional) makes each target a set: the nodes of its base copy
     that agree with it outside the given base factors (a sequence of factor
@@ -154,6 +169,28 @@ def route_waypoints(layout: HDNLayout, sources, targets, literal: bool = False, 
     the target of the algorithm's own nested calls (a super-node); the route
     then takes at most Theorem 2's bound minus the routing time of the free
     factors.
+
+    Parameters
+    ----------
+    layout : HDNLayout
+        The network's layout.
+    sources, targets : array_like of int
+        Node indices (level-``k`` serials), one pair per route.
+    literal : bool, default False
+        Take the listing of Algorithm 1 word for word instead of the reading of its text and of the proof of
+        Theorem 2 (see the module docstring).
+    free : sequence or numpy.ndarray, optional
+        Per pair, base factor positions (or a ``pairs x factors`` bool array) in which the target is free.
+
+    Returns
+    -------
+    tuple
+        Waypoint columns (level-``k`` serials) and the kind of each segment between them.
+
+    Raises
+    ------
+    TopocastError
+        Sources and targets of different lengths, a node out of range, or ``free`` with ``literal``.
     """
     u = np.atleast_1d(np.asarray(sources, dtype=np.int64))
     v = np.atleast_1d(np.asarray(targets, dtype=np.int64))
@@ -204,7 +241,30 @@ def _base_distance(layout: HDNLayout, ca: np.ndarray, cb: np.ndarray) -> np.ndar
 
 
 def route_lengths(layout: HDNLayout, sources, targets, literal: bool = False, free=None) -> np.ndarray:
-    """Hop count of each route, without expanding the paths (``free``: see :func:`route_waypoints`)."""
+    """Give the hop count of each route of Algorithm 1, without expanding the paths.
+
+    Parameters
+    ----------
+    layout : HDNLayout
+        The network's layout.
+    sources, targets : array_like of int
+        Node indices (level-``k`` serials), one pair per route.
+    literal : bool, default False
+        Take the listing of Algorithm 1 word for word instead of the reading of its text and of the proof of
+        Theorem 2 (see the module docstring).
+    free : sequence or numpy.ndarray, optional
+        Base factors free at each target (see :func:`route_waypoints`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Hops per route.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`route_waypoints`.
+    """
     cols, kinds = route_waypoints(layout, sources, targets, literal, free)
     total = np.zeros(len(cols[0]), dtype=np.int64)
     for p, q, kind in zip(cols[:-1], cols[1:], kinds, strict=False):
@@ -242,10 +302,32 @@ def _base_segment(layout: HDNLayout, p: np.ndarray, q: np.ndarray) -> list[np.nd
 
 
 def route_paths(layout: HDNLayout, sources, targets, literal: bool = False, free=None) -> np.ndarray:
-    """Padded paths, shape ``(pairs, width)``: column 0 the source, the last column the target.
+    """Expand the routes of Algorithm 1 into padded paths: column 0 the source, the last column the target.
 
-    Equal consecutive entries are stays, not hops.  With ``free`` (see
-    :func:`route_waypoints`) the last column is the node of the target set reached.
+    Equal consecutive entries are stays, not hops.  With ``free`` the last column is the node of the target
+    set reached.
+
+    Parameters
+    ----------
+    layout : HDNLayout
+        The network's layout.
+    sources, targets : array_like of int
+        Node indices (level-``k`` serials), one pair per route.
+    literal : bool, default False
+        Take the listing of Algorithm 1 word for word instead of the reading of its text and of the proof of
+        Theorem 2 (see the module docstring).
+    free : sequence or numpy.ndarray, optional
+        Base factors free at each target (see :func:`route_waypoints`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(pairs, width)``.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`route_waypoints`.
     """
     cols, kinds = route_waypoints(layout, sources, targets, literal, free)
     out = [cols[0]]
@@ -258,7 +340,18 @@ def route_paths(layout: HDNLayout, sources, targets, literal: bool = False, free
 
 
 def compact_path(padded_row: np.ndarray) -> list[int]:
-    """One padded path row as a list of nodes without stays."""
+    """Turn one padded path row into a list of nodes without stays.
+
+    Parameters
+    ----------
+    padded_row : numpy.ndarray
+        One row of :func:`route_paths`.
+
+    Returns
+    -------
+    list of int
+        The path.
+    """
     row = np.asarray(padded_row)
     keep = np.ones(len(row), dtype=bool)
     keep[1:] = row[1:] != row[:-1]
@@ -266,14 +359,38 @@ def compact_path(padded_row: np.ndarray) -> list[int]:
 
 
 def path_hops(paths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(lengths, hop_sources, hop_targets)`` of padded paths (hops flattened)."""
+    """Flatten padded paths into their hops.
+
+    Parameters
+    ----------
+    paths : numpy.ndarray
+        Padded paths (:func:`route_paths`).
+
+    Returns
+    -------
+    lengths, hop_sources, hop_targets : numpy.ndarray
+        Hops per path and the ends of every hop.
+    """
     a, b = paths[:, :-1], paths[:, 1:]
     moved = a != b
     return moved.sum(axis=1), a[moved], b[moved]
 
 
 def hops_are_links(topology: Topology, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-    """Whether each ``src -> dst`` is a link (vectorised over the CSR of a regular topology)."""
+    """Tell whether each hop ``src -> dst`` is a link (vectorised over the CSR of a regular topology).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    src, dst : numpy.ndarray
+        Hop ends.
+
+    Returns
+    -------
+    numpy.ndarray
+        Boolean per hop.
+    """
     deg = topology.port_degree
     if len(deg) and deg.min() == deg.max():
         table = topology.indices.reshape(topology.num_nodes, int(deg[0]))
@@ -282,7 +399,25 @@ def hops_are_links(topology: Topology, src: np.ndarray, dst: np.ndarray) -> np.n
 
 
 def hdn_route(topology: Topology, source: int, target: int) -> list[int]:
-    """Algorithm 1 path from ``source`` to ``target`` as node indices (the family router)."""
+    """Route from ``source`` to ``target`` by Algorithm 1 (the family's router).
+
+    Parameters
+    ----------
+    topology : Topology
+        A hierarchical dual-net.
+    source, target : int
+        Node indices.
+
+    Returns
+    -------
+    list of int
+        The path, both ends included.
+
+    Raises
+    ------
+    TopocastError
+        A node out of range or a network that is not a hierarchical dual-net.
+    """
     layout = hdn_layout(topology)
     return compact_path(route_paths(layout, [source], [target])[0])
 

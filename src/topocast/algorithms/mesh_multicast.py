@@ -60,7 +60,23 @@ PREP_TIMES = {
 
 
 def dual_path_worms(source: int, dests, label: np.ndarray) -> list[tuple[int, list[int]]]:
-    """Lin and Ni's dual-path split: at most one high-channel and one low-channel worm."""
+    """Split a multicast by Lin and Ni's dual-path rule: at most one high-channel and one low-channel worm.
+
+    Parameters
+    ----------
+    source : int
+        The source node.
+    dests : iterable of int
+        The destinations.
+    label : numpy.ndarray
+        Snake (Hamiltonian) label of every node.
+
+    Returns
+    -------
+    list of tuple
+        ``(kind, destinations)`` per worm: the routing kind (``HIGH``, ``LOW`` or ``ECUBE``) and the
+        destinations it visits, in order.
+    """
     ls = label[source]
     high = sorted((int(d) for d in dests if label[d] > ls), key=label.__getitem__)
     low = sorted((int(d) for d in dests if label[d] < ls), key=label.__getitem__, reverse=True)
@@ -73,7 +89,25 @@ def dual_path_worms(source: int, dests, label: np.ndarray) -> list[tuple[int, li
 
 
 def multi_path_worms(source: int, dests, label: np.ndarray, last_dim: int) -> list[tuple[int, list[int]]]:
-    """Lin and Ni's multi-path split: dual-path's two sets, each cut by column against the source."""
+    """Split a multicast by Lin and Ni's multi-path rule: dual-path's two sets, each cut by column against the source.
+
+    Parameters
+    ----------
+    source : int
+        The source node.
+    dests : iterable of int
+        The destinations.
+    label : numpy.ndarray
+        Snake (Hamiltonian) label of every node.
+    last_dim : int
+        Size of the last (column) dimension.
+
+    Returns
+    -------
+    list of tuple
+        ``(kind, destinations)`` per worm: the routing kind (``HIGH``, ``LOW`` or ``ECUBE``) and the
+        destinations it visits, in order.
+    """
     ls = label[source]
     xs = source % last_dim
     parts: dict[tuple[int, bool], list[int]] = {}
@@ -89,7 +123,23 @@ def multi_path_worms(source: int, dests, label: np.ndarray, last_dim: int) -> li
 
 
 def column_path_worms(source: int, dests, row_stride: int) -> list[tuple[int, list[int]]]:
-    """Column-path: per column one e-cube worm up (same row or above) and one down."""
+    """Split a multicast by the column-path rule: per column one e-cube worm up (same row or above) and one down.
+
+    Parameters
+    ----------
+    source : int
+        The source node.
+    dests : iterable of int
+        The destinations.
+    row_stride : int
+        Node-index step between rows.
+
+    Returns
+    -------
+    list of tuple
+        ``(kind, destinations)`` per worm: the routing kind (``HIGH``, ``LOW`` or ``ECUBE``) and the
+        destinations it visits, in order.
+    """
     rs, cs = divmod(source, row_stride)
     columns: dict[tuple[int, bool], list[int]] = {}
     for d in dests:
@@ -111,12 +161,37 @@ SPLITS = ("dual", "multi", "column")
 
 def split_worms(split: str, node: np.ndarray, ptr: np.ndarray, dests: np.ndarray, label: np.ndarray,
                 dims: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The worms of many jobs: job ``j`` at ``node[j]`` serves ``dests[ptr[j]:ptr[j+1]]``.
+    """Split many multicast jobs into worms at once (vectorised).
+
+    The worms of many jobs: job ``j`` at ``node[j]`` serves ``dests[ptr[j]:ptr[j+1]]``.
 
     ``split`` is ``"dual"`` (:func:`dual_path_worms`), ``"multi"`` (:func:`multi_path_worms`) or
     ``"column"`` (:func:`column_path_worms`); every job's worms come out in the order, and with the
     destination order, of that function.  Returns ``(worm_ptr, kind, dest_ptr, worm_dests)``: job ``j``'s
     worms are ``worm_ptr[j] .. worm_ptr[j+1]-1``.
+
+    Parameters
+    ----------
+    split : str
+        ``dual``, ``multi`` or ``column``.
+    node : numpy.ndarray
+        The node of every job.
+    ptr, dests : numpy.ndarray
+        CSR of every job's destinations.
+    label : numpy.ndarray
+        Snake label of every node.
+    dims : tuple of int
+        The mesh's sides.
+
+    Returns
+    -------
+    worm_ptr, kind, dest_ptr, worm_dests : numpy.ndarray
+        Job ``j``'s worms are ``worm_ptr[j] .. worm_ptr[j+1]-1``, each with its kind and destinations.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``split``.
     """
     node = np.asarray(node, dtype=np.int64)
     ptr = np.asarray(ptr, dtype=np.int64)
@@ -154,7 +229,24 @@ def split_worms(split: str, node: np.ndarray, ptr: np.ndarray, dests: np.ndarray
 
 
 def single_job_batch(prep: int, split: str, label: np.ndarray, dims: tuple[int, ...]):
-    """``batch(sources, ptr, ids) -> JobArrays``: one job per multicast at its source, worms by ``split``."""
+    """Make the batch planner of a single-job algorithm: one job per multicast at its source.
+
+    Parameters
+    ----------
+    prep : int
+        Preparation time in cycles.
+    split : str
+        ``dual``, ``multi`` or ``column`` (:func:`split_worms`).
+    label : numpy.ndarray
+        Snake label of every node.
+    dims : tuple of int
+        The mesh's sides.
+
+    Returns
+    -------
+    callable
+        ``batch(sources, ptr, ids) -> JobArrays``.
+    """
 
     def batch(sources, ptr, ids) -> JobArrays:
         m = len(sources)
@@ -204,21 +296,78 @@ ROUTER_KEYS = tuple(p.name for p in ROUTER_PARAMS)
 
 
 def router_config(params: dict) -> RouterConfig:
-    """The :class:`RouterConfig` of resolved run parameters."""
+    """Make the :class:`RouterConfig` of resolved run parameters.
+
+    Parameters
+    ----------
+    params : dict
+        Resolved run parameters (the router keys).
+
+    Returns
+    -------
+    RouterConfig
+        The wormhole router's configuration.
+    """
     return RouterConfig(**{k: params[k] for k in ROUTER_KEYS})
 
 
 def router_model(params: dict) -> Model:
-    """``params -> Model``: the wormhole router; ports and costs stay at their defaults (unused)."""
+    """Make the model of a wormhole run: the router; ports and costs stay at their defaults (unused).
+
+    Parameters
+    ----------
+    params : dict
+        Resolved run parameters.
+
+    Returns
+    -------
+    Model
+        The model.
+    """
     return Model(router=router_config(params))
 
 
 def preparation(key: str, prep: int | None, prep_set: str = "figures") -> int:
-    """The preparation time in cycles: ``prep``, or the paper's set for algorithm ``key`` (dp, mp, cp, qg)."""
+    """Give the preparation time in cycles: ``prep``, or the paper's set for the algorithm.
+
+    Parameters
+    ----------
+    key : str
+        The algorithm's key: ``dp``, ``mp``, ``cp`` or ``qg``.
+    prep : int or None
+        The time given; None: from the set.
+    prep_set : str, default "figures"
+        The paper's set of preparation times.
+
+    Returns
+    -------
+    int
+        Cycles.
+    """
     return int(prep) if prep is not None else PREP_TIMES[prep_set][key]
 
 
 def check_load(name: str, topology: Topology, load: float, destinations: int, spread: int) -> None:
+    """Check the load point of a multicast workload.
+
+    Parameters
+    ----------
+    name : str
+        The algorithm, for the message.
+    topology : Topology
+        The mesh.
+    load : float
+        Flits per node per cycle, in (0, 1].
+    destinations : int
+        Destinations per multicast, at most nodes - 1.
+    spread : int
+        Spread of the destination count.
+
+    Raises
+    ------
+    TopocastError
+        A load outside (0, 1] or more destinations than other nodes.
+    """
     mesh_dims(topology)
     if not (0 < load <= 1):
         raise TopocastError(f"{name}: parameter 'load' must be in (0, 1] flits per node per cycle "
@@ -257,10 +406,25 @@ def guard_memory(name: str, topology: Topology, params: dict, max_memory: float 
 
 
 def multicast_plan(name: str, key: str, planner_factory: Callable[..., Callable[[int, Any], list]]):
-    """The registry's plan function: one load point of ``planner_factory``'s multicasts as a WormPlan.
+    """Make the registry's plan function of a multicast algorithm: one load point as a WormPlan.
 
-    Router parameters other than ``flits`` (which sets the message rate)
-    arrive too and are left to the model.
+    Router parameters other than ``flits`` (which sets the message rate) arrive too and are left to the
+    model.
+
+    Parameters
+    ----------
+    name : str
+        The algorithm's name.
+    key : str
+        Its key for the preparation times (``dp``, ``mp``, ``cp``, ``qg``).
+    planner_factory : callable
+        ``planner_factory(topology, prep=..., **extra) -> BatchPlanner``.
+
+    Returns
+    -------
+    callable
+        ``plan(topology, seed=0, max_memory=None, **params) -> WormPlan``, which raises
+        :class:`TopocastError` for a bad load point or a workload over the memory limit.
     """
 
     def plan(topology: Topology, seed: int = 0, max_memory: float | None = None, **params: Any):
@@ -284,20 +448,74 @@ def multicast_plan(name: str, key: str, planner_factory: Callable[..., Callable[
 
 
 def extra_keys(params: dict) -> list[str]:
+    """Pick the algorithm-specific parameters present (``threshold``, ``leader_prep``, ``routing``).
+
+    Parameters
+    ----------
+    params : dict
+        Resolved parameters.
+
+    Returns
+    -------
+    list of str
+        The keys present.
+    """
     return [k for k in ("threshold", "leader_prep", "routing") if k in params]
 
 
 def single_job(prep: int, worms_of: Callable[[int, Any], list]) -> Callable[[int, Any], list]:
+    """Make a per-multicast planner that launches every worm from the source in one job.
+
+    Parameters
+    ----------
+    prep : int
+        Preparation time in cycles.
+    worms_of : callable
+        ``worms_of(source, dests)``: the worms.
+
+    Returns
+    -------
+    callable
+        ``planner(source, dests) -> jobs``.
+    """
     return lambda source, dests: [(source, -1, prep, worms_of(source, dests))]
 
 
 def dual_path_planner(topology: Topology, prep: int) -> BatchPlanner:
+    """Make the dual-path planner (Lin and Ni).
+
+    Parameters
+    ----------
+    topology : Topology
+        A mesh.
+    prep : int
+        Preparation time in cycles before the job launches its worms.
+
+    Returns
+    -------
+    BatchPlanner
+        Per-multicast and whole-workload planners.
+    """
     label = labels_for(topology)
     return BatchPlanner(single_job(prep, lambda s, d: dual_path_worms(s, d, label)),
                         single_job_batch(prep, "dual", label, mesh_dims(topology)))
 
 
 def multi_path_planner(topology: Topology, prep: int) -> BatchPlanner:
+    """Make the multi-path planner (Lin and Ni).
+
+    Parameters
+    ----------
+    topology : Topology
+        A mesh.
+    prep : int
+        Preparation time in cycles before the job launches its worms.
+
+    Returns
+    -------
+    BatchPlanner
+        Per-multicast and whole-workload planners.
+    """
     label = labels_for(topology)
     last = mesh_dims(topology)[-1]
     return BatchPlanner(single_job(prep, lambda s, d: multi_path_worms(s, d, label, last)),
@@ -305,6 +523,20 @@ def multi_path_planner(topology: Topology, prep: int) -> BatchPlanner:
 
 
 def column_path_planner(topology: Topology, prep: int) -> BatchPlanner:
+    """Make the column-path planner.
+
+    Parameters
+    ----------
+    topology : Topology
+        A mesh.
+    prep : int
+        Preparation time in cycles before the job launches its worms.
+
+    Returns
+    -------
+    BatchPlanner
+        Per-multicast and whole-workload planners.
+    """
     dims = mesh_dims(topology)
     stride = int(np.prod(dims[1:])) if len(dims) > 1 else 1
     return BatchPlanner(single_job(prep, lambda s, d: column_path_worms(s, d, stride)),
@@ -313,6 +545,30 @@ def column_path_planner(topology: Topology, prep: int) -> BatchPlanner:
 
 def register_multicast(name: str, key: str, planner_factory, doc: str, aliases: tuple[str, ...],
                        extra: tuple[Param, ...] = (), model: Callable[[dict], Model] = router_model):
+    """Register a mesh multicast algorithm for the wormhole engine.
+
+    Parameters
+    ----------
+    name : str
+        The algorithm's name.
+    key : str
+        Its key for the preparation times.
+    planner_factory : callable
+        ``planner_factory(topology, prep=..., **extra) -> BatchPlanner``.
+    doc : str
+        One line for ``topocast list``.
+    aliases : tuple of str
+        Other names.
+    extra : tuple of Param, optional
+        Algorithm-specific parameters.
+    model : callable, optional
+        ``params -> Model`` (default :func:`router_model`).
+
+    Returns
+    -------
+    Algorithm
+        The registered entry.
+    """
     return register(name, multicast_plan(name, key, planner_factory), "multicast", doc, families=("mesh",),
                     params=PREP_PARAMS + extra, aliases=aliases, engines=("wormhole",), paper=PAPER,
                     run_params=WORKLOAD_PARAMS + ROUTER_PARAMS, model=model)

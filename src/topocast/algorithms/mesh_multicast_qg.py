@@ -126,7 +126,22 @@ def _halve(members: list[int], coords: list[tuple[int, ...]], box, dims_left: li
 
 
 def partition(members: list[int], coords: list[tuple[int, ...]], box) -> list[list[int]]:
-    """Phases 1-2 on an area: divisor dimension first, then the others in order."""
+    """Split destinations into primary groups (phases 1-2 on an area): divisor dimension first, then the others.
+
+    Parameters
+    ----------
+    members : list of int
+        Indices into ``coords``.
+    coords : list of tuple of int
+        Coordinates of the destinations.
+    box : list of tuple of int
+        The area: ``(low, high)`` per dimension.
+
+    Returns
+    -------
+    list of list of int
+        The groups, empty ones dropped.
+    """
     points = [coords[m] for m in members]
     div = _divisor(points, box)
     order = [div] + [i for i in range(len(box)) if i != div]
@@ -135,9 +150,24 @@ def partition(members: list[int], coords: list[tuple[int, ...]], box) -> list[li
 
 def qualified_groups(source: tuple[int, ...], coords: list[tuple[int, ...]], nodes: list[int],
                      threshold: float = 0.5) -> tuple[list[list[int]], list[dict]]:
-    """Final groups (lists of indices into ``coords``) and the per-primary-group figures.
+    """Form the final qualified groups of one multicast (phases 1-3).
 
-    ``nodes`` breaks distance ties (lower node index first).
+    Parameters
+    ----------
+    source : tuple of int
+        Coordinates of the source.
+    coords : list of tuple of int
+        Coordinates of the destinations.
+    nodes : list of int
+        Node index of each destination (breaks distance ties, lower first).
+    threshold : float, default 0.5
+        Qualification threshold ``T``: a group with ``QP > T`` is split once more.
+
+    Returns
+    -------
+    tuple
+        ``(final groups, figures)``: lists of indices into ``coords``, and per primary group its internal,
+        external and total weight and ``QP``.
     """
     everyone = list(range(len(coords)))
     area = _box(coords + [source])
@@ -170,7 +200,35 @@ def qualified_groups(source: tuple[int, ...], coords: list[tuple[int, ...]], nod
 
 def qg_plan(source: int, dests, *, dims, strides, label, prep: int, leader_prep: int, threshold: float,
             worms_of) -> list:
-    """The two-start-up plan of one multicast (``worms_of(node, dests)`` builds each start-up's worms)."""
+    """Plan one multicast with two start-ups: the source to every group's leader, each leader to its group.
+
+    Parameters
+    ----------
+    source : int
+        The source node.
+    dests : iterable of int
+        The destinations.
+    dims : tuple of int
+        The mesh's sides.
+    strides : sequence of int
+        Node-index stride of every dimension.
+    label : numpy.ndarray
+        Snake label of every node.
+    prep : int
+        Preparation time of the source's job, in cycles.
+    leader_prep : int
+        Preparation time of a leader's job, in cycles.
+    threshold : float
+        Qualification threshold.
+    worms_of : callable
+        ``worms_of(node, dests)``: the worms of one start-up.
+
+    Returns
+    -------
+    list
+        Jobs ``(node, after, prep, worms)``: launched at ``node`` when destination ``after`` has the message
+        (-1: at generation), after ``prep`` cycles, each worm ``(routing, destinations)``.
+    """
     nodes = [int(d) for d in dests]
     coords = [_coords(d, strides, dims) for d in nodes]
     src = _coords(source, strides, dims)
@@ -210,8 +268,11 @@ def _box_nb(points):
 
 @nb.njit(cache=True)
 def _partition_nb(points, lo, hi):
-    """Phases 1-2 on ``points`` in the area ``[lo, hi]``: a group number per point, groups numbered in the
-    order :func:`partition` lists them; returns ``(group, number of groups)``."""
+    """Split points into primary groups (phases 1-2, numba).
+
+    Phases 1-2 on ``points`` in the area ``[lo, hi]``: a group number per point, groups numbered in the
+    order :func:`partition` lists them; returns ``(group, number of groups)``.
+    """
     k, n = points.shape
     # equation (1): the divisor dimension
     div, best0, best1 = 0, 1 << 62, 0
@@ -270,9 +331,12 @@ def _rows_nb(table, rows, k):
 
 @nb.njit(cache=True)
 def _groups_nb(ptr, ids, src, coords, threshold, group, leader, count):
-    """Final groups of every multicast: ``group[s]`` numbers slot ``s``'s group within its multicast in the
+    """Form the final groups of every multicast (numba).
+
+    Final groups of every multicast: ``group[s]`` numbers slot ``s``'s group within its multicast in the
     order of :func:`qualified_groups`, ``leader[s]`` marks each group's nearest destination; ``count[m]``
-    is the number of groups of multicast ``m``."""
+    is the number of groups of multicast ``m``.
+    """
     for m in range(len(src)):
         lo = ptr[m]
         k = ptr[m + 1] - lo
@@ -339,7 +403,18 @@ def _groups_nb(ptr, ids, src, coords, threshold, group, leader, count):
 
 
 def node_coords(dims: tuple[int, ...]) -> np.ndarray:
-    """Coordinates of every node of a mesh (``N x n``, first coordinate most significant)."""
+    """Give the coordinates of every node of a mesh (first coordinate most significant).
+
+    Parameters
+    ----------
+    dims : tuple of int
+        The mesh's sides.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``N x n``, C-contiguous.
+    """
     n = int(np.prod(dims))
     nodes = np.arange(n, dtype=np.int64)
     strides = [1] * len(dims)
@@ -349,9 +424,28 @@ def node_coords(dims: tuple[int, ...]) -> np.ndarray:
 
 
 def group_arrays(dims: tuple[int, ...], sources, ptr, ids, threshold: float = 0.5):
-    """:func:`qualified_groups` for many multicasts at once: per destination slot its final group number
+    """Form the qualified groups of many multicasts at once (vectorised :func:`qualified_groups`).
+
+    :func:`qualified_groups` for many multicasts at once: per destination slot its final group number
     (within its multicast, in the reference's order) and whether it leads its group; per multicast the
-    number of groups.  Multicast ``m`` goes from ``sources[m]`` to ``ids[ptr[m]:ptr[m+1]]``."""
+    number of groups.  Multicast ``m`` goes from ``sources[m]`` to ``ids[ptr[m]:ptr[m+1]]``.
+
+    Parameters
+    ----------
+    dims : tuple of int
+        The mesh's sides.
+    sources : numpy.ndarray
+        Source of every multicast.
+    ptr, ids : numpy.ndarray
+        CSR of every multicast's destinations.
+    threshold : float, default 0.5
+        Qualification threshold.
+
+    Returns
+    -------
+    group, leader, count : numpy.ndarray
+        Group number and leadership of every destination slot, and the number of groups of every multicast.
+    """
     ids = np.ascontiguousarray(ids, dtype=np.int64)
     group = np.empty(len(ids), dtype=np.int64)
     leader = np.empty(len(ids), dtype=np.int64)
@@ -362,7 +456,28 @@ def group_arrays(dims: tuple[int, ...], sources, ptr, ids, threshold: float = 0.
 
 
 def qg_batch(dims, label, prep: int, leader_prep: int, threshold: float, split: str):
-    """``batch(sources, ptr, ids) -> JobArrays``: :func:`qg_plan` for a whole workload."""
+    """Make the batch planner of QG: :func:`qg_plan` for a whole workload.
+
+    Parameters
+    ----------
+    dims : tuple of int
+        The mesh's sides.
+    label : numpy.ndarray
+        Snake label of every node.
+    prep : int
+        Preparation time of a source's job, in cycles.
+    leader_prep : int
+        Preparation time of a leader's job, in cycles.
+    threshold : float
+        Qualification threshold.
+    split : str
+        How a start-up's destinations become worms (``dual`` or ``column``; :func:`split_worms`).
+
+    Returns
+    -------
+    callable
+        ``batch(sources, ptr, ids) -> JobArrays``.
+    """
 
     def batch(sources, ptr, ids) -> JobArrays:
         sources = np.asarray(sources, dtype=np.int64)
@@ -408,8 +523,35 @@ ROUTINGS = ("disjoint", "ecube", "disjoint-paths", "hamiltonian")
 
 def qg_planner(topology: Topology, prep: int, threshold: float = 0.5, leader_prep: int | None = None,
                routing: str = "disjoint") -> BatchPlanner:
-    """The QG planner of ``topology``: ``planner(source, dests) -> plan`` (see :func:`qg_plan`), and
-    ``planner.batch`` for a whole workload."""
+    """Make the QG planner of a mesh.
+
+    The QG planner of ``topology``: ``planner(source, dests) -> plan`` (see :func:`qg_plan`), and
+    ``planner.batch`` for a whole workload.
+
+    Parameters
+    ----------
+    topology : Topology
+        A mesh.
+    prep : int
+        Preparation time of a source's job, in cycles.
+    threshold : float, default 0.5
+        Qualification threshold.
+    leader_prep : int, optional
+        Preparation time of a leader's job (default ``prep``).
+    routing : str, default "disjoint"
+        ``disjoint`` (Theorem 1's two disjoint paths) or ``ecube`` (older names ``disjoint-paths`` and
+        ``hamiltonian`` are ``disjoint``).
+
+    Returns
+    -------
+    BatchPlanner
+        Per-multicast and whole-workload planners.
+
+    Raises
+    ------
+    TopocastError
+        For an unknown ``routing``.
+    """
     if routing not in ROUTINGS:
         raise TopocastError(f"multicast-qg: parameter 'routing' must be one of {', '.join(ROUTINGS)}, "
                             f"got '{routing}'")
@@ -430,8 +572,21 @@ def qg_planner(topology: Topology, prep: int, threshold: float = 0.5, leader_pre
 
 
 def qg_model(params: dict) -> Model:
-    """The router of a QG run: under ``routing=ecube`` one start-up launches every worm of a step unless
-    ``worms_per_startup`` is given (no step has more worms than the largest destination count)."""
+    """Make the model of a QG run.
+
+    The router of a QG run: under ``routing=ecube`` one start-up launches every worm of a step unless
+    ``worms_per_startup`` is given (no step has more worms than the largest destination count).
+
+    Parameters
+    ----------
+    params : dict
+        Resolved run parameters.
+
+    Returns
+    -------
+    Model
+        The wormhole router's model.
+    """
     config = dict(params)
     if params.get("routing") == "ecube" and params.get("worms_per_startup") is None:
         config["worms_per_startup"] = max(1, int(params["destinations"]) + int(params.get("spread") or 0))

@@ -38,21 +38,48 @@ ROUTING_NAMES = {ECUBE: "e-cube", HIGH: "high-channel", LOW: "low-channel"}
 
 
 def mesh_dims(topology: Topology) -> tuple[int, ...]:
-    """The side lengths of a ``mesh`` topology (raises for other families)."""
+    """Give the side lengths of a ``mesh`` topology.
+
+    Parameters
+    ----------
+    topology : Topology
+        A mesh.
+
+    Returns
+    -------
+    tuple of int
+        The sides.
+
+    Raises
+    ------
+    TopocastError
+        For another family.
+    """
     if topology.family != "mesh":
         raise TopocastError(f"wormhole: runs on the mesh family, not on '{topology.family}'")
     return tuple(int(d) for d in topology.params["dims"])
 
 
 def snake_labels(dims: tuple[int, ...]) -> np.ndarray:
-    """Boustrophedon (snake) Hamiltonian labelling of a mesh, indexed by node.
+    """Label the nodes of a mesh along a boustrophedon (snake) Hamiltonian path.
 
-    Digit ``i`` of the label is coordinate ``x_i``, reflected
-    (``k_i - 1 - x_i``) when ``x_0 + ... + x_{i-1}`` is odd; the label is that
-    digit string read in mixed radix.  Consecutive labels are neighbours, so
-    label order is a Hamiltonian path.  On a 2-D ``rows x cols`` mesh: row
-    ``r`` runs left to right when ``r`` is even, right to left when odd.
+    Digit ``i`` of the label is coordinate ``x_i``, reflected (``k_i - 1 - x_i``) when ``x_0 + ... + x_{i-1}``
+    is odd; the label is that digit string read in mixed radix.  Consecutive labels are neighbours, so label
+    order is a Hamiltonian path.  On a 2-D ``rows x cols`` mesh: row ``r`` runs left to right when ``r`` is
+    even, right to left when odd.
 
+    Parameters
+    ----------
+    dims : tuple of int
+        The mesh's sides.
+
+    Returns
+    -------
+    numpy.ndarray
+        Label of every node.
+
+    Examples
+    --------
     >>> snake_labels((2, 3)).tolist()
     [0, 1, 2, 5, 4, 3]
     """
@@ -73,7 +100,18 @@ def snake_labels(dims: tuple[int, ...]) -> np.ndarray:
 
 
 def arc_keys(topology: Topology) -> np.ndarray:
-    """Sorted ``src * N + dst`` of every arc, so that arc ids are a binary search away."""
+    """Give the sorted keys ``src * N + dst`` of every arc, so that arc ids are a binary search away.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    numpy.ndarray
+        One key per arc, in CSR order.
+    """
     return topology.arc_sources * topology.num_nodes + topology.indices
 
 
@@ -148,13 +186,38 @@ def _expand(kinds, starts, dest_ptr, dests, dest_slot, strides, radices, label, 
 
 
 def expand_paths(topology: Topology, kinds, starts, dest_ptr, dests, dest_slot):
-    """Paths of many worms: ``(path_ptr, path_node, path_arc, path_slot)``.
+    """Expand the routes of many worms into paths.
+
+    Paths of many worms: ``(path_ptr, path_node, path_arc, path_slot)``.
 
     Worm ``w`` starts at ``starts[w]``, routes with ``kinds[w]`` and visits
     ``dests[dest_ptr[w]:dest_ptr[w+1]]`` in order; ``path_slot`` marks the
     path positions where a destination absorbs its copy (the slot ids given in
     ``dest_slot``, -1 elsewhere); ``path_arc[k]`` is the arc entering position
     ``k`` (-1 at the source).
+
+    Parameters
+    ----------
+    topology : Topology
+        A mesh.
+    kinds : numpy.ndarray
+        Routing kind of every worm.
+    starts : numpy.ndarray
+        Start node of every worm.
+    dest_ptr, dests : numpy.ndarray
+        CSR of every worm's destinations, in visiting order.
+    dest_slot : numpy.ndarray
+        Slot id of every destination entry.
+
+    Returns
+    -------
+    path_ptr, path_node, path_arc, path_slot : numpy.ndarray
+        CSR of the paths: nodes, entering arcs and absorbing slots.
+
+    Raises
+    ------
+    TopocastError
+        For a worm that cannot reach its destinations with its routing kind.
     """
     dims = mesh_dims(topology)
     radices = np.asarray(dims, dtype=np.int64)
@@ -193,7 +256,18 @@ _LABEL_CACHE: dict[tuple[int, ...], np.ndarray] = {}
 
 
 def labels_for(topology: Topology) -> np.ndarray:
-    """Snake labels of a mesh topology (cached per shape)."""
+    """Give the snake labels of a mesh topology (cached per shape).
+
+    Parameters
+    ----------
+    topology : Topology
+        A mesh.
+
+    Returns
+    -------
+    numpy.ndarray
+        Label of every node.
+    """
     dims = mesh_dims(topology)
     if dims not in _LABEL_CACHE:
         _LABEL_CACHE[dims] = snake_labels(dims)

@@ -36,7 +36,18 @@ UNICAST_RUN_PARAMS += tuple(p for p in ROUTER_PARAMS if p.name != "worms_per_sta
 
 
 def mean_distance(dims: tuple[int, ...]) -> float:
-    """Mean Manhattan distance between two distinct nodes of a mesh."""
+    """Give the mean Manhattan distance between two distinct nodes of a mesh.
+
+    Parameters
+    ----------
+    dims : tuple of int
+        The mesh's sides.
+
+    Returns
+    -------
+    float
+        Hops.
+    """
     n = int(np.prod(dims))
     # per dimension, E|a - b| over independent uniform a, b is (k^2 - 1) / (3k); distinct pairs rescale
     total = sum((k * k - 1) / (3 * k) for k in dims)
@@ -44,7 +55,9 @@ def mean_distance(dims: tuple[int, ...]) -> float:
 
 
 def closed_form_mean_latency(dims: tuple[int, ...], startup: int = 33, flits: int = 32, prep: int = 0) -> float:
-    """Closed form of the mean unicast latency on a mesh at vanishing load (uniform destinations, defaults).
+    """Give the closed-form mean unicast latency on a mesh at vanishing load.
+
+    Closed form of the mean unicast latency on a mesh at vanishing load (uniform destinations, defaults).
 
     ``prep + startup + mean_distance + flits``: the rigid worm of the default
     router, alone.  The measured zero-load latency of a run (any router, any
@@ -62,6 +75,8 @@ def closed_form_mean_latency(dims: tuple[int, ...], startup: int = 33, flits: in
     float
         Cycles.
 
+    Examples
+    --------
     >>> closed_form_mean_latency((2, 2))
     66.33333333333334
     """
@@ -69,12 +84,25 @@ def closed_form_mean_latency(dims: tuple[int, ...], startup: int = 33, flits: in
 
 
 def bisection_bound(dims: tuple[int, ...]) -> float:
-    """Uniform-traffic throughput bound 4/k flits per node per cycle (k = the largest side)."""
+    """Give the uniform-traffic throughput bound 4/k flits per node per cycle (k = the largest side).
+
+    Parameters
+    ----------
+    dims : tuple of int
+        The mesh's sides.
+
+    Returns
+    -------
+    float
+        Flits per node per cycle.
+    """
     return 4.0 / max(dims)
 
 
 def unicast_plan(topology: Topology, seed: int = 0, max_memory: float | None = None, **params: Any):
-    """One load point of uniform random e-cube unicasts: one worm per message, one job per worm.
+    """Plan one load point of uniform random e-cube unicasts: one worm per message, one job per worm.
+
+    One load point of uniform random e-cube unicasts: one worm per message, one job per worm.
 
     The same workload and routes as the ``unicast`` algorithm with ``traffic=uniform`` and
     ``routing=dor`` (built by the same vectorised code), with the preparation time ``prep`` and without
@@ -85,6 +113,27 @@ def unicast_plan(topology: Topology, seed: int = 0, max_memory: float | None = N
     ``info``: the closed-form mean distance (the zero-load latency is ``prep +
     startup + mean_distance + flits``; the run's ``lower_bound`` is that
     latency averaged over the measured messages) and the bisection bound.
+
+    Parameters
+    ----------
+    topology : Topology
+        A mesh.
+    seed : int, default 0
+        Seed of the workload.
+    max_memory : float, optional
+        Memory limit in bytes; None: half of the RAM.
+    **params
+        The load point and router parameters (``load``, ``cycles``, ``flits``, ``prep``, ...).
+
+    Returns
+    -------
+    WormPlan
+        The workload for the wormhole engine.
+
+    Raises
+    ------
+    TopocastError
+        A load outside (0, 1], or a workload over the memory limit.
     """
     check_load("unicast-ecube", topology, params["load"], 1, 0)
     guard_memory("unicast-ecube", topology, dict(params, destinations=1, spread=0), max_memory)
@@ -102,7 +151,18 @@ def unicast_plan(topology: Topology, seed: int = 0, max_memory: float | None = N
 
 
 def unicast_model(params: dict):
-    """The router of a unicast run: one worm per start-up batch of injection channels."""
+    """Make the model of a unicast run: one worm per start-up batch of injection channels.
+
+    Parameters
+    ----------
+    params : dict
+        Resolved run parameters.
+
+    Returns
+    -------
+    Model
+        The wormhole router's model.
+    """
     return router_model(dict(params, worms_per_startup=None))
 
 

@@ -37,7 +37,20 @@ MIN_LATIN_FAMILIES = ("butterfly", "omega", "baseline")
 
 
 def random_base(net: MultistageNetwork, rng: np.random.Generator) -> np.ndarray:
-    """A base matrix ``(N/d, n)`` of random shift states, first row straight."""
+    """Draw a base matrix of random shift states, the first row straight.
+
+    Parameters
+    ----------
+    net : MultistageNetwork
+        A log_d N-stage MIN.
+    rng : numpy.random.Generator
+        The random source.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(N/d, n)``.
+    """
     d = int(net.ins[0])
     base = rng.integers(0, d, (int(net.switches[0]), net.num_stages))
     base[0] = 0
@@ -45,7 +58,22 @@ def random_base(net: MultistageNetwork, rng: np.random.Generator) -> np.ndarray:
 
 
 def min_latin_routes(net: MultistageNetwork, xs, base: np.ndarray | None = None) -> np.ndarray:
-    """Configurations ``M_x`` (one row per ``x``) of a log_d N-stage MIN."""
+    """Give the configurations ``M_x`` (one row per ``x``) of a log_d N-stage MIN.
+
+    Parameters
+    ----------
+    net : MultistageNetwork
+        The MIN.
+    xs : array_like of int
+        Rows of the square.
+    base : numpy.ndarray, optional
+        Base matrix of shift states (default all straight).
+
+    Returns
+    -------
+    numpy.ndarray
+        One configuration per row.
+    """
     d, stages = int(net.ins[0]), net.num_stages
     xs = np.asarray(xs, dtype=np.int64)
     rows = int(net.switches[0])
@@ -60,7 +88,26 @@ def min_latin_routes(net: MultistageNetwork, xs, base: np.ndarray | None = None)
 
 def min_square_plan(net: MultistageNetwork, base: np.ndarray | None = None, *, message_bytes: float = 1024.0,
                     owner: str = "circuit plan", chunk: int = 256) -> CircuitPlan:
-    """The ``N`` configurations ``M_x`` of ``base`` (straight if None), one pass each (thesis 3.2.4.1, 3.2.4.3)."""
+    """Make the circuit plan of the ``N`` configurations ``M_x`` of a base, one pass each (thesis 3.2.4.1, 3.2.4.3).
+
+    Parameters
+    ----------
+    net : MultistageNetwork
+        The MIN.
+    base : numpy.ndarray, optional
+        Base matrix of shift states (default all straight).
+    message_bytes : float, default 1024.0
+        Size of every message in bytes.
+    owner : str, default "circuit plan"
+        Name for messages.
+    chunk : int, default 256
+        Configurations made at a time.
+
+    Returns
+    -------
+    CircuitPlan
+        The plan.
+    """
     return CircuitPlan(net, net.num_inputs, 1, lambda xs, p: min_latin_routes(net, xs, base), message_bytes,
                        "alltoall", owner=owner, chunk=chunk)
 

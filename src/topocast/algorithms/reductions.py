@@ -81,7 +81,7 @@ def _check_chunks(chunks: int, message_bytes: float, blocks: int) -> None:
 
 # -- Hamiltonian cycles ----------------------------------------------------------------------------------
 def hamiltonian_cycle(topology: Topology) -> np.ndarray:
-    """A cycle through every node, each consecutive pair (and the last and first) joined by a link.
+    """Find a cycle through every node, each consecutive pair (and the last and first) joined by a link.
 
     Parameters
     ----------
@@ -116,7 +116,7 @@ def hamiltonian_cycle(topology: Topology) -> np.ndarray:
 
 
 def _grid_cycle(topology: Topology) -> np.ndarray:
-    """A Hamiltonian cycle of a torus, or of a mesh with an even side (:func:`grid_cycle`)."""
+    """Give a Hamiltonian cycle of a torus, or of a mesh with an even side (:func:`grid_cycle`)."""
     sizes, wraps = grid_shape(topology)
     if len(sizes) == 1 and not wraps[0]:
         raise TopocastError("algorithm: a path has no Hamiltonian cycle (use allreduce-bfs-tree)")
@@ -127,7 +127,9 @@ def _grid_cycle(topology: Topology) -> np.ndarray:
 
 
 def grid_cycle(sizes: tuple[int, ...]) -> np.ndarray:
-    """A Hamiltonian cycle of the torus of ``sizes`` (first dimension most significant), which is also one of
+    """Give a Hamiltonian cycle of the torus (and, with an even side, the mesh) of given sides.
+
+    A Hamiltonian cycle of the torus of ``sizes`` (first dimension most significant), which is also one of
     the mesh of ``sizes`` when a side is even (it then uses no wraparound link).
 
     Rows are one dimension ``a`` (an even one for a mesh), columns the other nodes in the order of a
@@ -135,6 +137,16 @@ def grid_cycle(sizes: tuple[int, ...]) -> np.ndarray:
     same way).  The cycle walks row 0 across every column, then rows ``1 .. a-1`` back and forth over columns
     ``1 .. b-1``, then column 0 up: the last row ends next to column 0 directly (``a`` even) or over the
     columns' wraparound (``a`` odd, the columns a cycle).
+
+    Parameters
+    ----------
+    sizes : tuple of int
+        The sides, first dimension most significant.
+
+    Returns
+    -------
+    numpy.ndarray
+        The nodes in cycle order.
     """
     stride = strides(sizes)
     if len(sizes) == 1:
@@ -159,7 +171,7 @@ def grid_cycle(sizes: tuple[int, ...]) -> np.ndarray:
 
 
 def _snake(sizes: list[int]) -> np.ndarray:
-    """A boustrophedon (Hamiltonian path of the mesh) over ``sizes``, as coordinate rows, starting at 0."""
+    """Walk a boustrophedon (Hamiltonian path of the mesh) over ``sizes``, as coordinate rows, from 0."""
     if not sizes:
         return np.zeros((1, 0), dtype=np.int64)
     inner = _snake(sizes[1:])
@@ -200,8 +212,11 @@ def _search_cycle(topology: Topology) -> np.ndarray | None:
 # -- ring ------------------------------------------------------------------------------------------------
 def _ring_phases(builder: ScheduleBuilder, cycle: np.ndarray, chunks: int, reduce_scatter: bool, gather: bool,
                  first_step: int = 0) -> int:
-    """The ring reduce-scatter (position ``i`` ends with the full blocks of node ``cycle[i]``) and all-gather
-    round ``cycle``; returns the next free step."""
+    """Add the ring reduce-scatter and all-gather round a cycle.
+
+    The ring reduce-scatter (position ``i`` ends with the full blocks of node ``cycle[i]``) and all-gather
+    round ``cycle``; returns the next free step.
+    """
     n = len(cycle)
     pos = np.arange(n, dtype=np.int64)
     src, dst = cycle, np.roll(cycle, -1)
@@ -220,8 +235,26 @@ def _ring_phases(builder: ScheduleBuilder, cycle: np.ndarray, chunks: int, reduc
 
 
 def ring_order(topology: Topology) -> tuple[np.ndarray, bool]:
-    """``(order, cycle)``: a Hamiltonian cycle when one is known (``cycle`` True), else the nodes in the
-    depth-first order of a breadth-first spanning tree from node 0 (consecutive nodes near each other)."""
+    """Order the nodes for a ring: a Hamiltonian cycle when one is known, else a depth-first order.
+
+    ``(order, cycle)``: a Hamiltonian cycle when one is known (``cycle`` True), else the nodes in the
+    depth-first order of a breadth-first spanning tree from node 0 (consecutive nodes near each other).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    tuple
+        ``(order, cycle)``.
+
+    Raises
+    ------
+    TopocastError
+        If the network is not connected.
+    """
     try:
         return hamiltonian_cycle(topology), True
     except TopocastError:
@@ -254,23 +287,68 @@ def _ring(topology: Topology, collective: str, message_bytes: float, chunks: int
 
 
 def ring_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
-    """Ring allreduce: reduce-scatter then all-gather round a Hamiltonian cycle (``2 (N-1)`` steps), or round
-    a relayed ring on a network without a known one."""
+    """Plan the ring allreduce: reduce-scatter then all-gather round a Hamiltonian cycle (``2 (N-1)`` steps).
+
+    On a network without a known cycle the ring is relayed over shortest paths.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+    chunks : int, default 1
+        Blocks per node's share of the vector (pipelining).
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A vector under one byte, or blocks smaller than a byte, or a network that is not connected.
+    """
     return _ring(topology, "allreduce", message_bytes, chunks)
 
 
 def ring_reduce_scatter(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
-    """Ring reduce-scatter: ``N - 1`` steps round a Hamiltonian cycle (or a relayed ring); node ``j`` ends
-    with block ``j``."""
+    """Plan the ring reduce-scatter: ``N - 1`` steps round a Hamiltonian cycle; node ``j`` ends with block ``j``.
+
+    On a network without a known cycle the ring is relayed over shortest paths.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+    chunks : int, default 1
+        Blocks per node's share of the vector (pipelining).
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A vector under one byte, or blocks smaller than a byte, or a network that is not connected.
+    """
     return _ring(topology, "reduce-scatter", message_bytes, chunks)
 
 
 # -- halving and doubling ----------------------------------------------------------------------------------
 def _halving_doubling(builder: ScheduleBuilder, ranks: np.ndarray, blocks: int, gather: bool,
                       first_step: int) -> int:
-    """Recursive halving (and doubling back) among ``ranks`` (a power of two of them, ``ranks[i]`` the node
+    """Add recursive halving (and doubling back) among power-of-two ranks.
+
+    Recursive halving (and doubling back) among ``ranks`` (a power of two of them, ``ranks[i]`` the node
     of virtual rank ``i``) over blocks ``0..blocks-1``: virtual rank ``i`` ends the halving holding its share
-    of the blocks; returns the next free step."""
+    of the blocks; returns the next free step.
+    """
     p = len(ranks)
     dims = p.bit_length() - 1
     lo = np.zeros(p, dtype=np.int64)
@@ -297,8 +375,11 @@ def _halving_doubling(builder: ScheduleBuilder, ranks: np.ndarray, blocks: int, 
 
 
 def _power_of_two_ranks(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(ranks, extra, partner)``: the ``2^k`` nodes that run the halving, and the extra nodes each paired
-    with one of them (Rabenseifner's pre and post steps, when ``N`` is not a power of two)."""
+    """Choose the power-of-two ranks of the halving and pair the extra nodes with them.
+
+    ``(ranks, extra, partner)``: the ``2^k`` nodes that run the halving, and the extra nodes each paired
+    with one of them (Rabenseifner's pre and post steps, when ``N`` is not a power of two).
+    """
     n = topology.num_nodes
     p = 1 << (n.bit_length() - 1)
     r = n - p
@@ -309,6 +390,32 @@ def _power_of_two_ranks(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.
 
 
 def halving_doubling(topology: Topology, collective: str, message_bytes: float, chunks: int) -> Schedule:
+    """Plan recursive halving (and doubling back, for an allreduce) among the nodes (Rabenseifner).
+
+    Native on a hypercube or complete graph, relayed over shortest paths elsewhere; ``N`` not a power of two adds
+    Rabenseifner's pre and post steps.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    collective : str
+        ``allreduce``, ``reduce-scatter`` or ``reduce``.
+    message_bytes : float
+        Size of every node's vector in bytes.
+    chunks : int
+        Blocks per node's share of the vector (pipelining).
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A vector under one byte, or blocks smaller than a byte, or a network that is not connected.
+    """
     n = topology.num_nodes
     _check_chunks(chunks, message_bytes, n * chunks)
     ranks, extra, partner = _power_of_two_ranks(topology)
@@ -332,9 +439,12 @@ def halving_doubling(topology: Topology, collective: str, message_bytes: float, 
 
 
 def _hand_out(builder: ScheduleBuilder, ranks: np.ndarray, n: int, chunks: int, step: int) -> None:
-    """Reduce-scatter on ``N`` not a power of two: after the halving, virtual rank ``i`` holds the full sums of
+    """Copy each owner's blocks to it after the halving (reduce-scatter, ``N`` not a power of two).
+
+    Reduce-scatter on ``N`` not a power of two: after the halving, virtual rank ``i`` holds the full sums of
     its share of the ``N * chunks`` blocks (:func:`_halving_doubling`'s split); it copies each owner's part of
-    that share to the owner, one owner per step (so one port suffices)."""
+    that share to the owner, one owner per step (so one port suffices).
+    """
     p = len(ranks)
     lo, hi = np.zeros(p, dtype=np.int64), np.full(p, n * chunks, dtype=np.int64)
     for d in reversed(range(p.bit_length() - 1)):
@@ -356,21 +466,85 @@ def _hand_out(builder: ScheduleBuilder, ranks: np.ndarray, n: int, chunks: int, 
 
 
 def halving_doubling_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
-    """Recursive halving then doubling (Rabenseifner): ``2 log2 N`` steps moving ``2 (N-1)/N`` of the vector."""
+    """Plan recursive halving then doubling (Rabenseifner): ``2 log2 N`` steps moving ``2 (N-1)/N`` of the vector.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+    chunks : int, default 1
+        Blocks per node's share of the vector (pipelining).
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A vector under one byte, or blocks smaller than a byte, or a network that is not connected.
+    """
     return halving_doubling(topology, "allreduce", message_bytes, chunks)
 
 
 def halving_reduce_scatter(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
-    """Recursive halving: ``log2 N`` steps; node ``j`` ends with block ``j``.  ``N`` not a power of two: the
-    extra nodes first hand their vectors to partners (Rabenseifner's pre-step), and after the halving each
-    rank copies the blocks of its share that other nodes own to them."""
+    """Plan recursive halving: ``log2 N`` steps; node ``j`` ends with block ``j``.
+
+    With ``N`` not a power of two the extra nodes first hand their vectors to partners (Rabenseifner's pre-step),
+    and after the halving each rank copies the blocks of its share that other nodes own to them.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+    chunks : int, default 1
+        Blocks per node's share of the vector (pipelining).
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A vector under one byte, or blocks smaller than a byte, or a network that is not connected.
+    """
     return halving_doubling(topology, "reduce-scatter", message_bytes, chunks)
 
 
 # -- multidimensional on tori ----------------------------------------------------------------------------
 def torus_reduction(topology: Topology, collective: str, message_bytes: float, chunks: int) -> Schedule:
-    """Ring reduce-scatter along each dimension, most significant first, each on the blocks left to the
-    node; then (allreduce) the ring all-gathers in reverse order."""
+    """Plan a ring reduce-scatter along each dimension, most significant first, on the blocks left to the node.
+
+    For an allreduce the ring all-gathers follow in reverse order.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    collective : str
+        ``allreduce``, ``reduce-scatter`` or ``reduce``.
+    message_bytes : float
+        Size of every node's vector in bytes.
+    chunks : int
+        Blocks per node's share of the vector (pipelining).
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not a ring or torus, a vector under one byte, or blocks smaller than a byte.
+    """
     sizes, wraps = grid_shape(topology)
     if not all(wraps):
         raise TopocastError(f"algorithm: needs rings in every dimension (a ring or torus), not {topology.spec}")
@@ -406,22 +580,65 @@ def torus_reduction(topology: Topology, collective: str, message_bytes: float, c
 
 
 def torus_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
-    """Multidimensional allreduce on a torus: a ring reduce-scatter per dimension, then the all-gathers."""
+    """Plan the multidimensional allreduce on a torus: a ring reduce-scatter per dimension, then the all-gathers.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+    chunks : int, default 1
+        Blocks per node's share of the vector (pipelining).
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not a ring or torus, a vector under one byte, or blocks smaller than a byte.
+    """
     return torus_reduction(topology, "allreduce", message_bytes, chunks)
 
 
 def torus_reduce_scatter(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
-    """Multidimensional reduce-scatter on a torus: a ring reduce-scatter per dimension."""
+    """Plan the multidimensional reduce-scatter on a torus: a ring reduce-scatter per dimension.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+    chunks : int, default 1
+        Blocks per node's share of the vector (pipelining).
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not a ring or torus, a vector under one byte, or blocks smaller than a byte.
+    """
     return torus_reduction(topology, "reduce-scatter", message_bytes, chunks)
 
 
 # -- trees -----------------------------------------------------------------------------------------------
 def _tree_phases(builder: ScheduleBuilder, parent: np.ndarray, depth: np.ndarray, blocks: np.ndarray,
                  broadcast: bool, first_step: int = 0) -> int:
-    """Reduce ``blocks`` (one per pipeline stage) up the tree ``parent`` (-1 at the root) and, with
+    """Add a pipelined reduction up a tree and, optionally, the broadcast back down.
+
+    Reduce ``blocks`` (one per pipeline stage) up the tree ``parent`` (-1 at the root) and, with
     ``broadcast``, copy them back down; a node at depth ``d`` of a tree of height ``H`` sends stage ``k`` up at
     step ``H - d + k`` (its children's stage ``k`` has arrived), and its parent sends it the reduced stage
-    ``k`` at step ``H + d - 1 + k`` (after the root's stage ``k`` is complete, at step ``H - 1 + k``)."""
+    ``k`` at step ``H + d - 1 + k`` (after the root's stage ``k`` is complete, at step ``H - 1 + k``).
+    """
     nodes = np.flatnonzero(parent >= 0)
     height = int(depth.max(initial=0))
     c = len(blocks)
@@ -438,8 +655,34 @@ def _tree_phases(builder: ScheduleBuilder, parent: np.ndarray, depth: np.ndarray
 
 def bfs_tree_reduction(topology: Topology, collective: str, message_bytes: float, chunks: int,
                        root: int) -> Schedule:
-    """Reduce up a breadth-first spanning tree to ``root`` in ``chunks`` pipelined blocks, then broadcast
-    them down it (allreduce)."""
+    """Plan a reduction up a breadth-first spanning tree to ``root`` in ``chunks`` pipelined blocks.
+
+    For an allreduce the blocks are then broadcast down the tree.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    collective : str
+        ``allreduce``, ``reduce-scatter`` or ``reduce``.
+    message_bytes : float
+        Size of every node's vector in bytes.
+    chunks : int
+        Blocks per node's share of the vector (pipelining).
+    root : int
+        The node the tree reduces to.
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A reduce-scatter, a root that is not a node, a network that is not connected, or a vector under one byte, or
+        blocks smaller than a byte.
+    """
     from .generic_trees import bfs_tree
 
     if collective == "reduce-scatter":
@@ -461,12 +704,58 @@ def bfs_tree_reduction(topology: Topology, collective: str, message_bytes: float
 
 def bfs_tree_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1,
                        root: int = 0) -> Schedule:
-    """Allreduce on any connected graph: reduce up a BFS tree, broadcast down, pipelined in chunks."""
+    """Plan an allreduce on any connected graph: reduce up a BFS tree, broadcast down, pipelined in chunks.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+    chunks : int, default 1
+        Blocks per node's share of the vector (pipelining).
+    root : int, default 0
+        The root of the tree.
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A root that is not a node, a network that is not connected, or a vector under one byte, or blocks smaller
+        than a byte.
+    """
     return bfs_tree_reduction(topology, "allreduce", message_bytes, chunks, root)
 
 
 def bfs_tree_reduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1, root: int = 0) -> Schedule:
-    """Reduce to ``root`` on any connected graph up a BFS tree, pipelined in chunks."""
+    """Plan a reduce to ``root`` on any connected graph up a BFS tree, pipelined in chunks.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+    chunks : int, default 1
+        Blocks per node's share of the vector (pipelining).
+    root : int, default 0
+        The node that ends with the sum.
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A root that is not a node, a network that is not connected, or a vector under one byte, or blocks smaller
+        than a byte.
+    """
     return bfs_tree_reduction(topology, "reduce", message_bytes, chunks, root)
 
 
@@ -475,13 +764,34 @@ MAX_TREES = 8
 
 
 def disjoint_spanning_trees(topology: Topology, seed: int = 0, limit: int = MAX_TREES) -> list[np.ndarray]:
-    """Edge-disjoint spanning trees of the network, as parent arrays: BFS trees of the links no tree uses yet
+    """Find edge-disjoint spanning trees of the network, as parent arrays.
+
+    Edge-disjoint spanning trees of the network, as parent arrays: BFS trees of the links no tree uses yet
     (shallow, so the pipeline fills fast), from roots spread over the nodes, or a random spanning tree
     (Wilson's algorithm, seeded) where a BFS tree would leave the other links disconnected; for as long as
     the links left stay connected; each tree rooted at its own node ``i N / k``.
 
     Greedy: a graph may hold more disjoint trees than this finds (the count is at most ``floor(links /
     (N - 1))``), never fewer than one for a connected graph.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    seed : int, default 0
+        Seed of the random spanning trees.
+    limit : int, default MAX_TREES
+        Most trees.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        Parent of every node (-1 at the tree's root), one array per tree.
+
+    Raises
+    ------
+    TopocastError
+        If the network is not connected.
     """
     import networkx as nx
 
@@ -534,9 +844,34 @@ def _depths_of(parent: np.ndarray) -> np.ndarray:
 
 def disjoint_trees_reduction(topology: Topology, collective: str, message_bytes: float, chunks: int,
                              seed: int) -> Schedule:
-    """Allreduce or reduce over edge-disjoint spanning trees: the vector's ``chunks`` blocks dealt round the
-    trees, each tree reducing its blocks to its root and (allreduce) copying them back down, pipelined; the
-    trees share no link, so they run side by side."""
+    """Plan an allreduce or reduce over edge-disjoint spanning trees, side by side.
+
+    The vector's ``chunks`` blocks are dealt round the trees; each tree reduces its blocks to its root and
+    (allreduce) copies them back down, pipelined.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    collective : str
+        ``allreduce``, ``reduce-scatter`` or ``reduce``.
+    message_bytes : float
+        Size of every node's vector in bytes.
+    chunks : int
+        Blocks per node's share of the vector (pipelining).
+    seed : int
+        Seed of the random spanning trees.
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A reduce-scatter, a network that is not connected, or a vector under one byte, or blocks smaller than a byte.
+    """
     if collective == "reduce-scatter":
         raise TopocastError("algorithm: trees reduce to one node each; use a ring or halving reduce-scatter")
     trees = disjoint_spanning_trees(topology, seed)
@@ -558,12 +893,54 @@ def disjoint_trees_reduction(topology: Topology, collective: str, message_bytes:
 
 def disjoint_trees_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 8,
                              seed_trees: int = 0) -> Schedule:
-    """Allreduce on any connected graph over edge-disjoint spanning trees, pipelined in chunks."""
+    """Plan an allreduce on any connected graph over edge-disjoint spanning trees, pipelined in chunks.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+    chunks : int, default 8
+        Blocks per node's share of the vector (pipelining).
+    seed_trees : int, default 0
+        Seed of the random spanning trees.
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not connected, or a vector under one byte, or blocks smaller than a byte.
+    """
     return disjoint_trees_reduction(topology, "allreduce", message_bytes, chunks, seed_trees)
 
 
 def binomial(topology: Topology, collective: str, message_bytes: float) -> Schedule:
-    """Binomial-tree reduce to node 0 over the hypercube's dimensions, then (allreduce) the broadcast back."""
+    """Plan the binomial-tree reduce to node 0 over the hypercube's dimensions (allreduce: then broadcast back).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    collective : str
+        ``allreduce``, ``reduce-scatter`` or ``reduce``.
+    message_bytes : float
+        Size of every node's vector in bytes.
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not a hypercube.
+    """
     if topology.family != "hypercube":
         raise TopocastError(f"algorithm: the binomial tree runs on a hypercube, not '{topology.family}'")
     dims = topology.params["n"]
@@ -583,18 +960,57 @@ def binomial(topology: Topology, collective: str, message_bytes: float) -> Sched
 
 
 def binomial_allreduce(topology: Topology, message_bytes: float = 1024.0) -> Schedule:
-    """Binomial reduce to node 0 then binomial broadcast (hypercube): ``2 log2 N`` steps of the whole vector."""
+    """Plan the binomial reduce to node 0 then binomial broadcast (hypercube): ``2 log2 N`` steps of the whole vector.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not a hypercube.
+    """
     return binomial(topology, "allreduce", message_bytes)
 
 
 def binomial_reduce(topology: Topology, message_bytes: float = 1024.0) -> Schedule:
-    """Binomial reduce to node 0 (hypercube): ``log2 N`` steps of the whole vector."""
+    """Plan the binomial reduce to node 0 (hypercube): ``log2 N`` steps of the whole vector.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not a hypercube.
+    """
     return binomial(topology, "reduce", message_bytes)
 
 
 def _inorder_tree(n: int, shift: int) -> np.ndarray:
-    """Parents of an in-order binary tree over positions ``0..n-1`` (the root in the middle), with node
-    ``(position + shift) mod n`` at each position; -1 at the root."""
+    """Give the parents of an in-order binary tree over positions, nodes shifted.
+
+    Parents of an in-order binary tree over positions ``0..n-1`` (the root in the middle), with node
+    ``(position + shift) mod n`` at each position; -1 at the root.
+    """
     parent = np.full(n, -1, dtype=np.int64)
 
     def build(lo: int, hi: int, up: int) -> None:
@@ -624,8 +1040,30 @@ def _depths(parent: np.ndarray) -> np.ndarray:
 
 
 def double_binary_tree_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 2) -> Schedule:
-    """Two binary trees (the second the first shifted by one node, so that a node interior in one is a leaf in
-    the other for even ``N``): the even chunks reduce and broadcast on the first, the odd on the second."""
+    """Plan the double binary tree allreduce: even chunks on one in-order binary tree, odd chunks on its shift.
+
+    The second tree is the first shifted by one node, so that a node interior in one is a leaf in the other for even
+    ``N``.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+    chunks : int, default 2
+        Blocks per node's share of the vector (even: half go to each tree).
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not complete (every pair linked), or an odd number of chunks.
+    """
     if topology.family != "complete":
         raise TopocastError(f"algorithm: the double binary tree needs every pair of nodes linked (a complete "
                             f"graph), not '{topology.family}'")
@@ -649,8 +1087,26 @@ GROUP_FAMILIES = ("dragonfly", "galaxyfly", "hdn")
 
 
 def groups_of(topology: Topology) -> np.ndarray:
-    """The group of every node: a Dragonfly's or Galaxyfly's supernode (``node // routers per group``), or an
-    HDN's level-(k-1) cluster (``node // its nodes``; the builder numbers each cluster's nodes together)."""
+    """Give the group of every node of a group network.
+
+    The group of every node: a Dragonfly's or Galaxyfly's supernode (``node // routers per group``), or an
+    HDN's level-(k-1) cluster (``node // its nodes``; the builder numbers each cluster's nodes together).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    numpy.ndarray
+        Group of every node.
+
+    Raises
+    ------
+    TopocastError
+        For a network without groups (not a Dragonfly, Galaxyfly or hierarchical dual-net).
+    """
     if topology.family in ("dragonfly", "galaxyfly") and topology.meta.get("routers_per_supernode"):
         size = int(topology.meta["routers_per_supernode"])
     elif topology.family == "hdn" and len(topology.meta.get("level_nodes", ())) >= 2:
@@ -662,8 +1118,30 @@ def groups_of(topology: Topology) -> np.ndarray:
 
 
 def hierarchical_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
-    """Ring reduce-scatter in every group, ring allreduce of each slice across the groups, ring all-gather in
-    every group; relayed where a ring's neighbours are not linked."""
+    """Plan the hierarchical allreduce: inside every group, across the groups, inside again.
+
+    Ring reduce-scatter in every group, ring allreduce of each slice across the groups, ring all-gather in every
+    group; relayed where a ring's neighbours are not linked.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+    chunks : int, default 1
+        Blocks per node's share of the vector (pipelining).
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A network without groups, or a vector under one byte, or blocks smaller than a byte.
+    """
     from .embedding import embed
 
     group = groups_of(topology)
@@ -694,8 +1172,11 @@ def hierarchical_allreduce(topology: Topology, message_bytes: float = 1024.0, ch
 
 
 def _ring_slices(builder: ScheduleBuilder, rings: np.ndarray, share: int, reduce: bool, step: int) -> int:
-    """A ring reduce-scatter (``reduce``) or all-gather inside every row of ``rings``, position ``j`` ending
-    with (or starting from) blocks ``j*share .. (j+1)*share - 1``; returns the next step."""
+    """Add a ring reduce-scatter or all-gather inside every row of ``rings``.
+
+    A ring reduce-scatter (``reduce``) or all-gather inside every row of ``rings``, position ``j`` ending
+    with (or starting from) blocks ``j*share .. (j+1)*share - 1``; returns the next step.
+    """
     size = rings.shape[1]
     pos = np.arange(size)
     for s in range(size - 1):
@@ -712,14 +1193,43 @@ MAX_SWING_NODES = 4096
 
 
 def swing_distance(s: int) -> int:
-    """``rho(s) = sum_{i <= s} (-2)^i``: 1, -1, 3, -5, 11, ... (De Sensi et al. 2024)."""
+    """Give Swing's peer distance ``rho(s) = sum_{i <= s} (-2)^i``: 1, -1, 3, -5, 11, ... (De Sensi et al. 2024).
+
+    Parameters
+    ----------
+    s : int
+        The step within a dimension.
+
+    Returns
+    -------
+    int
+        The signed distance.
+    """
     return (1 - (-2) ** (s + 1)) // 3
 
 
 def swing_peers(sizes: tuple[int, ...]) -> list[np.ndarray]:
-    """Per step, every node's peer: the steps take the dimensions in turn (``log2 k_d`` steps in dimension
+    """Give every node's Swing peer in every step.
+
+    Per step, every node's peer: the steps take the dimensions in turn (``log2 k_d`` steps in dimension
     ``d``); in step ``s`` of its dimension, a node at an even coordinate ``x`` pairs with ``x + rho(s)``, an
-    odd one with ``x - rho(s)`` (mod ``k_d``)."""
+    odd one with ``x - rho(s)`` (mod ``k_d``).
+
+    Parameters
+    ----------
+    sizes : tuple of int
+        The torus sides, each a power of two.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        Peer of every node, one array per step.
+
+    Raises
+    ------
+    TopocastError
+        If a side is not a power of two (at least 2).
+    """
     if any(k & (k - 1) or k < 2 for k in sizes):
         raise TopocastError(f"algorithm: Swing needs every torus side a power of two (at least 2), got {sizes}")
     stride = strides(sizes)
@@ -739,8 +1249,11 @@ def swing_peers(sizes: tuple[int, ...]) -> list[np.ndarray]:
 
 
 def _swing_reach(peers: list[np.ndarray], n: int) -> list[np.ndarray]:
-    """``reach[j][v]``: the nodes whose blocks ``v`` is responsible for before step ``j`` of the halving
-    (``reach[L]``: itself); raises unless each step splits them into two disjoint halves."""
+    """Give the nodes whose blocks each node is responsible for before every step of Swing's halving.
+
+    ``reach[j][v]``: the nodes whose blocks ``v`` is responsible for before step ``j`` of the halving
+    (``reach[L]``: itself); raises unless each step splits them into two disjoint halves.
+    """
     reach = [np.eye(n, dtype=bool)]
     for j in range(len(peers) - 1, -1, -1):
         after = reach[0]
@@ -751,7 +1264,7 @@ def _swing_reach(peers: list[np.ndarray], n: int) -> list[np.ndarray]:
 
 
 def _owner_ranges(owners: np.ndarray, chunks: int) -> tuple[np.ndarray, np.ndarray]:
-    """Runs of consecutive owners as block ranges ``(first, count)``."""
+    """Group runs of consecutive owners as block ranges ``(first, count)``."""
     if not len(owners):
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     breaks = np.flatnonzero(np.diff(owners) != 1) + 1
@@ -776,7 +1289,30 @@ def _swing_step(builder: ScheduleBuilder, peers: np.ndarray, blocks_of: np.ndarr
 
 
 def swing(topology: Topology, collective: str, message_bytes: float, chunks: int) -> Schedule:
-    """Swing's bandwidth-optimal reduce-scatter (and all-gather back, for an allreduce) on a torus."""
+    """Plan Swing's bandwidth-optimal reduce-scatter (and all-gather back, for an allreduce) on a torus.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    collective : str
+        ``allreduce``, ``reduce-scatter`` or ``reduce``.
+    message_bytes : float
+        Size of every node's vector in bytes.
+    chunks : int
+        Blocks per node's share of the vector (pipelining).
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not a ring or torus, sides that are not powers of two, more than ``MAX_SWING_NODES``
+        nodes, or a vector under one byte, or blocks smaller than a byte.
+    """
     sizes, wraps = grid_shape(topology)
     if not all(wraps):
         raise TopocastError(f"algorithm: Swing needs rings in every dimension (a ring or torus), not {topology.spec}")
@@ -798,12 +1334,54 @@ def swing(topology: Topology, collective: str, message_bytes: float, chunks: int
 
 
 def swing_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
-    """Swing allreduce (De Sensi et al., NSDI 2024): ``2 log2 N`` steps, peers at distance ``|rho(s)|``."""
+    """Plan the Swing allreduce (De Sensi et al., NSDI 2024): ``2 log2 N`` steps, peers at distance ``|rho(s)|``.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+    chunks : int, default 1
+        Blocks per node's share of the vector (pipelining).
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not a ring or torus, sides that are not powers of two, or a vector under one byte, or
+        blocks smaller than a byte.
+    """
     return swing(topology, "allreduce", message_bytes, chunks)
 
 
 def swing_reduce_scatter(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
-    """Swing reduce-scatter: ``log2 N`` steps; node ``j`` ends with block ``j``."""
+    """Plan the Swing reduce-scatter: ``log2 N`` steps; node ``j`` ends with block ``j``.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+    chunks : int, default 1
+        Blocks per node's share of the vector (pipelining).
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not a ring or torus, sides that are not powers of two, or a vector under one byte, or
+        blocks smaller than a byte.
+    """
     return swing(topology, "reduce-scatter", message_bytes, chunks)
 
 
@@ -877,12 +1455,52 @@ register("reduce-bfs-tree", bfs_tree_reduce, "reduce", "any network: reduce up a
 
 
 def ring_allreduce_time(n: int, m: float, alpha: float, beta: float, gamma: float = 0.0) -> float:
-    """Closed form of the ring allreduce, one hop per transfer (Patarasuk and Yuan 2009):
-    ``2 (N-1) (alpha + m/N beta) + (N-1) m/N gamma``."""
+    """Give the closed-form time of the ring allreduce, one hop per transfer (Patarasuk and Yuan 2009).
+
+    ``2 (N-1) (alpha + m/N beta) + (N-1) m/N gamma``.
+
+    Parameters
+    ----------
+    n : int
+        Nodes.
+    m : float
+        Vector size in bytes.
+    alpha : float
+        Start-up time per transfer.
+    beta : float
+        Time per byte.
+    gamma : float, default 0.0
+        Time per byte to combine.
+
+    Returns
+    -------
+    float
+        The time.
+    """
     return 2 * (n - 1) * (alpha + m / n * beta) + (n - 1) * m / n * gamma
 
 
 def halving_doubling_time(n: int, m: float, alpha: float, beta: float, gamma: float = 0.0) -> float:
-    """Closed form of recursive halving and doubling on ``N = 2^k`` (Thakur, Rabenseifner and Gropp 2005):
-    ``2 log2 N alpha + 2 (N-1)/N m beta + (N-1)/N m gamma``."""
+    """Give the closed-form time of recursive halving and doubling on ``N = 2^k`` (Thakur, Rabenseifner and Gropp 2005).
+
+    ``2 log2 N alpha + 2 (N-1)/N m beta + (N-1)/N m gamma``.
+
+    Parameters
+    ----------
+    n : int
+        Nodes.
+    m : float
+        Vector size in bytes.
+    alpha : float
+        Start-up time per transfer.
+    beta : float
+        Time per byte.
+    gamma : float, default 0.0
+        Time per byte to combine.
+
+    Returns
+    -------
+    float
+        The time.
+    """
     return 2 * math.log2(n) * alpha + 2 * (n - 1) / n * m * beta + (n - 1) / n * m * gamma

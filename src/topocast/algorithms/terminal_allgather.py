@@ -31,8 +31,11 @@ from .generic_trees import require_connected
 
 @nb.njit(cache=True)
 def _trees(indptr, indices, dist, hosts, steps, out_key, out_msg):
-    """Records ``(key, message)`` of every delivery: ``key = (step * n + receiver) * width + slot`` of the
-    receiver's in-link; returns how many."""
+    """Record every delivery of the pruned BFS trees.
+
+    Records ``(key, message)`` of every delivery: ``key = (step * n + receiver) * width + slot`` of the
+    receiver's in-link; returns how many.
+    """
     n = len(indptr) - 1
     width = 0
     for v in range(n):
@@ -81,7 +84,27 @@ def _trees(indptr, indices, dist, hosts, steps, out_key, out_msg):
 
 
 def terminal_router_allgather(topology: Topology, message_bytes: float = 1.0) -> Schedule:
-    """All-port all-gather among the terminal routers along pruned BFS trees (see the module docstring)."""
+    """Plan the all-port all-gather among the routers with terminals, along pruned BFS trees.
+
+    See the module docstring.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network, connected, with terminals on at least two routers.
+    message_bytes : float, default 1.0
+        Size of every message in bytes.
+
+    Returns
+    -------
+    Schedule
+        The all-gather; its messages are the terminal routers'.
+
+    Raises
+    ------
+    TopocastError
+        If the network is not connected or fewer than two routers have terminals.
+    """
     from ..topology.terminals import terminal_counts
 
     require_connected(topology, "allgather-terminal-routers")

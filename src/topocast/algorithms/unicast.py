@@ -114,18 +114,55 @@ ROUTER_FIELDS = ("startup", "flits", "injection_channels", "ejection_channels", 
 
 
 def router_config(params: dict, vcs: int | None) -> RouterConfig:
-    """The :class:`RouterConfig` of resolved run parameters with ``vcs`` virtual channels (None: as many as
-    the plan's routes use, the VC scheme's need)."""
+    """Make the :class:`RouterConfig` of resolved run parameters.
+
+    Parameters
+    ----------
+    params : dict
+        Resolved run parameters (the router fields).
+    vcs : int or None
+        Virtual channels; None: as many as the plan's routes use (the VC scheme's need).
+
+    Returns
+    -------
+    RouterConfig
+        The wormhole router's configuration.
+    """
     return RouterConfig(vcs=vcs, **{k: params[k] for k in ROUTER_FIELDS})
 
 
 def unicast_model(params: dict) -> Model:
-    """``params -> Model``: the router, with ``vcs`` the parameter or, by default, what the plan uses."""
+    """Make the model of a unicast run: the router, with ``vcs`` the parameter or what the plan uses.
+
+    Parameters
+    ----------
+    params : dict
+        Resolved run parameters.
+
+    Returns
+    -------
+    Model
+        The wormhole router's model.
+    """
     return Model(router=router_config(params, params.get("vcs")))
 
 
 def check_workload(topology: Topology, params: dict) -> None:
-    """One-line errors for the parameters a plan cannot start with."""
+    """Refuse, with one line, the parameters a unicast plan cannot start with.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    params : dict
+        Resolved parameters (``load``, ``traffic``, ``routing``, ``hot_fraction``, ...).
+
+    Raises
+    ------
+    TopocastError
+        Fewer than 2 nodes, a load outside (0, 1], a bad ``hot_fraction``, or a routing the network does
+        not support (UGAL needs supernodes).
+    """
     n = topology.num_nodes
     if n < 2:
         raise TopocastError(f"{NAME}: needs at least 2 nodes, the network has {n}")
@@ -142,7 +179,20 @@ def check_workload(topology: Topology, params: dict) -> None:
 
 
 def expected_hops(topology: Topology, routing: str) -> float:
-    """A generous estimate of the mean route length, for the memory guard (no search over all pairs)."""
+    """Estimate generously the mean route length, for the memory guard (no search over all pairs).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    routing : str
+        The routing (``valiant`` and ``ugal`` take longer routes).
+
+    Returns
+    -------
+    float
+        Hops.
+    """
     if topology.family in DOR_FAMILIES and routing in ("dor", "valiant"):
         lat = lattice(topology)
         ring = lat.wrap
@@ -181,7 +231,29 @@ def guard_memory(topology: Topology, params: dict, max_memory: float | None) -> 
 
 
 def resolve_vcs(routing: str, scheme: str, need: int, vcs: int | None) -> int:
-    """The router's VC count: ``vcs`` or, when None, ``need``; a ``vcs`` below ``need`` is refused."""
+    """Choose the router's virtual-channel count: ``vcs``, or when None the VC scheme's need.
+
+    Parameters
+    ----------
+    routing : str
+        The routing, for the message.
+    scheme : str
+        The VC scheme, for the message.
+    need : int
+        Virtual channels the routes use.
+    vcs : int or None
+        The count asked for.
+
+    Returns
+    -------
+    int
+        The count.
+
+    Raises
+    ------
+    TopocastError
+        When ``vcs`` is below ``need``.
+    """
     if vcs is None:
         return need
     if vcs < need:
@@ -194,7 +266,29 @@ def resolve_vcs(routing: str, scheme: str, need: int, vcs: int | None) -> int:
 
 
 def unicast_plan(topology: Topology, seed: int = 0, max_memory: float | None = None, **params: Any):
-    """One load point of ``traffic`` routed by ``routing``: one worm per message, one job per worm."""
+    """Plan one load point of unicast traffic: one worm per message, one job per worm.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    seed : int, default 0
+        Seed of the workload and of the routing's random choices.
+    max_memory : float, optional
+        Memory limit in bytes; None: half of the RAM.
+    **params
+        The traffic pattern, routing, VC scheme, load point and router parameters.
+
+    Returns
+    -------
+    WormPlan
+        The workload for the wormhole engine; ``info`` holds the throughput bound where it is cheap.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`check_workload`, a ``vcs`` below the routes' need, or a workload over the memory limit.
+    """
     check_workload(topology, params)
     guard_memory(topology, params, max_memory)
     cycles, flits, load = params["cycles"], params["flits"], params["load"]

@@ -68,8 +68,24 @@ BOUND_PAIRS = 2e7
 
 
 def dor_uniform_loads(topology: Topology, lat: Lattice | None = None, ties: str = "plus") -> np.ndarray:
-    """``gamma`` of every arc for ``dor`` and uniform destinations (closed form, see the module docstring;
-    ``ties=random`` on an even ring: the offset ``k/2`` goes each way half the time)."""
+    """Give the channel loads of dimension-order routing under uniform destinations (closed form).
+
+    See the module docstring; ``ties=random`` on an even ring: the offset ``k/2`` goes each way half the time.
+
+    Parameters
+    ----------
+    topology : Topology
+        A ring, path, mesh, torus or hypercube.
+    lat : Lattice, optional
+        Its lattice (default: made here).
+    ties : str, default "plus"
+        ``plus`` or ``random``: how a half-way offset on an even ring is routed.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``gamma_e`` of every arc: expected messages crossing it per message injected per node.
+    """
     lat = lat or lattice(topology)
     n = topology.num_nodes
     loads = np.zeros(topology.num_arcs)
@@ -119,7 +135,22 @@ def _tree_loads(indptr, indices, n, alpha, beta, loads):
 
 
 def tree_loads(topology: Topology, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
-    """``gamma`` of the minimal routes when ``x`` sends ``alpha[t] * beta[x]`` to every ``t != x``."""
+    """Give the channel loads of minimal routes when ``x`` sends ``alpha[t] * beta[x]`` to every ``t != x``.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    alpha : numpy.ndarray
+        Weight of every destination.
+    beta : numpy.ndarray
+        Weight of every source.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``gamma_e`` of every arc: expected messages crossing it per message injected per node.
+    """
     loads = np.zeros(topology.num_arcs)
     _tree_loads(topology.indptr, topology.indices, topology.num_nodes, np.asarray(alpha, dtype=np.float64),
                 np.asarray(beta, dtype=np.float64), loads)
@@ -128,11 +159,34 @@ def tree_loads(topology: Topology, alpha: np.ndarray, beta: np.ndarray) -> np.nd
 
 def pair_loads(topology: Topology, routing: str, src, dst, weight, lat: Lattice | None = None,
                ties: str = "plus") -> np.ndarray:
-    """``gamma`` of explicit pairs routed by ``routing`` (``minimal`` or ``dor``).
+    """Give the channel loads of explicit pairs routed by ``minimal`` or ``dor``.
+
+    ``gamma`` of explicit pairs routed by ``routing`` (``minimal`` or ``dor``).
 
     ``dor`` with ``ties=random`` on a torus: the mean of the routes whose ties all go ``+`` and those whose
     ties all go ``-``, which is the expectation, since a route's hops in one dimension depend on that
-    dimension's coin alone (the other coordinates are the source's or the destination's)."""
+    dimension's coin alone (the other coordinates are the source's or the destination's).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    routing : str
+        ``minimal`` or ``dor``.
+    src, dst : array_like of int
+        The pairs.
+    weight : array_like of float
+        Probability of every pair.
+    lat : Lattice, optional
+        The lattice of a ``dor`` family.
+    ties : str, default "plus"
+        ``plus`` or ``random``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``gamma_e`` of every arc: expected messages crossing it per message injected per node.
+    """
     if len(src) == 0:
         return np.zeros(topology.num_arcs)
     weight = np.asarray(weight, dtype=np.float64)
@@ -150,7 +204,30 @@ def pair_loads(topology: Topology, routing: str, src, dst, weight, lat: Lattice 
 
 def channel_loads(topology: Topology, routing: str, pattern: str, *, permutation=None, hot_fraction: float = 0.1,
                   hot=None, ties: str = "plus") -> np.ndarray | None:
-    """``gamma`` of every arc for ``routing`` under ``pattern``, or None when it is not cheap to get."""
+    """Give the channel loads of a routing under a traffic pattern, or None when they are not cheap to get.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    routing : str
+        The routing.
+    pattern : str
+        The traffic pattern.
+    permutation : numpy.ndarray, optional
+        The destination of every node, for permutation patterns.
+    hot_fraction : float, default 0.1
+        Share of messages sent to the hot nodes.
+    hot : numpy.ndarray, optional
+        The hot nodes.
+    ties : str, default "plus"
+        ``plus`` or ``random``.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        ``gamma_e`` of every arc, or None.
+    """
     n, arcs = topology.num_nodes, topology.num_arcs
     if pattern == "hot-spot" and float(n) * len(hot) > BOUND_PAIRS:
         return None
@@ -186,7 +263,22 @@ def channel_loads(topology: Topology, routing: str, pattern: str, *, permutation
 
 
 def explicit_pairs(n: int, src, dst, weight, dense: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A pattern law's pairs with its dense part (``dense`` to every other node) written out pair by pair."""
+    """Write out a pattern law's pairs with its dense part (``dense`` to every other node) pair by pair.
+
+    Parameters
+    ----------
+    n : int
+        Nodes.
+    src, dst, weight : numpy.ndarray
+        The law's explicit pairs and their probabilities.
+    dense : float
+        Probability of every pair of distinct nodes in the dense part.
+
+    Returns
+    -------
+    src, dst, weight : numpy.ndarray
+        Every pair.
+    """
     if dense <= 0:
         return src, dst, weight
     x, t = np.nonzero(~np.eye(n, dtype=bool))
@@ -195,11 +287,27 @@ def explicit_pairs(n: int, src, dst, weight, dense: float) -> tuple[np.ndarray, 
 
 
 def supernode_valiant_law(topology: Topology, src, dst, weight) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(ptr, arc, weight)``: every route supernode Valiant may give each pair, with its probability.
+    """List every route supernode Valiant may give each pair, with its probability.
+
+    ``(ptr, arc, weight)``: every route supernode Valiant may give each pair, with its probability.
 
     The intermediate supernode is uniform over those other than the source's and the destination's
     (:func:`~topocast.algorithms.unicast_routing.valiant_intermediates`); with no such supernode the route
     is minimal.  Routes are the engine's own (:func:`~topocast.algorithms.unicast_routing.minimal_routes`).
+
+    Parameters
+    ----------
+    topology : Topology
+        A Dragonfly or Galaxyfly.
+    src, dst : numpy.ndarray
+        The pairs.
+    weight : numpy.ndarray
+        Probability of every pair.
+
+    Returns
+    -------
+    ptr, arc, weight : numpy.ndarray
+        CSR of the routes' arcs and every route's probability.
     """
     a = supernode_size(topology)
     groups = topology.num_nodes // a
@@ -216,13 +324,39 @@ def supernode_valiant_law(topology: Topology, src, dst, weight) -> tuple[np.ndar
 
 
 def law_loads(topology: Topology, ptr: np.ndarray, arc: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """``gamma``: each route's probability summed over the arcs it crosses."""
+    """Sum each route's probability over the arcs it crosses.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    ptr, arc : numpy.ndarray
+        CSR of the routes' arcs (-1: not an arc).
+    weight : numpy.ndarray
+        Probability of every route.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``gamma_e`` of every arc: expected messages crossing it per message injected per node.
+    """
     on = arc >= 0
     return np.bincount(arc[on], weights=np.repeat(weight, np.diff(ptr))[on], minlength=topology.num_arcs)
 
 
 def throughput_bound(loads: np.ndarray | None) -> float | None:
-    """``1 / max gamma`` in flits per node per cycle (None without loads or traffic)."""
+    """Give the channel-load bound ``1 / max gamma`` in flits per node per cycle.
+
+    Parameters
+    ----------
+    loads : numpy.ndarray or None
+        ``gamma_e`` of every arc.
+
+    Returns
+    -------
+    float or None
+        The bound; None without loads or traffic.
+    """
     if loads is None or len(loads) == 0 or loads.max() <= 0:
         return None
     return float(1.0 / loads.max())

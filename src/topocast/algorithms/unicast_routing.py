@@ -106,9 +106,12 @@ MAX_SEARCH_WORK = 4e9
 
 @dataclass
 class Routes:
-    """Explicit paths of many worms: worm ``w`` is ``node[ptr[w]:ptr[w+1]]``, entered by ``arc`` (-1 at the
+    """Explicit paths of many worms with their virtual channels.
+
+    Explicit paths of many worms: worm ``w`` is ``node[ptr[w]:ptr[w+1]]``, entered by ``arc`` (-1 at the
     start) on VC ``vc`` (``None``: VC 0 everywhere).  ``need`` VCs the scheme uses; ``scheme`` its name;
-    ``alt`` (``ugal``) every worm's alternate route, the source's choice."""
+    ``alt`` (``ugal``) every worm's alternate route, the source's choice.
+    """
 
     ptr: np.ndarray
     node: np.ndarray
@@ -120,6 +123,7 @@ class Routes:
 
     @property
     def hops(self) -> np.ndarray:
+        """Hops of every worm."""
         return np.diff(self.ptr) - 1
 
 
@@ -127,8 +131,11 @@ class Routes:
 
 @dataclass(frozen=True)
 class Lattice:
-    """A ``dor`` family as mixed-radix coordinates: sizes, strides, whether dimensions wrap, and
-    ``table[x, 2i + s]`` the arc leaving ``x`` in dimension ``i``, ``s = 0`` up, ``1`` down."""
+    """A ``dor`` family as mixed-radix coordinates.
+
+    A ``dor`` family as mixed-radix coordinates: sizes, strides, whether dimensions wrap, and
+    ``table[x, 2i + s]`` the arc leaving ``x`` in dimension ``i``, ``s = 0`` up, ``1`` down.
+    """
 
     dims: np.ndarray
     strides: np.ndarray
@@ -137,7 +144,23 @@ class Lattice:
 
 
 def lattice(topology: Topology) -> Lattice:
-    """The :class:`Lattice` of a ``dor`` family (a TopocastError naming ``routing`` otherwise)."""
+    """Describe a ``dor`` family as a :class:`Lattice`: sizes, strides, wraparound and the arc table.
+
+    Parameters
+    ----------
+    topology : Topology
+        A ring, path, mesh, torus or hypercube.
+
+    Returns
+    -------
+    Lattice
+        The lattice.
+
+    Raises
+    ------
+    TopocastError
+        Naming ``routing``, for another family.
+    """
     family = topology.family
     if family not in DOR_FAMILIES:
         raise TopocastError(f"unicast: parameter 'routing' dor runs on {', '.join(DOR_FAMILIES)}, not on "
@@ -164,7 +187,20 @@ def lattice(topology: Topology) -> Lattice:
 
 
 def dor_hops(lat: Lattice, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
-    """Hops of the dimension-ordered route from every ``src`` to its ``dst`` (Manhattan or ring distance)."""
+    """Give the hops of the dimension-ordered route from every ``src`` to its ``dst`` (Manhattan or ring distance).
+
+    Parameters
+    ----------
+    lat : Lattice
+        The lattice.
+    src, dst : numpy.ndarray
+        The pairs.
+
+    Returns
+    -------
+    numpy.ndarray
+        Hops per pair.
+    """
     hops = np.zeros(len(src), dtype=np.int64)
     for k, s in zip(lat.dims.tolist(), lat.strides.tolist(), strict=True):
         a, b = (src // s) % k, (dst // s) % k
@@ -179,12 +215,15 @@ def dor_hops(lat: Lattice, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
 @nb.njit(cache=True)
 def _dor_fill(src, mid, dst, dims, strides, wrap, table, dateline, phase_vcs, ptr, node, arc, vc, coins,
               ring_class):
-    """Fill every worm's route: ``src -> mid -> dst`` (``mid < 0``: straight), phase ``p`` on VCs from
+    """Fill every worm's dimension-ordered route (numba).
+
+    Fill every worm's route: ``src -> mid -> dst`` (``mid < 0``: straight), phase ``p`` on VCs from
     ``p * phase_vcs``, each leg dimension by dimension from the highest.
 
     ``coins``: bit ``d - 1 - i`` says whether a tie in dimension ``i`` goes ``+`` (-1: always);
     ``ring_class``: the VC of a ring is fixed on entry (``ring``), else the dateline or VC 0.  (One loop over
-    the legs, no function call per worm: a call passing the arrays costs more than the hops it writes.)"""
+    the legs, no function call per worm: a call passing the arrays costs more than the hops it writes.)
+    """
     d = len(dims)
     for w in range(len(src)):
         pos = ptr[w]
@@ -250,10 +289,33 @@ def _dor_fill(src, mid, dst, dims, strides, wrap, table, dateline, phase_vcs, pt
 def dor_routes(topology: Topology, src: np.ndarray, dst: np.ndarray, mid: np.ndarray | None = None,
                lat: Lattice | None = None, coins: np.ndarray | None = None, ring_class: bool = False
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(ptr, node, arc, vc)`` of the dimension-ordered routes ``src -> dst`` (through ``mid`` where
+    """Route messages in dimension order, optionally through an intermediate node.
+
+    ``(ptr, node, arc, vc)`` of the dimension-ordered routes ``src -> dst`` (through ``mid`` where
     ``mid >= 0``); ``vc`` is the dateline VC on a torus or ring, or with ``ring_class`` the ring's class
     (plus 2 in phase 1), the phase on a mesh.  ``coins``: per message, the tie bits of :func:`tie_coins`
-    (None: ties go ``+``)."""
+    (None: ties go ``+``).
+
+    Parameters
+    ----------
+    topology : Topology
+        A ``dor`` family.
+    src, dst : numpy.ndarray
+        The pairs.
+    mid : numpy.ndarray, optional
+        Intermediate node per message (-1: straight).
+    lat : Lattice, optional
+        The lattice (default: made here).
+    coins : numpy.ndarray, optional
+        Tie bits per message (:func:`tie_coins`); None: ties go ``+``.
+    ring_class : bool, default False
+        Give the ring class (plus 2 in phase 1) as the VC instead of the dateline VC.
+
+    Returns
+    -------
+    ptr, node, arc, vc : numpy.ndarray
+        CSR of the paths, their entering arcs and virtual channels.
+    """
     lat = lat or lattice(topology)
     src = np.ascontiguousarray(src, dtype=np.int64)
     dst = np.ascontiguousarray(dst, dtype=np.int64)
@@ -279,8 +341,25 @@ def dor_routes(topology: Topology, src: np.ndarray, dst: np.ndarray, mid: np.nda
 
 
 def tie_coins(messages: int, dims: int, rng: np.random.Generator) -> np.ndarray:
-    """A fair coin per message and dimension for ``ties=random``, as a bitmask per message: bit ``j`` is the
-    coin of dimension ``dims - 1 - j`` (the order ``dor`` corrects them in); set = go ``+``."""
+    """Flip a fair coin per message and dimension for ``ties=random``.
+
+    A fair coin per message and dimension for ``ties=random``, as a bitmask per message: bit ``j`` is the
+    coin of dimension ``dims - 1 - j`` (the order ``dor`` corrects them in); set = go ``+``.
+
+    Parameters
+    ----------
+    messages : int
+        Messages.
+    dims : int
+        Dimensions.
+    rng : numpy.random.Generator
+        The random source.
+
+    Returns
+    -------
+    numpy.ndarray
+        A bitmask per message.
+    """
     bits = rng.integers(0, 2, size=(messages, dims)).astype(np.int64)
     return (bits << np.arange(dims, dtype=np.int64)).sum(axis=1) if dims else np.zeros(messages, np.int64)
 
@@ -289,7 +368,7 @@ def tie_coins(messages: int, dims: int, rng: np.random.Generator) -> np.ndarray:
 
 @nb.njit(cache=True, inline="always")
 def _step(x, indptr, indices, dist):
-    """The lowest arc from ``x`` to a neighbour one hop closer (``dist[x] > 0``)."""
+    """Find the lowest arc from ``x`` to a neighbour one hop closer (``dist[x] > 0``)."""
     want = dist[x] - 1
     for e in range(indptr[x], indptr[x + 1]):
         if dist[indices[e]] == want:
@@ -366,7 +445,22 @@ def _groups(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def check_search_work(topology: Topology, searches: int, routing: str = "minimal") -> None:
-    """Refuse table-free minimal routing whose searches would visit more than :data:`MAX_SEARCH_WORK` arcs."""
+    """Refuse table-free minimal routing whose searches would visit more than :data:`MAX_SEARCH_WORK` arcs.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    searches : int
+        Breadth-first searches needed (one per target).
+    routing : str, default "minimal"
+        The routing, for the message.
+
+    Raises
+    ------
+    TopocastError
+        Naming ``routing``, when the work is too large.
+    """
     work = float(searches) * (topology.num_nodes + topology.num_arcs)
     if work > MAX_SEARCH_WORK:
         raise TopocastError(f"unicast: parameter 'routing' {routing} needs one breadth-first search per "
@@ -376,10 +470,33 @@ def check_search_work(topology: Topology, searches: int, routing: str = "minimal
 
 
 def walks(topology: Topology, start: np.ndarray, target: np.ndarray, group_size: int = 1, routing: str = "minimal"):
-    """Minimal walks from every ``start`` to node ``target`` (``group_size`` 1), or to the nearest node of
-    the block ``target * group_size .. target * group_size + group_size - 1`` (a supernode).
+    """Find minimal walks from every start to a target node or to the nearest node of a block of nodes.
 
-    Returns ``(off, length, nodes, arcs)`` (see :func:`_walks`).
+    With ``group_size`` 1 the target is node ``target``; else the block ``target * group_size ..
+    target * group_size + group_size - 1`` (a supernode).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    start : numpy.ndarray
+        Start node per message.
+    target : numpy.ndarray
+        Target node (or block) per message.
+    group_size : int, default 1
+        Nodes per block.
+    routing : str, default "minimal"
+        The routing, for messages.
+
+    Returns
+    -------
+    off, length, nodes, arcs : numpy.ndarray
+        Per message the offset and node count of its walk in ``(nodes, arcs)``.
+
+    Raises
+    ------
+    TopocastError
+        When the searches are too much work or a start cannot reach its target.
     """
     start = np.ascontiguousarray(start, dtype=np.int64)
     target = np.ascontiguousarray(target, dtype=np.int64)
@@ -397,9 +514,35 @@ def walks(topology: Topology, start: np.ndarray, target: np.ndarray, group_size:
 
 def minimal_routes(topology: Topology, src: np.ndarray, dst: np.ndarray, mid: np.ndarray | None = None,
                    mid_group: int = 1, routing: str = "minimal") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(ptr, node, arc)`` of the minimal routes ``src -> dst``, or, with ``mid``, of the two-phase
+    """Route messages on minimal paths, optionally in two phases through intermediates.
+
+    ``(ptr, node, arc)`` of the minimal routes ``src -> dst``, or, with ``mid``, of the two-phase
     routes ``src -> mid -> dst`` (``mid`` a node, or with ``mid_group > 1`` a block of nodes reached at its
-    nearest node; ``mid < 0``: straight)."""
+    nearest node; ``mid < 0``: straight).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    src, dst : numpy.ndarray
+        The pairs.
+    mid : numpy.ndarray, optional
+        Intermediate per message (-1: straight).
+    mid_group : int, default 1
+        Nodes per intermediate block.
+    routing : str, default "minimal"
+        The routing, for messages.
+
+    Returns
+    -------
+    ptr, node, arc : numpy.ndarray
+        CSR of the paths and their entering arcs.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`walks`.
+    """
     src = np.ascontiguousarray(src, dtype=np.int64)
     dst = np.ascontiguousarray(dst, dtype=np.int64)
     if mid is None:
@@ -436,14 +579,42 @@ def minimal_routes(topology: Topology, src: np.ndarray, dst: np.ndarray, mid: np
 # -- intermediates ---------------------------------------------------------------------------------
 
 def supernode_size(topology: Topology) -> int:
-    """Routers per supernode (group) of a Dragonfly or Galaxyfly."""
+    """Give the routers per supernode (group) of a Dragonfly or Galaxyfly.
+
+    Parameters
+    ----------
+    topology : Topology
+        A Dragonfly or Galaxyfly.
+
+    Returns
+    -------
+    int
+        Routers per supernode.
+    """
     return int(topology.meta["routers_per_supernode"])
 
 
 def valiant_intermediates(topology: Topology, src: np.ndarray, dst: np.ndarray, rng: np.random.Generator
                           ) -> tuple[np.ndarray, int]:
-    """``(mid, group)``: per message the intermediate (-1: route minimally) and the size of the block it
-    names (1: a node; ``a``: a supernode of ``a`` routers)."""
+    """Draw Valiant's intermediate of every message.
+
+    ``(mid, group)``: per message the intermediate (-1: route minimally) and the size of the block it
+    names (1: a node; ``a``: a supernode of ``a`` routers).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    src, dst : numpy.ndarray
+        The pairs.
+    rng : numpy.random.Generator
+        The random source.
+
+    Returns
+    -------
+    tuple
+        ``(mid, group)``.
+    """
     n = topology.num_nodes
     if topology.family in SUPERNODE_FAMILIES:
         a = supernode_size(topology)
@@ -461,7 +632,18 @@ def valiant_intermediates(topology: Topology, src: np.ndarray, dst: np.ndarray, 
 # -- virtual channels ------------------------------------------------------------------------------
 
 def hop_class(ptr: np.ndarray) -> np.ndarray:
-    """Hop-class VCs: position ``k`` of a worm (``k >= 1``) is entered on VC ``k - 1``; 0 at the start."""
+    """Give hop-class VCs: position ``k`` of a worm (``k >= 1``) is entered on VC ``k - 1``; 0 at the start.
+
+    Parameters
+    ----------
+    ptr : numpy.ndarray
+        CSR pointers of the paths.
+
+    Returns
+    -------
+    numpy.ndarray
+        VC per path position.
+    """
     total = int(ptr[-1])
     start = np.repeat(ptr[:-1], np.diff(ptr))
     return np.maximum(np.arange(total, dtype=np.int64) - start - 1, 0)
@@ -469,7 +651,34 @@ def hop_class(ptr: np.ndarray) -> np.ndarray:
 
 def route(topology: Topology, routing: str, src: np.ndarray, dst: np.ndarray, rng: np.random.Generator,
           vc_scheme: str = "auto", ties: str = "plus") -> Routes:
-    """The routes of messages ``src -> dst`` under ``routing`` with their VCs (see the module docstring)."""
+    """Route messages under a routing, with their virtual channels (see the module docstring).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    routing : str
+        ``minimal``, ``dor``, ``valiant`` or ``ugal``.
+    src, dst : numpy.ndarray
+        The pairs.
+    rng : numpy.random.Generator
+        The random source (Valiant's intermediates, UGAL, tie coins).
+    vc_scheme : str, default "auto"
+        ``auto``, ``hop``, ``single`` or ``ring``.
+    ties : str, default "plus"
+        ``plus`` or ``random``: how half-way ring offsets are routed.
+
+    Returns
+    -------
+    Routes
+        Paths, VCs and the scheme.
+
+    Raises
+    ------
+    TopocastError
+        An unknown routing, VC scheme or tie rule, a combination that does not apply to the network, or a
+        route that cannot be found.
+    """
     if routing not in ROUTINGS:
         raise TopocastError(f"unicast: parameter 'routing' must be one of {', '.join(ROUTINGS)}, got '{routing}'")
     if vc_scheme not in VC_SCHEMES:
@@ -512,7 +721,18 @@ def route(topology: Topology, routing: str, src: np.ndarray, dst: np.ndarray, rn
 
 
 def check_ugal(topology: Topology) -> None:
-    """``ugal`` runs on :data:`UGAL_FAMILIES` only (a TopocastError naming ``routing`` otherwise)."""
+    """Refuse ``ugal`` on a family other than :data:`UGAL_FAMILIES`.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Raises
+    ------
+    TopocastError
+        Naming ``routing``.
+    """
     if topology.family not in UGAL_FAMILIES:
         raise TopocastError(f"unicast: parameter 'routing' ugal runs on {', '.join(UGAL_FAMILIES)}, not on "
                             f"family '{topology.family}'; use routing=minimal or valiant")
@@ -520,8 +740,11 @@ def check_ugal(topology: Topology) -> None:
 
 def _ugal_routes(topology: Topology, src: np.ndarray, dst: np.ndarray, rng: np.random.Generator,
                  vc_scheme: str) -> Routes:
-    """``ugal``: the ``minimal`` routes with the ``valiant`` routes (the same draw) as their alternates, both on
-    the VC scheme's VCs for the longer of the two."""
+    """Route by UGAL: minimal routes with Valiant routes as their alternates.
+
+    ``ugal``: the ``minimal`` routes with the ``valiant`` routes (the same draw) as their alternates, both on
+    the VC scheme's VCs for the longer of the two.
+    """
     check_ugal(topology)
     minimal = route(topology, "minimal", src, dst, rng, vc_scheme)
     valiant = route(topology, "valiant", src, dst, rng, vc_scheme)
@@ -536,8 +759,49 @@ def unicast_worm_plan(generated: np.ndarray, sources: np.ndarray, destinations: 
                       warmup: int, drain: int, batches: int, flits: int, load: float | None,
                       info: dict | None = None, notes: tuple[str, ...] = (), alt: Routes | None = None,
                       alt_threshold: int = 0):
-    """One worm per message, one job per worm at its source, one destination slot at the route's end (and with
-    ``alt`` every worm's alternate route after the planned ones, chosen by its source with ``alt_threshold``)."""
+    """Build the wormhole plan of routed unicasts.
+
+    One worm per message, one job per worm at its source, one destination slot at the route's end (and with
+    ``alt`` every worm's alternate route after the planned ones, chosen by its source with ``alt_threshold``).
+
+    Parameters
+    ----------
+    generated : numpy.ndarray
+        Generation cycle of every message.
+    sources, destinations : numpy.ndarray
+        The pairs.
+    ptr, node, arc : numpy.ndarray
+        CSR of the routes and their entering arcs.
+    vc : numpy.ndarray or None
+        VC per path position (None: VC 0).
+    prep : int, default 0
+        Preparation time in cycles.
+    cycles : int
+        Cycles simulated.
+    warmup : int
+        Cycles before the measurement window.
+    drain : int
+        Cycles after it.
+    batches : int
+        Batches of the window.
+    flits : int
+        Flits per message.
+    load : float or None
+        The offered load, recorded.
+    info : dict, optional
+        Extra information for the result.
+    notes : tuple of str, optional
+        Notes for the result.
+    alt : Routes, optional
+        UGAL's alternate route of every worm.
+    alt_threshold : int, default 0
+        UGAL's threshold for taking the alternate route.
+
+    Returns
+    -------
+    WormPlan
+        The plan for the wormhole engine.
+    """
     from ..plans.wormhole import WormPlan, WormTraffic
 
     m = len(generated)

@@ -69,7 +69,23 @@ def _power_of_two(n: int) -> int | None:
 
 
 def transpose_shape(n: int) -> tuple[int, int]:
-    """``(R, C)`` of the index matrix the transpose pattern reads (a TopocastError if ``n`` has none)."""
+    """Give the shape ``(R, C)`` of the index matrix the transpose pattern reads.
+
+    Parameters
+    ----------
+    n : int
+        Nodes: a perfect square or a power of two.
+
+    Returns
+    -------
+    tuple of int
+        ``(R, C)``.
+
+    Raises
+    ------
+    TopocastError
+        If ``n`` is neither.
+    """
     root = math.isqrt(n)
     if root * root == n:
         return root, root
@@ -81,8 +97,25 @@ def transpose_shape(n: int) -> tuple[int, int]:
 
 
 def transpose_permutation(n: int) -> np.ndarray:
-    """Destination of every node under ``transpose``: ``r * C + c -> c * R + r``.
+    """Give the destination of every node under ``transpose``: ``r * C + c -> c * R + r``.
 
+    Parameters
+    ----------
+    n : int
+        Nodes.
+
+    Returns
+    -------
+    numpy.ndarray
+        Destination per node.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`transpose_shape`.
+
+    Examples
+    --------
     >>> transpose_permutation(4).tolist(), transpose_permutation(8).tolist()
     ([0, 2, 1, 3], [0, 4, 1, 5, 2, 6, 3, 7])
     """
@@ -92,8 +125,25 @@ def transpose_permutation(n: int) -> np.ndarray:
 
 
 def bit_reverse_permutation(n: int) -> np.ndarray:
-    """Destination of every node under ``bit-reverse``: its ``log2 N``-bit index read backwards.
+    """Give the destination of every node under ``bit-reverse``: its ``log2 N``-bit index read backwards.
 
+    Parameters
+    ----------
+    n : int
+        Nodes, a power of two.
+
+    Returns
+    -------
+    numpy.ndarray
+        Destination per node.
+
+    Raises
+    ------
+    TopocastError
+        If ``n`` is not a power of two.
+
+    Examples
+    --------
     >>> bit_reverse_permutation(8).tolist()
     [0, 4, 2, 6, 1, 5, 3, 7]
     """
@@ -109,7 +159,25 @@ def bit_reverse_permutation(n: int) -> np.ndarray:
 
 
 def random_derangement(n: int, rng: np.random.Generator) -> np.ndarray:
-    """A permutation of ``0 .. n-1`` without fixed points, uniform among them (rejection: about ``e`` draws)."""
+    """Draw a permutation of ``0 .. n-1`` without fixed points, uniform among them (about ``e`` draws).
+
+    Parameters
+    ----------
+    n : int
+        Nodes, >= 2.
+    rng : numpy.random.Generator
+        The random source.
+
+    Returns
+    -------
+    numpy.ndarray
+        The permutation.
+
+    Raises
+    ------
+    TopocastError
+        For fewer than 2 nodes.
+    """
     if n < 2:
         raise TopocastError(f"unicast: parameter 'traffic' random-permutation needs at least 2 nodes, got {n}")
     idx = np.arange(n, dtype=np.int64)
@@ -120,7 +188,25 @@ def random_derangement(n: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def parse_hot_nodes(text: str, n: int) -> np.ndarray:
-    """The hot node set of ``hot_nodes`` (comma-separated indices), sorted, or a TopocastError naming it."""
+    """Read the hot node set of ``hot_nodes``.
+
+    Parameters
+    ----------
+    text : str
+        Comma-separated node indices.
+    n : int
+        Nodes of the network.
+
+    Returns
+    -------
+    numpy.ndarray
+        The nodes, sorted.
+
+    Raises
+    ------
+    TopocastError
+        Naming ``hot_nodes``: not integers, out of range, or a node twice.
+    """
     parts = [p.strip() for p in str(text).split(",")]
     try:
         nodes = [int(p) for p in parts]
@@ -136,13 +222,41 @@ def parse_hot_nodes(text: str, n: int) -> np.ndarray:
 
 
 def check_hot_fraction(value: float) -> float:
+    """Check the share of messages sent to the hot nodes.
+
+    Parameters
+    ----------
+    value : float
+        The share, in [0, 1].
+
+    Returns
+    -------
+    float
+        The share.
+
+    Raises
+    ------
+    TopocastError
+        Outside [0, 1].
+    """
     if not 0.0 <= value <= 1.0:
         raise TopocastError(f"unicast: parameter 'hot_fraction' must be between 0 and 1, got {value}")
     return float(value)
 
 
 def distinct_neighbours(topology: Topology) -> tuple[np.ndarray, np.ndarray]:
-    """CSR ``(ptr, nodes)`` of every node's distinct neighbours, ascending (parallel links once)."""
+    """Give every node's distinct neighbours, ascending (parallel links once).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    ptr, nodes : numpy.ndarray
+        CSR.
+    """
     indptr, indices = topology.indptr, topology.indices
     keep = np.ones(len(indices), dtype=bool)
     keep[1:] = indices[1:] != indices[:-1]
@@ -154,9 +268,22 @@ def distinct_neighbours(topology: Topology) -> tuple[np.ndarray, np.ndarray]:
 
 
 def group_shape(topology: Topology) -> tuple[int, int]:
-    """``(a, groups)``: routers per group and groups of a Dragonfly or Galaxyfly, for ``group-shift``.
+    """Give the routers per group and the groups of a Dragonfly or Galaxyfly, for ``group-shift``.
 
-    A TopocastError naming ``traffic`` on any other family or with fewer than two groups.
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    tuple of int
+        ``(a, groups)``.
+
+    Raises
+    ------
+    TopocastError
+        Naming ``traffic``, on any other family or with fewer than two groups.
     """
     if topology.family not in SUPERNODE_FAMILIES:
         raise TopocastError(f"unicast: parameter 'traffic' group-shift needs a network of groups "
@@ -170,8 +297,29 @@ def group_shape(topology: Topology) -> tuple[int, int]:
 
 
 def group_shift_destinations(topology: Topology, sources: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One destination per source: a router drawn uniformly in the next group (mod the groups).
+    """Draw one destination per source: a router chosen uniformly in the next group (mod the groups).
 
+    Parameters
+    ----------
+    topology : Topology
+        A Dragonfly or Galaxyfly.
+    sources : numpy.ndarray
+        Source of every message.
+    rng : numpy.random.Generator
+        The random source.
+
+    Returns
+    -------
+    numpy.ndarray
+        Destination per message.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`group_shape`.
+
+    Examples
+    --------
     >>> import topocast as tc
     >>> t = tc.build("dragonfly:g=3,a=2")
     >>> (group_shift_destinations(t, np.array([0, 1, 2, 5]), np.random.default_rng(0)) // 2).tolist()
@@ -184,7 +332,27 @@ def group_shift_destinations(topology: Topology, sources: np.ndarray, rng: np.ra
 
 
 def pattern_permutation(pattern: str, n: int, rng: np.random.Generator) -> np.ndarray | None:
-    """The destination of every node for a permutation pattern, None for the others."""
+    """Give the destination of every node for a permutation pattern, None for the others.
+
+    Parameters
+    ----------
+    pattern : str
+        The traffic pattern.
+    n : int
+        Nodes.
+    rng : numpy.random.Generator
+        The random source (``random-permutation``).
+
+    Returns
+    -------
+    numpy.ndarray or None
+        Destination per node.
+
+    Raises
+    ------
+    TopocastError
+        When the node count does not suit the pattern.
+    """
     if pattern == "transpose":
         return transpose_permutation(n)
     if pattern == "bit-reverse":
@@ -195,7 +363,22 @@ def pattern_permutation(pattern: str, n: int, rng: np.random.Generator) -> np.nd
 
 
 def uniform_destinations(n: int, sources: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One destination per source, uniform over the other ``n - 1`` nodes."""
+    """Draw one destination per source, uniform over the other ``n - 1`` nodes.
+
+    Parameters
+    ----------
+    n : int
+        Nodes.
+    sources : numpy.ndarray
+        Source of every message.
+    rng : numpy.random.Generator
+        The random source.
+
+    Returns
+    -------
+    numpy.ndarray
+        Destination per message.
+    """
     r = rng.integers(0, n - 1, size=len(sources), dtype=np.int64)
     return r + (r >= sources)
 
@@ -203,11 +386,35 @@ def uniform_destinations(n: int, sources: np.ndarray, rng: np.random.Generator) 
 def draw(pattern: str, topology: Topology, sources: np.ndarray, rng: np.random.Generator, *,
          permutation: np.ndarray | None = None, hot_fraction: float = 0.1,
          hot: np.ndarray | None = None) -> np.ndarray:
-    """The destination of every message from ``sources`` under ``pattern``.
+    """Draw the destination of every message under a traffic pattern.
 
-    ``permutation`` is :func:`pattern_permutation`'s array for the permutation
-    patterns (a source mapped to itself must not be in ``sources``); ``hot``
-    the sorted hot node set for ``hot-spot``.
+    Parameters
+    ----------
+    pattern : str
+        One of :data:`PATTERNS`.
+    topology : Topology
+        The network.
+    sources : numpy.ndarray
+        Source of every message.
+    rng : numpy.random.Generator
+        The random source.
+    permutation : numpy.ndarray, optional
+        :func:`pattern_permutation`'s array for the permutation patterns (a source mapped to itself must
+        not be in ``sources``).
+    hot_fraction : float, default 0.1
+        Share of messages sent to the hot nodes (``hot-spot``).
+    hot : numpy.ndarray, optional
+        The sorted hot node set (``hot-spot``).
+
+    Returns
+    -------
+    numpy.ndarray
+        Destination per message.
+
+    Raises
+    ------
+    TopocastError
+        An unknown pattern, or a pattern the network does not support.
     """
     n = topology.num_nodes
     sources = np.asarray(sources, dtype=np.int64)
@@ -243,12 +450,37 @@ def draw(pattern: str, topology: Topology, sources: np.ndarray, rng: np.random.G
 def pattern_law(pattern: str, topology: Topology, *, permutation: np.ndarray | None = None,
                 hot_fraction: float = 0.1, hot: np.ndarray | None = None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    """The probability law of a message's destination given its source, as ``(src, dst, weight, dense)``.
+    """Give the probability law of a message's destination given its source.
+
+    The probability law of a message's destination given its source, as ``(src, dst, weight, dense)``.
 
     Source ``x`` sends to every other node with probability ``dense``, plus
     ``weight[i]`` to ``dst[i]`` for every explicit pair with ``src[i] == x``
     (the pairs of a permutation, of neighbours, hot-spot's hot part).  The
     weights of a sending node sum to one; an idle node has none.
+
+    Parameters
+    ----------
+    pattern : str
+        One of :data:`PATTERNS`.
+    topology : Topology
+        The network.
+    permutation : numpy.ndarray, optional
+        The destination of every node, for permutation patterns.
+    hot_fraction : float, default 0.1
+        Share of messages sent to the hot nodes.
+    hot : numpy.ndarray, optional
+        The hot nodes.
+
+    Returns
+    -------
+    tuple
+        ``(src, dst, weight, dense)``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown pattern.
     """
     n = topology.num_nodes
     none = np.zeros(0, np.int64)

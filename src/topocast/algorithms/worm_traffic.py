@@ -65,13 +65,27 @@ class TrafficBuilder:
         self.dest_slot: list[int] = []
 
     def add(self, source: int, generated: int, destinations: Sequence[int], jobs: Jobs) -> None:
-        """Add one multicast generated at cycle ``generated`` with its job list.
+        """Add one multicast with its job list.
 
-        A destination the jobs never serve, or serve twice, is kept as it is
-        and reported by the verification of the run; a worm visiting a node
-        that is not a destination, a relay released by a non-destination, or
-        a destination releasing two relays cannot be expressed and raises
-        :class:`TopocastError`.
+        A destination the jobs never serve, or serve twice, is kept as it is and reported by the verification
+        of the run.
+
+        Parameters
+        ----------
+        source : int
+            The source node.
+        generated : int
+            Cycle at which it is generated.
+        destinations : sequence of int
+            The destinations.
+        jobs : list
+            Jobs ``(node, after, prep, worms)`` (see :data:`Jobs`).
+
+        Raises
+        ------
+        TopocastError
+            A destination listed twice, a worm visiting a node that is not a destination, a relay released by a
+            non-destination, or a destination releasing two relays.
         """
         slot0 = len(self.slot_node)
         slot_of: dict[int, int] = {}
@@ -112,7 +126,36 @@ class TrafficBuilder:
     def build(self, *, cycles: int, warmup: int = 0, drain: int = 0, batches: int = 2, flits: int,
               load: float | None = None, collective: str = "multicast", stop_when_idle: bool = False,
               info: dict | None = None, notes: tuple[str, ...] = ()) -> WormPlan:
-        """The plan: paths expanded, multicasts indexed, the window attached."""
+        """Build the plan: paths expanded, multicasts indexed, the measurement window attached.
+
+        Parameters
+        ----------
+        cycles : int
+            Cycles simulated.
+        warmup : int, default 0
+            Cycles before the measurement window.
+        drain : int, default 0
+            Cycles after it.
+        batches : int, default 2
+            Batches the window is split into (for the confidence interval).
+        flits : int
+            Flits per message.
+        load : float, optional
+            The offered load, recorded.
+        collective : str, default "multicast"
+            The plan's collective.
+        stop_when_idle : bool, default False
+            End the run once every message is delivered.
+        info : dict, optional
+            Extra information for the result.
+        notes : tuple of str, optional
+            Notes for the result.
+
+        Returns
+        -------
+        WormPlan
+            The plan for the wormhole engine.
+        """
         i64 = lambda xs: np.asarray(xs, dtype=np.int64)  # noqa: E731
         path_ptr, path_node, path_arc, path_slot = expand_paths(
             self.topology, i64(self.worm_kind), i64(self.worm_start), i64(self.dest_ptr),
@@ -134,7 +177,29 @@ def _slot(slot_of: dict[int, int], node: int, source: int) -> int:
 
 
 def window(cycles: int, warmup: int | None, batches: int, name: str = "multicast") -> tuple[int, int]:
-    """``(warmup, drain)`` of a load point, defaults filled and checked."""
+    """Fill and check the measurement window of a load point.
+
+    Parameters
+    ----------
+    cycles : int
+        Cycles simulated, >= 100.
+    warmup : int or None
+        Cycles before the window (None: the default share of ``cycles``).
+    batches : int
+        Batches, >= 2.
+    name : str, default "multicast"
+        The algorithm, for messages.
+
+    Returns
+    -------
+    tuple of int
+        ``(warmup, drain)``.
+
+    Raises
+    ------
+    TopocastError
+        Too few cycles or batches, or a warm-up and drain that leave no window.
+    """
     if cycles < 100:
         raise TopocastError(f"{name}: parameter 'cycles' must be >= 100, got {cycles}")
     if batches < 2:
@@ -170,7 +235,9 @@ class JobArrays:
 
 
 class BatchPlanner:
-    """A multicast algorithm's planner: per multicast (``planner(source, dests) -> jobs``, the reference) and
+    """A multicast algorithm's planner, per multicast and for a whole workload.
+
+    A multicast algorithm's planner: per multicast (``planner(source, dests) -> jobs``, the reference) and
     for a whole workload at once (``planner.batch(sources, ptr, ids) -> JobArrays``, vectorised).
 
     :func:`workload_plan` uses :meth:`batch`; ``tests/test_multicast_batch.py`` checks that both build the
@@ -182,17 +249,57 @@ class BatchPlanner:
         self.batch = batch
 
     def __call__(self, source: int, dests) -> Jobs:
+        """Plan one multicast with the per-multicast planner (the reference)."""
         return self.one(source, dests)
 
 
 def workload_plan(topology: Topology, planner: Planner, *, load: float, destinations: int, cycles: int,
                   flits: int, seed: int = 0, spread: int = 0, warmup: int | None = None, batches: int = 10,
                   collective: str = "multicast", info: dict | None = None, notes: tuple[str, ...] = ()) -> WormPlan:
-    """One load point: Poisson arrivals, destination draws, every multicast planned by ``planner``.
+    """Plan one load point: Poisson arrivals, destination draws, every multicast planned by ``planner``.
 
     The random numbers come from ``numpy.random.default_rng(seed)`` in a fixed order (arrivals, counts,
-    destinations), so a seed fixes the workload whatever the planner: every algorithm run with the same
-    seed and workload parameters sees the same multicasts.
+    destinations), so a seed fixes the workload whatever the planner: every algorithm run with the same seed
+    and workload parameters sees the same multicasts.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    planner : BatchPlanner or callable
+        The algorithm's planner (a :class:`BatchPlanner` is planned in one batch).
+    load : float
+        Offered load in flits per node per cycle, in (0, 1].
+    destinations : int
+        Mean destinations per multicast.
+    cycles : int
+        Cycles simulated.
+    flits : int
+        Flits per message.
+    seed : int, default 0
+        Seed of the workload.
+    spread : int, default 0
+        Destinations per multicast vary uniformly by up to this much.
+    warmup : int, optional
+        Cycles before the measurement window.
+    batches : int, default 10
+        Batches of the window.
+    collective : str, default "multicast"
+        The plan's collective.
+    info : dict, optional
+        Extra information for the result.
+    notes : tuple of str, optional
+        Notes for the result.
+
+    Returns
+    -------
+    WormPlan
+        The plan for the wormhole engine.
+
+    Raises
+    ------
+    TopocastError
+        A load, destination count, spread or window out of range, or a plan :meth:`TrafficBuilder.add` refuses.
     """
     if not (0 < load <= 1):
         raise TopocastError(f"{collective}: parameter 'load' must be in (0, 1] flits per node per cycle "
@@ -220,12 +327,59 @@ def plan_from_arrays(topology: Topology, generated: np.ndarray, sources: np.ndar
                      batches: int = 2, flits: int, load: float | None = None, collective: str = "multicast",
                      stop_when_idle: bool = False, info: dict | None = None,
                      notes: tuple[str, ...] = ()) -> WormPlan:
-    """The plan of a whole workload from a batch planner's :class:`JobArrays` (what :class:`TrafficBuilder`
+    """Build the plan of a whole workload from a batch planner's :class:`JobArrays`.
+
+    The plan of a whole workload from a batch planner's :class:`JobArrays` (what :class:`TrafficBuilder`
     builds one multicast at a time, vectorised).
 
     Multicast ``m`` was generated at ``generated[m]`` at ``sources[m]`` with destinations
     ``ids[ptr[m]:ptr[m+1]]``, each row sorted increasing (as :func:`draw_destinations` returns them); its
     destination slots are those positions.  Same errors as :meth:`TrafficBuilder.add`.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    generated : numpy.ndarray
+        Generation cycle of every multicast.
+    sources : numpy.ndarray
+        Source of every multicast.
+    ptr, ids : numpy.ndarray
+        CSR of every multicast's destinations, rows sorted increasing.
+    jobs : JobArrays
+        The jobs and their worms.
+    cycles : int
+        Cycles simulated.
+    warmup : int, default 0
+        Cycles before the measurement window.
+    drain : int, default 0
+        Cycles after it.
+    batches : int, default 2
+        Batches of the window.
+    flits : int
+        Flits per message.
+    load : float, optional
+        The offered load, recorded.
+    collective : str, default "multicast"
+        The plan's collective.
+    stop_when_idle : bool, default False
+        End the run once every message is delivered.
+    info : dict, optional
+        Extra information for the result.
+    notes : tuple of str, optional
+        Notes for the result.
+
+    Returns
+    -------
+    WormPlan
+        The plan for the wormhole engine.
+
+    Raises
+    ------
+    TopocastError
+        As :meth:`TrafficBuilder.add`.
+    ValueError
+        Destinations not sorted, or jobs not grouped by multicast.
     """
     i64 = lambda xs: np.ascontiguousarray(xs, dtype=np.int64)  # noqa: E731
     generated, sources, ptr, ids = i64(generated), i64(sources), i64(ptr), i64(ids)
@@ -271,7 +425,7 @@ def plan_from_arrays(topology: Topology, generated: np.ndarray, sources: np.ndar
 
 
 def _slots(slot_key: np.ndarray, mc: np.ndarray, nodes: np.ndarray, n: int, sources: np.ndarray) -> np.ndarray:
-    """The destination slot of node ``nodes[i]`` in multicast ``mc[i]`` (a TopocastError if it is none)."""
+    """Find the destination slot of node ``nodes[i]`` in multicast ``mc[i]`` (a TopocastError if none)."""
     key = mc * n + nodes
     slot = np.searchsorted(slot_key, key)
     inside = slot < len(slot_key)
@@ -285,8 +439,34 @@ def _slots(slot_key: np.ndarray, mc: np.ndarray, nodes: np.ndarray, n: int, sour
 
 
 def destination_counts(n: int, destinations: int, spread: int, num_nodes: int, rng) -> np.ndarray:
-    """Fixed ``destinations`` per multicast, or uniform on the integers ``destinations - spread ..
-    destinations + spread`` (mean exactly ``destinations``)."""
+    """Draw the number of destinations of every multicast.
+
+    Fixed ``destinations`` per multicast, or uniform on the integers ``destinations - spread ..
+    destinations + spread`` (mean exactly ``destinations``).
+
+    Parameters
+    ----------
+    n : int
+        Multicasts.
+    destinations : int
+        Mean destinations, 1..nodes-1.
+    spread : int
+        Half-width of the uniform spread.
+    num_nodes : int
+        Nodes of the network.
+    rng : numpy.random.Generator
+        The random source.
+
+    Returns
+    -------
+    numpy.ndarray
+        Destinations per multicast.
+
+    Raises
+    ------
+    TopocastError
+        A mean or spread that leaves 1..nodes-1.
+    """
     if destinations < 1 or destinations > num_nodes - 1:
         raise TopocastError(f"multicast: parameter 'destinations' must be in 1..{num_nodes - 1} "
                             f"(nodes - 1), got {destinations}")
@@ -300,10 +480,33 @@ def destination_counts(n: int, destinations: int, spread: int, num_nodes: int, r
 
 def poisson_arrivals(num_nodes: int, rate: float, cycles: int, rng: np.random.Generator
                      ) -> tuple[np.ndarray, np.ndarray]:
-    """Every node generates at exponential inter-arrival times of mean ``1/rate`` cycles.
+    """Draw the generation times of messages: a Poisson process at every node.
+
+    Every node generates at exponential inter-arrival times of mean ``1/rate`` cycles.
 
     Returns ``(cycle, source)`` sorted by cycle (ties by node); a message
     generated at real time ``x`` is handed to its processor at cycle ``ceil(x)``.
+
+    Parameters
+    ----------
+    num_nodes : int
+        Nodes.
+    rate : float
+        Messages per node per cycle, > 0.
+    cycles : int
+        Cycles simulated.
+    rng : numpy.random.Generator
+        The random source.
+
+    Returns
+    -------
+    cycle, source : numpy.ndarray
+        Sorted by cycle (ties by node).
+
+    Raises
+    ------
+    TopocastError
+        If ``rate`` is not positive.
     """
     if rate <= 0:
         raise TopocastError(f"traffic: parameter 'load' must be > 0, got rate {rate}")
@@ -322,7 +525,9 @@ def poisson_arrivals(num_nodes: int, rate: float, cycles: int, rng: np.random.Ge
 
 def draw_destinations(num_nodes: int, sources: np.ndarray, counts: np.ndarray, rng: np.random.Generator
                       ) -> tuple[np.ndarray, np.ndarray]:
-    """Destinations drawn uniformly without replacement among the other nodes, each row sorted increasing.
+    """Draw destinations uniformly without replacement among the other nodes.
+
+    Destinations drawn uniformly without replacement among the other nodes, each row sorted increasing.
 
     Returns CSR ``(ptr, ids)``: ``counts[i]`` distinct destinations for source ``sources[i]``, never the
     source.  Time and memory are proportional to the destinations drawn, not to messages times nodes:
@@ -330,6 +535,27 @@ def draw_destinations(num_nodes: int, sources: np.ndarray, counts: np.ndarray, r
     repeated ones (:func:`distinct_values`); a denser row draws the nodes it leaves out the same way and
     keeps the rest.  Every k-subset is equally likely (the procedure treats all values alike), and the
     result depends only on ``rng``'s state.
+
+    Parameters
+    ----------
+    num_nodes : int
+        Nodes.
+    sources : numpy.ndarray
+        Source of every message.
+    counts : numpy.ndarray
+        Destinations of every message.
+    rng : numpy.random.Generator
+        The random source.
+
+    Returns
+    -------
+    ptr, ids : numpy.ndarray
+        CSR of the destinations, each row sorted increasing.
+
+    Raises
+    ------
+    TopocastError
+        A count outside 1..nodes-1.
     """
     sources = np.asarray(sources, dtype=np.int64)
     counts = np.asarray(counts, dtype=np.int64)
@@ -365,13 +591,34 @@ def draw_destinations(num_nodes: int, sources: np.ndarray, counts: np.ndarray, r
 
 
 def distinct_values(counts: np.ndarray, span: int, rng: np.random.Generator) -> np.ndarray:
-    """``counts[r]`` distinct integers in ``[0, span)`` per row ``r``, rows concatenated, each sorted.
+    """Draw distinct integers per row, uniformly.
+
+    ``counts[r]`` distinct integers in ``[0, span)`` per row ``r``, rows concatenated, each sorted.
 
     Every value is drawn uniformly; where a row repeats a value, the copy at the later position is redrawn,
     round after round, only in the rows that still repeat one.  The rule never looks at the values beyond
     equality, so every ``counts[r]``-subset is equally likely.  Expected work is proportional to
     ``counts.sum()`` when every row asks for at most half of ``span`` (each redraw then repeats with
     probability at most 1/2).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        Values wanted per row.
+    span : int
+        Values lie in ``[0, span)``.
+    rng : numpy.random.Generator
+        The random source.
+
+    Returns
+    -------
+    numpy.ndarray
+        The rows concatenated, each sorted.
+
+    Raises
+    ------
+    ValueError
+        If a row asks for more than ``span`` values.
     """
     counts = np.asarray(counts, dtype=np.int64)
     if np.any(counts > span):
@@ -396,7 +643,7 @@ def distinct_values(counts: np.ndarray, span: int, rng: np.random.Generator) -> 
 
 
 def _ranges(ptr: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """The positions ``ptr[r] .. ptr[r+1]-1`` of every row in ``rows``, concatenated."""
+    """Gather the positions ``ptr[r] .. ptr[r+1]-1`` of every row in ``rows``, concatenated."""
     lengths = ptr[rows + 1] - ptr[rows]
     total = int(lengths.sum())
     if total == 0:

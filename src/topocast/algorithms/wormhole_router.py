@@ -34,5 +34,16 @@ NETWORK_KEYS: tuple[str, ...] = tuple(p.name for p in NETWORK_PARAMS)
 
 
 def network_options(params: dict[str, Any]) -> dict[str, Any]:
-    """The network options present in resolved run parameters, as ``RouterConfig`` keyword arguments."""
+    """Pick the network options out of resolved run parameters.
+
+    Parameters
+    ----------
+    params : dict
+        Resolved run parameters.
+
+    Returns
+    -------
+    dict
+        ``RouterConfig`` keyword arguments for the options present and not None.
+    """
     return {k: params[k] for k in NETWORK_KEYS if k in params and params[k] is not None}

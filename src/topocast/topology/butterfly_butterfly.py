@@ -43,18 +43,53 @@ FAMILY = "butterfly-butterfly"
 
 
 def butterfly_digit(stage: int, n: int) -> int:
-    """Digit of the final position set by ``stage``: ``n - 1 - t`` where ``t`` is its place in its butterfly.
+    """Give the digit of the final position a stage of the Butterfly-Butterfly sets.
+
+    Digit of the final position set by ``stage``: ``n - 1 - t`` where ``t`` is its place in its butterfly.
 
     The shared middle stage ``n - 1`` ends the first butterfly (digit 0); for
     the second butterfly it is the first stage and would set digit ``n - 1``.
+
+    Parameters
+    ----------
+    stage : int
+        The stage, ``0 .. 2n - 2``.
+    n : int
+        Stages of one butterfly.
+
+    Returns
+    -------
+    int
+        ``n - 1 - t`` where ``t`` is the stage's place in its butterfly.
     """
     t = stage if stage < n else stage - (n - 1)
     return n - 1 - t
 
 
 def butterfly_butterfly_network(n: int, d: int = 2) -> MultistageNetwork:
-    """Circuit view: ``2n - 1`` stages of ``d^(n-1)`` switches ``d x d`` on ``N = d^n`` lines.
+    """Build the circuit view of the Butterfly-Butterfly: two butterflies sharing their middle stage.
 
+    ``2n - 1`` stages of ``d^(n-1)`` switches ``d x d`` on ``N = d^n`` lines.
+
+    Parameters
+    ----------
+    n : int
+        ``log_d`` of the number of lines (``n >= 1``).
+    d : int, default 2
+        Switch radix.
+
+    Returns
+    -------
+    MultistageNetwork
+        The stages and their wiring.
+
+    Raises
+    ------
+    TopocastError
+        If ``n < 1``, ``d < 2`` or ``d^n > 2^22``.
+
+    Examples
+    --------
     >>> net = butterfly_butterfly_network(3)
     >>> net.num_stages, net.num_inputs, int(net.switches[0])
     (5, 8, 4)
@@ -74,14 +109,14 @@ def butterfly_butterfly_network(n: int, d: int = 2) -> MultistageNetwork:
 
 
 def butterfly_butterfly(n: int, d: int = 2) -> Topology:
-    """The Butterfly-Butterfly on ``d^n`` lines as a graph of terminals and switches.
+    """Build the Butterfly-Butterfly on ``d^n`` lines as a graph of terminals and switches.
 
     Parameters
     ----------
     n : int
         ``log_d`` of the number of lines (``n >= 1``; ``d^n <= 2^22``).
-    d : int
-        Switch radix (``d x d`` switches), default 2.
+    d : int, default 2
+        Switch radix (``d x d`` switches).
 
     Returns
     -------
@@ -94,6 +129,8 @@ def butterfly_butterfly(n: int, d: int = 2) -> Topology:
     TopocastError
         If ``n < 1``, ``d < 2`` or ``d^n > 2^22``.
 
+    Examples
+    --------
     >>> butterfly_butterfly(3).meta["stages"]
     5
     """

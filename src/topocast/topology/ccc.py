@@ -17,7 +17,18 @@ from .core import MixedRadixCodec, Topology
 
 
 def ccc_diameter_formula(n: int) -> int:
-    """Diameter of CCC(n) as usually quoted: ``2n + floor(n/2) - 2`` (exact for n >= 4)."""
+    """Give the diameter of CCC(n) as usually quoted: ``2n + floor(n/2) - 2`` (exact for n >= 4).
+
+    Parameters
+    ----------
+    n : int
+        Dimension of the cube-connected cycles.
+
+    Returns
+    -------
+    int
+        The diameter by the formula.
+    """
     return 2 * n + n // 2 - 2
 
 
@@ -31,10 +42,28 @@ def _estimate(n: int) -> tuple[int, int]:
 
 
 def cube_connected_cycles(n: int) -> Topology:
-    """Cube-connected cycles CCC(n); labels ``(x, i)``, arc labels ``+``, ``-``, ``cube``.
+    """Build the cube-connected cycles CCC(n): a hypercube whose nodes are replaced by n-cycles.
 
-    Raises :class:`TopocastError` unless ``3 <= n <= 24``.
+    Node ``(x, i)`` is position ``i`` on the cycle of cube node ``x``; arc labels ``+``, ``-`` (along the
+    cycle) and ``cube`` (flip bit ``i`` of ``x``).
 
+    Parameters
+    ----------
+    n : int
+        Cube dimension and cycle length, 3..24 (``n 2^n`` nodes).
+
+    Returns
+    -------
+    Topology
+        The network, degree 3.
+
+    Raises
+    ------
+    TopocastError
+        Unless ``3 <= n <= 24``.
+
+    Examples
+    --------
     >>> cube_connected_cycles(3).num_nodes
     24
     """

@@ -28,7 +28,7 @@ from .product import product_label
 
 
 def lattice_csr(dims: tuple[int, ...], wrap: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(indptr, indices, labels)`` of the mesh (``wrap`` False) or torus (True) with sizes ``dims``.
+    """Write the CSR arrays of a mesh or torus straight from the mixed-radix formula.
 
     Node ``x`` has mixed-radix coordinates ``c`` (first most significant, stride
     ``s_i``); dimension ``i`` gives the arc ``+`` (label ``2i``) to ``x + s_i`` and
@@ -40,6 +40,18 @@ def lattice_csr(dims: tuple[int, ...], wrap: bool) -> tuple[np.ndarray, np.ndarr
     lattice; a torus row (some ``c_i`` is 0 or ``k_i - 1``) gets its wrapped
     arcs and is sorted by (neighbour, label) again, as :meth:`Topology.from_arcs`
     sorts (a size-2 dimension of a torus has both arcs to one neighbour, ``+`` first).
+
+    Parameters
+    ----------
+    dims : tuple of int
+        Size of every dimension (each >= 2), the first most significant.
+    wrap : bool
+        True for a torus (rings), False for a mesh (paths).
+
+    Returns
+    -------
+    indptr, indices, labels : numpy.ndarray
+        Row pointers (int64, one per node plus one), arc heads (int64) and arc label indices (int16).
     """
     d = len(dims)
     strides = [1] * d
@@ -88,9 +100,22 @@ def lattice_csr(dims: tuple[int, ...], wrap: bool) -> tuple[np.ndarray, np.ndarr
 
 
 def hypercube_csr(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(indptr, indices, labels)`` of Q_n by doubling: the rows of Q_{k+1} with bit k clear are those of
-    Q_k and then ``u + 2^k`` (the largest neighbour); with bit k set, ``u - 2^k`` (the smallest) and then the
-    row of ``u - 2^k`` shifted by ``2^k``.  Rows sorted by neighbour, arc label ``i`` for bit ``i``."""
+    """Write the CSR arrays of the binary n-cube Q_n by doubling.
+
+    The rows of Q_{k+1} with bit k clear are those of Q_k and then ``u + 2^k`` (the largest neighbour);
+    with bit k set, ``u - 2^k`` (the smallest) and then the row of ``u - 2^k`` shifted by ``2^k``.  Rows are
+    sorted by neighbour; arc label ``i`` flips bit ``i``.
+
+    Parameters
+    ----------
+    n : int
+        Dimension (``2^n`` nodes).
+
+    Returns
+    -------
+    indptr, indices, labels : numpy.ndarray
+        Row pointers (int64), arc heads (int64) and arc label indices (int16).
+    """
     total = 1 << n
     indices = np.empty((total, n), dtype=np.int64)
     labels = np.empty((total, n), dtype=np.int16)
@@ -108,8 +133,25 @@ def hypercube_csr(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def ring(n: int) -> Topology:
-    """Ring (cycle) C_n with arc labels ``+`` (to i+1) and ``-`` (to i-1).
+    """Build the ring (cycle) C_n, arc labels ``+`` (to i+1) and ``-`` (to i-1).
 
+    Parameters
+    ----------
+    n : int
+        Number of nodes, >= 2 (``n = 2`` is a double link).
+
+    Returns
+    -------
+    Topology
+        The ring, vertex-transitive.
+
+    Raises
+    ------
+    TopocastError
+        If ``n`` is not an integer >= 2.
+
+    Examples
+    --------
     >>> ring(5).num_edges
     5
     """
@@ -119,8 +161,25 @@ def ring(n: int) -> Topology:
 
 
 def path(n: int) -> Topology:
-    """Path (linear array) P_n, labels ``+`` and ``-``.
+    """Build the path (linear array) P_n, arc labels ``+`` and ``-``.
 
+    Parameters
+    ----------
+    n : int
+        Number of nodes, >= 1.
+
+    Returns
+    -------
+    Topology
+        The path.
+
+    Raises
+    ------
+    TopocastError
+        If ``n`` is not an integer >= 1.
+
+    Examples
+    --------
     >>> path(4).num_edges
     3
     """
@@ -130,8 +189,25 @@ def path(n: int) -> Topology:
 
 
 def complete(n: int) -> Topology:
-    """Complete graph K_n.
+    """Build the complete graph K_n: every node linked to every other one.
 
+    Parameters
+    ----------
+    n : int
+        Number of nodes, >= 1.
+
+    Returns
+    -------
+    Topology
+        The complete graph, one arc label ``link``.
+
+    Raises
+    ------
+    TopocastError
+        If ``n`` is not an integer >= 1.
+
+    Examples
+    --------
     >>> complete(4).num_edges
     6
     """
@@ -149,8 +225,27 @@ def _dims(name: str, dims: tuple) -> tuple[int, ...]:
 
 
 def mesh(*dims: int) -> Topology:
-    """k-ary n-D mesh with mixed radix, e.g. ``mesh(16, 16)``; labels ``+d0``, ``-d1``...
+    """Build the k-ary n-D mesh with mixed radix, e.g. ``mesh(16, 16)``.
 
+    Arc labels are ``+d0``, ``-d0``, ``+d1``, ...: the sign of the step and its dimension.
+
+    Parameters
+    ----------
+    *dims : int
+        Size of every dimension (each >= 2), the first most significant; one sequence is also accepted.
+
+    Returns
+    -------
+    Topology
+        The mesh, with a mixed-radix codec for coordinates.
+
+    Raises
+    ------
+    TopocastError
+        If a size is not an integer >= 2.
+
+    Examples
+    --------
     >>> mesh(4, 4).num_edges
     24
     """
@@ -159,8 +254,30 @@ def mesh(*dims: int) -> Topology:
 
 
 def torus(*dims: int) -> Topology:
-    """k-ary n-cube with mixed radix, e.g. ``torus(8, 8, 8)``; vertex-transitive.
+    """Build the k-ary n-cube (torus) with mixed radix, e.g. ``torus(8, 8, 8)``.
 
+    A dimension of size 2 is a double link (two ports to one neighbour), so every node has ``2 n`` ports.
+
+    Parameters
+    ----------
+    *dims : int
+        Size of every dimension (each >= 2), the first most significant; one sequence is also accepted.
+
+    Returns
+    -------
+    Topology
+        The torus, vertex-transitive, arc labels ``+d0``, ``-d0``, ...
+
+    Raises
+    ------
+    TopocastError
+        If a size is not an integer >= 2.
+
+    Examples
+    --------
+    >>> t = torus(3, 3)
+    >>> t.num_nodes
+    9
     >>> torus(10, 10, 10).num_edges
     3000
     """
@@ -169,7 +286,7 @@ def torus(*dims: int) -> Topology:
 
 
 def _lattice(family: str, dims: tuple[int, ...], wrap: bool) -> Topology:
-    """The mesh or torus: labels ``+d0, -d0, +d1, ...`` and codec as the product of paths or rings."""
+    """Build the mesh or torus: labels ``+d0, -d0, +d1, ...``, codec as the product of paths or rings."""
     names = [product_label(sign, i) for i in range(len(dims)) for sign in ("+", "-")]
     return Topology(family, {"dims": dims}, *lattice_csr(dims, wrap), names, codec=MixedRadixCodec(dims),
                     vertex_transitive=wrap or all(k <= 2 for k in dims),
@@ -177,8 +294,25 @@ def _lattice(family: str, dims: tuple[int, ...], wrap: bool) -> Topology:
 
 
 def hypercube(n: int) -> Topology:
-    """Binary n-cube Q_n: node ``u`` joins ``u ^ (1 << i)`` by an arc labelled ``d{i}``.
+    """Build the binary n-cube Q_n: node ``u`` joins ``u ^ (1 << i)`` by an arc labelled ``d{i}``.
 
+    Parameters
+    ----------
+    n : int
+        Dimension, 1..40 (``2^n`` nodes).
+
+    Returns
+    -------
+    Topology
+        The hypercube, vertex-transitive.
+
+    Raises
+    ------
+    TopocastError
+        If ``n`` is not an integer in 1..40.
+
+    Examples
+    --------
     >>> hypercube(3).num_edges
     12
     """
@@ -189,7 +323,7 @@ def hypercube(n: int) -> Topology:
 
 
 def _power(base: int, exponent: int) -> int | float:
-    """``base ** exponent`` for a size estimate, bounded (see :func:`topocast.infra.memory.power`)."""
+    """Compute ``base ** exponent`` for a size estimate, bounded (see :func:`topocast.infra.memory.power`)."""
     from ..infra.memory import power
 
     return power(base, exponent)

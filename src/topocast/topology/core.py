@@ -33,18 +33,73 @@ class Codec:
     fields: tuple[str, ...] = ("index",)
 
     def decode(self, index: int) -> tuple:
-        """Coordinates of node ``index``."""
+        """Give the coordinates of a node (the plain codec: its index).
+
+        Parameters
+        ----------
+        index : int
+            Node index.
+
+        Returns
+        -------
+        tuple
+            The coordinates.
+        """
         return (int(index),)
 
     def encode(self, label: Sequence) -> int:
-        """Node index of the coordinates ``label``."""
+        """Give the node index of coordinates.
+
+        Parameters
+        ----------
+        label : sequence
+            The coordinates (the plain codec: one index).
+
+        Returns
+        -------
+        int
+            Node index.
+
+        Raises
+        ------
+        TopocastError
+            If the coordinates are not integers (subclasses: out of range too).
+        """
         return integer(label[0], "index", owner="node")
 
     def format(self, index: int) -> str:
+        """Write the coordinates of a node as text, ``"3,4"``.
+
+        Parameters
+        ----------
+        index : int
+            Node index.
+
+        Returns
+        -------
+        str
+            The coordinates, comma-separated.
+        """
         return ",".join(str(v) for v in self.decode(index))
 
     def parse(self, text: str) -> int:
-        """Node index from ``"3,4"`` style text (or a bare index)."""
+        """Find a node from ``"3,4"`` style text (or a bare index).
+
+        Parameters
+        ----------
+        text : str
+            Comma-separated coordinates.
+
+        Returns
+        -------
+        int
+            Node index.
+
+        Raises
+        ------
+        TopocastError
+            If the text is not a list of integers or names no node.
+        """
         try:
             parts = tuple(int(p) for p in text.replace("(", "").replace(")", "").split(","))
         except ValueError:
@@ -67,14 +122,54 @@ class MixedRadixCodec(Codec):
         self.strides = tuple(strides)
 
     def decode(self, index: int) -> tuple:
+        """Give the mixed-radix coordinates of a node.
+
+        Parameters
+        ----------
+        index : int
+            Node index.
+
+        Returns
+        -------
+        tuple of int
+            One coordinate per dimension, the first most significant.
+        """
         return tuple(int(index) // s % r for s, r in zip(self.strides, self.radices, strict=False))
 
     def decode_array(self, index: np.ndarray) -> np.ndarray:
-        """Coordinates of many nodes, shape ``(len(index), dims)``."""
+        """Give the coordinates of many nodes.
+
+        Parameters
+        ----------
+        index : numpy.ndarray
+            Node indices.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(len(index), dims)``.
+        """
         index = np.asarray(index, dtype=np.int64)
         return np.stack([(index // s) % r for s, r in zip(self.strides, self.radices, strict=False)], axis=-1)
 
     def encode(self, label: Sequence) -> int:
+        """Give the node index of mixed-radix coordinates.
+
+        Parameters
+        ----------
+        label : sequence of int
+            One coordinate per dimension.
+
+        Returns
+        -------
+        int
+            Node index.
+
+        Raises
+        ------
+        TopocastError
+            A wrong number of coordinates, or one that is not an integer in ``0..radix-1``.
+        """
         if len(label) != len(self.radices):
             raise TopocastError(f"node: expected {len(self.radices)} coordinates, got {len(label)}")
         coords = [integer(value, name, owner="node") for value, name in zip(label, self.fields, strict=True)]
@@ -84,6 +179,18 @@ class MixedRadixCodec(Codec):
         return sum(v * s for v, s in zip(coords, self.strides, strict=True))
 
     def encode_array(self, coords: np.ndarray) -> np.ndarray:
+        """Give the node indices of many coordinate rows (unchecked).
+
+        Parameters
+        ----------
+        coords : numpy.ndarray
+            Shape ``(nodes, dims)``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Node indices.
+        """
         coords = np.asarray(coords, dtype=np.int64)
         return coords @ np.asarray(self.strides, dtype=np.int64)
 
@@ -93,6 +200,30 @@ class Topology:
 
     Build one with a family builder (``topocast.build("torus:8x8")``) or
     :meth:`from_arcs`.  Arrays are read-only.
+
+    Parameters
+    ----------
+    family : str
+        Family name (``torus``, ``graph``, ...).
+    params : mapping
+        The family's parameters.
+    indptr, indices : numpy.ndarray
+        CSR adjacency: the heads of node ``u``'s arcs are ``indices[indptr[u]:indptr[u + 1]]``.
+    arc_labels : numpy.ndarray
+        Index into ``label_names`` of every arc.
+    label_names : sequence of str
+        Arc label names.
+    codec : Codec, optional
+        Translates node indices to the family's coordinates (default: the index itself).
+    vertex_transitive : bool, default False
+        Every node looks the same (one BFS gives all distances).
+    meta : mapping, optional
+        Metadata: the canonical spec, terminals, faults, ...
+
+    Raises
+    ------
+    TopocastError
+        If the CSR arrays are inconsistent.
     """
 
     __slots__ = (
@@ -139,7 +270,35 @@ class Topology:
         label_names: Sequence[str] = ("link",),
         **kwargs: Any,
     ) -> Topology:
-        """Build from directed arcs (give both directions of every link)."""
+        """Build a topology from directed arcs (give both directions of every link).
+
+        Parameters
+        ----------
+        family : str
+            Family name.
+        params : mapping
+            The family's parameters.
+        num_nodes : int
+            Number of nodes, >= 0.
+        src, dst : numpy.ndarray
+            Tail and head of every arc.
+        labels : numpy.ndarray, optional
+            Index into ``label_names`` of every arc (default 0).
+        label_names : sequence of str, default ("link",)
+            Arc label names.
+        **kwargs
+            ``codec``, ``vertex_transitive``, ``meta`` as the constructor takes them.
+
+        Returns
+        -------
+        Topology
+            Rows sorted by (neighbour, label).
+
+        Raises
+        ------
+        TopocastError
+            A bad node count or inconsistent arrays.
+        """
         num_nodes = integer(num_nodes, "num_nodes", owner=family, minimum=0)
         src = np.asarray(src, dtype=np.int64)
         dst = np.asarray(dst, dtype=np.int64)
@@ -160,18 +319,41 @@ class Topology:
         order: Sequence | None = None,
         names: Sequence | None = None,
     ) -> Topology:
-        """Build from an undirected networkx ``Graph`` or ``MultiGraph``.
+        """Build a topology from an undirected networkx ``Graph`` or ``MultiGraph``.
 
-        Node order: ``order`` if given, else the node names sorted
-        (:func:`node_order`: strings in natural order, so ``n2 < n10``),
-        else, when the names do not compare (ints mixed with strings),
-        networkx's insertion order.  The names become the label codec
-        (:class:`NameCodec`): ``label(i)`` is ``(name,)`` (a tuple name comes
-        back as the tuple itself) and ``index(name)`` finds the node, also
-        from text; ``names`` (one per node of the order) replaces the names
-        kept.  A MultiGraph's parallel edges become parallel links.
-        Directed graphs, self-loops and empty graphs are refused.
+        Node order: ``order`` if given, else the node names sorted (:func:`node_order`: strings in natural
+        order, so ``n2 < n10``), else, when the names do not compare (ints mixed with strings), networkx's
+        insertion order.  The names become the label codec (:class:`NameCodec`): ``label(i)`` is ``(name,)``
+        (a tuple name comes back as the tuple itself) and ``index(name)`` finds the node, also from text.
+        A MultiGraph's parallel edges become parallel links.
 
+        Parameters
+        ----------
+        graph : networkx.Graph or networkx.MultiGraph
+            The graph, not empty, without self-loops.
+        family : str, default "graph"
+            Family name of the result.
+        params : mapping, optional
+            Parameters recorded on the result.
+        meta : mapping, optional
+            Extra metadata.
+        order : sequence, optional
+            Every node of the graph exactly once, in the order of the node indices.
+        names : sequence, optional
+            One name per node of the order, replacing the names kept.
+
+        Returns
+        -------
+        Topology
+            The network.
+
+        Raises
+        ------
+        TopocastError
+            A directed, empty or non-networkx graph, a self-loop, or an ``order`` or ``names`` that does not fit.
+
+        Examples
+        --------
         >>> import networkx as nx
         >>> t = Topology.from_networkx(nx.Graph([("b", "a"), ("a", "c")]))
         >>> t.num_nodes, t.label(0), t.index("c"), t.spec
@@ -196,6 +378,7 @@ class Topology:
     # -- sizes and degrees ------------------------------------------------
     @property
     def num_nodes(self) -> int:
+        """Number of nodes."""
         return len(self.indptr) - 1
 
     @property
@@ -229,6 +412,7 @@ class Topology:
 
     @property
     def has_parallel_links(self) -> bool:
+        """Whether some pair of nodes is joined by more than one link."""
         return bool(np.any(self.distinct_degree != self.port_degree))
 
     @cached_property
@@ -255,29 +439,65 @@ class Topology:
         return self.meta.get("intact", self)
 
     def neighbors(self, node: int) -> np.ndarray:
+        """List the neighbours of a node, one entry per arc (sorted).
+
+        Parameters
+        ----------
+        node : int
+            Node index.
+
+        Returns
+        -------
+        numpy.ndarray
+            Heads of the node's arcs (a read-only view of the CSR).
+        """
         return self.indices[self.indptr[node]:self.indptr[node + 1]]
 
     def arc_index(self, u: int, v: int) -> int:
-        """CSR index of the first arc ``u -> v``, or -1."""
+        """Find the CSR index of the first arc ``u -> v``.
+
+        Parameters
+        ----------
+        u, v : int
+            Tail and head.
+
+        Returns
+        -------
+        int
+            Arc index, or -1 when there is no such arc.
+        """
         lo, hi = self.indptr[u], self.indptr[u + 1]
         pos = lo + int(np.searchsorted(self.indices[lo:hi], v))
         return int(pos) if pos < hi and self.indices[pos] == v else -1
 
     def has_edge(self, u: int, v: int) -> bool:
+        """Tell whether a link joins ``u`` and ``v``.
+
+        Parameters
+        ----------
+        u, v : int
+            The two nodes.
+
+        Returns
+        -------
+        bool
+            True when there is an arc ``u -> v``.
+        """
         return self.arc_index(u, v) >= 0
 
     @cached_property
     def arc_sources(self) -> np.ndarray:
+        """Tail node of every arc."""
         src = np.repeat(np.arange(self.num_nodes, dtype=np.int64), self.port_degree)
         src.setflags(write=False)
         return src
 
     @cached_property
     def reverse_arc(self) -> np.ndarray:
-        """``reverse_arc[e]`` is the arc going back along the same link.
+        """Arc going back along the same link, for every arc.
 
-        Parallel links pair up in order: the k-th ``u -> v`` arc with the
-        k-th ``v -> u`` arc.
+        Parallel links pair up in order: the k-th ``u -> v`` arc with the k-th ``v -> u`` arc.  Raises
+        :class:`TopocastError` if the adjacency is not symmetric.
         """
         src, dst = self.arc_sources, self.indices
         forward = np.lexsort((np.arange(self.num_arcs), dst, src))
@@ -290,21 +510,64 @@ class Topology:
         return rev
 
     def label_of(self, arc: int) -> str:
+        """Give the label name of an arc.
+
+        Parameters
+        ----------
+        arc : int
+            Arc index.
+
+        Returns
+        -------
+        str
+            Its label, e.g. ``+d0``.
+        """
         return self.label_names[self.arc_labels[arc]]
 
     # -- labels -----------------------------------------------------------
     def label(self, node: int) -> tuple:
-        """The family's coordinates of ``node``."""
+        """Give the family's coordinates of a node.
+
+        Parameters
+        ----------
+        node : int
+            Node index.
+
+        Returns
+        -------
+        tuple
+            The coordinates (the name for a graph from networkx or a file).
+
+        Raises
+        ------
+        TopocastError
+            If ``node`` is not an integer in ``0..num_nodes-1``.
+        """
         node = integer(node, "node", owner="node")
         if not 0 <= node < self.num_nodes:
             raise TopocastError(f"node: {node} is outside 0..{self.num_nodes - 1}")
         return self.codec.decode(node)
 
     def index(self, label: Any) -> int:
-        """Node index of a label: a tuple of coordinates, text ``"1,2"``, or a node name.
+        """Find the node index of a label: a tuple of coordinates, text ``"1,2"``, or a node name.
 
-        A topology built from a networkx graph or a ``graph:`` file also takes
-        the node's name (a string, an int, a tuple) or its text.
+        A topology built from a networkx graph or a ``graph:`` file also takes the node's name (a string, an
+        int, a tuple) or its text.
+
+        Parameters
+        ----------
+        label : tuple or str or Any
+            Coordinates, their text, or a name.
+
+        Returns
+        -------
+        int
+            Node index.
+
+        Raises
+        ------
+        TopocastError
+            If the label names no node.
         """
         if isinstance(label, str):
             return self.codec.parse(label)
@@ -313,8 +576,20 @@ class Topology:
         return self.codec.encode(tuple(label))
 
     def node_name(self, node: int) -> Any:
-        """The name of ``node``: the original name for a graph from networkx or a file, else its label text.
+        """Give the name of a node: the original name for a graph from networkx or a file, else its label text.
 
+        Parameters
+        ----------
+        node : int
+            Node index.
+
+        Returns
+        -------
+        Any
+            The name.
+
+        Examples
+        --------
         >>> import topocast as tc
         >>> tc.build("torus:3x4").node_name(5)
         '1,1'
@@ -333,9 +608,14 @@ class Topology:
 
     # -- interop ----------------------------------------------------------
     def to_networkx(self):
-        """A networkx Graph, or MultiGraph when there are parallel links.
+        """Convert to a networkx Graph, or MultiGraph when there are parallel links.
 
         Each edge gets attribute ``label`` (the label of its lower-to-higher arc).
+
+        Returns
+        -------
+        networkx.Graph or networkx.MultiGraph
+            The network.
         """
         import networkx as nx
 
@@ -351,6 +631,7 @@ class Topology:
         return graph
 
     def __repr__(self) -> str:
+        """Spec, nodes, links and faults."""
         faults = f", faults={self.faults!r}" if self.faults is not None else ""
         return f"Topology({self.spec!r}, nodes={self.num_nodes}, links={self.num_edges}{faults})"
 
@@ -393,10 +674,12 @@ class UnbuiltTopology:
 
     @property
     def spec(self) -> str:
+        """Canonical spec string (``family:key=value,...``)."""
         body = ",".join(f"{k}={_fmt(v)}" for k, v in self.params.items())
         return f"{self.family}:{body}"
 
     def __repr__(self) -> str:
+        """Spec and nodes."""
         return f"UnbuiltTopology({self.spec!r}, nodes={self.num_nodes})"
 
 
@@ -417,14 +700,54 @@ class NameCodec(Codec):
         self._texts: dict[str, int] | None = None
 
     def name(self, index: int) -> Any:
-        """The original name of node ``index``."""
+        """Give the original name of a node.
+
+        Parameters
+        ----------
+        index : int
+            Node index.
+
+        Returns
+        -------
+        Any
+            The name.
+        """
         return self.names[index]
 
     def decode(self, index: int) -> tuple:
+        """Give the label of a node: ``(name,)``, or a tuple name as it is.
+
+        Parameters
+        ----------
+        index : int
+            Node index.
+
+        Returns
+        -------
+        tuple
+            The label.
+        """
         name = self.names[index]
         return name if isinstance(name, tuple) else (name,)
 
     def encode(self, label: Sequence) -> int:
+        """Find the node of a label ``(name,)`` or a tuple name.
+
+        Parameters
+        ----------
+        label : sequence
+            The label.
+
+        Returns
+        -------
+        int
+            Node index.
+
+        Raises
+        ------
+        TopocastError
+            If no node has that name.
+        """
         label = tuple(label)
         for key in (label, label[0] if len(label) == 1 else None):
             try:
@@ -435,10 +758,39 @@ class NameCodec(Codec):
         raise TopocastError(f"node: unknown node {label[0] if len(label) == 1 else label!r}")
 
     def format(self, index: int) -> str:
+        """Write the name of a node as text (a tuple name comma-separated).
+
+        Parameters
+        ----------
+        index : int
+            Node index.
+
+        Returns
+        -------
+        str
+            The text.
+        """
         name = self.names[index]
         return ",".join(str(v) for v in name) if isinstance(name, tuple) else str(name)
 
     def parse(self, text: str) -> int:
+        """Find a node from text: the name, the name as an int, a tuple name ``"1,2"`` or ``"(1, 2)"``.
+
+        Parameters
+        ----------
+        text : str
+            The text.
+
+        Returns
+        -------
+        int
+            Node index.
+
+        Raises
+        ------
+        TopocastError
+            If no node matches.
+        """
         for key in _text_keys(text):
             if key in self.lookup:
                 return self.lookup[key]
@@ -469,11 +821,22 @@ def _text_keys(text: str) -> list:
 
 
 def node_order(names: Iterable) -> list:
-    """Names sorted (strings in natural order: ``"n2" < "n10"``, ``"-1,2" < "0,2" < "0,10"``), else as given.
+    """Sort node names: strings in natural order (``"n2" < "n10"``, ``"-1,2" < "0,2" < "0,10"``).
 
-    Names that do not compare with each other (ints mixed with strings)
-    keep their order.
+    Names that do not compare with each other (ints mixed with strings) keep their order.
 
+    Parameters
+    ----------
+    names : iterable
+        The names.
+
+    Returns
+    -------
+    list
+        The names sorted, or as given.
+
+    Examples
+    --------
     >>> node_order(["n10", "n2", "n1"]), node_order(["0,1", "-1,2", "0,-3"]), node_order(["b", 1])
     (['n1', 'n2', 'n10'], ['-1,2', '0,-3', '0,1'], ['b', 1])
     """

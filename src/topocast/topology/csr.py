@@ -8,7 +8,20 @@ import numpy as np
 
 @nb.njit(cache=True)
 def first_arc(indptr, indices, u, v):
-    """CSR index of the first arc ``u -> v`` (rows are sorted), or -1."""
+    """Find the CSR index of the first arc ``u -> v`` (numba kernel; rows sorted by neighbour).
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        The CSR row pointers and arc heads.
+    u, v : int
+        Tail and head of the arc.
+
+    Returns
+    -------
+    int
+        Index into ``indices``, or -1 when there is no such arc.
+    """
     lo, hi = indptr[u], indptr[u + 1]
     a, b = lo, hi
     while a < b:
@@ -24,8 +37,22 @@ def first_arc(indptr, indices, u, v):
 
 @nb.njit(cache=True)
 def bucket(keys, n):
-    """Indices ``0 .. len(keys) - 1`` grouped by ``keys`` (in ``0 .. n - 1``), increasing within a key:
-    CSR ``(ptr, ids)`` (transfers by sender or receiver, messages by origin)."""
+    """Group indices ``0 .. len(keys) - 1`` by key, increasing within a key (numba kernel).
+
+    Used for transfers by sender or receiver and messages by origin.
+
+    Parameters
+    ----------
+    keys : numpy.ndarray
+        One key in ``0 .. n - 1`` per index.
+    n : int
+        Number of keys.
+
+    Returns
+    -------
+    ptr, ids : numpy.ndarray
+        CSR form: the indices with key ``k`` are ``ids[ptr[k]:ptr[k + 1]]``.
+    """
     ptr = np.zeros(n + 1, np.int64)
     for i in range(len(keys)):
         ptr[keys[i] + 1] += 1

@@ -40,7 +40,31 @@ LOCAL, GLOBAL = 0, 1
 
 
 def dragonfly_plus_params(l: int, s: int, h: int, g: int | None, p: int | None) -> tuple[int, ...]:  # noqa: E741
-    """``(l, s, h, g, p)`` checked; ``g`` defaults to ``s h + 1``, ``p`` to ``s`` (a leaf's up ports)."""
+    """Check the Dragonfly+ parameters and fill the defaults.
+
+    Parameters
+    ----------
+    l : int
+        Leaf switches per group, >= 1.
+    s : int
+        Spine switches per group, >= 1.
+    h : int
+        Global links per spine, >= 1.
+    g : int or None
+        Groups, 1..``s h + 1``; None: ``s h + 1``.
+    p : int or None
+        Terminals per leaf, >= 0; None: ``s`` (a leaf's up ports).
+
+    Returns
+    -------
+    tuple of int
+        ``(l, s, h, g, p)``.
+
+    Raises
+    ------
+    TopocastError
+        A value out of range, or more groups than the global ports can reach.
+    """
     owner = "dragonfly-plus"
     l = integer(l, "l", owner=owner, minimum=1)  # noqa: E741 -- the leaves of a group
     s = integer(s, "s", owner=owner, minimum=1)
@@ -54,7 +78,22 @@ def dragonfly_plus_params(l: int, s: int, h: int, g: int | None, p: int | None) 
 
 
 def global_ports(g: int, s: int, h: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(port, target group offset, peer port)`` of the used global ports of one group."""
+    """List the used global ports of one Dragonfly+ group and where each leads.
+
+    Parameters
+    ----------
+    g : int
+        Groups.
+    s : int
+        Spines per group.
+    h : int
+        Global links per spine.
+
+    Returns
+    -------
+    port, offset, peer : numpy.ndarray
+        The port (numbered over the group's spines), the offset of the group it reaches and the port at the far end.
+    """
     if g < 2:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
@@ -65,9 +104,36 @@ def global_ports(g: int, s: int, h: int) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def dragonfly_plus(l: int, s: int, h: int, g: int | None = None, p: int | None = None) -> Topology:  # noqa: E741
-    """Dragonfly+ of ``g`` leaf-spine groups (``l`` leaves, ``s`` spines, ``h`` global links per spine,
-    ``p`` terminals per leaf).
+    """Build a Dragonfly+: groups of leaf and spine switches, the spines joined by global links (Shpiner et al., 2017).
 
+    Every group is a complete bipartite graph of ``l`` leaves and ``s`` spines; each spine has ``h`` global
+    links to other groups.
+
+    Parameters
+    ----------
+    l : int
+        Leaf switches per group.
+    s : int
+        Spine switches per group.
+    h : int
+        Global links per spine.
+    g : int, optional
+        Groups (default ``s h + 1``, every pair of groups linked once).
+    p : int, optional
+        Terminals per leaf (default ``s``).
+
+    Returns
+    -------
+    Topology
+        ``g (l + s)`` switches; ``meta`` holds the groups, terminals and global links.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`dragonfly_plus_params`.
+
+    Examples
+    --------
     >>> t = dragonfly_plus(4, 4, 4)
     >>> t.num_nodes, t.meta["groups"], t.meta["terminals"], t.meta["global_links"]
     (136, 17, 272, 136)
@@ -103,6 +169,24 @@ def dragonfly_plus(l: int, s: int, h: int, g: int | None = None, p: int | None =
 
 
 def automorphism_candidates(l: int, s: int, h: int, g: int):  # noqa: E741
+    """Generate candidate automorphisms of a Dragonfly+: group rotation, swaps and cycles inside a group, reflection.
+
+    Parameters
+    ----------
+    l : int
+        Leaves per group.
+    s : int
+        Spines per group.
+    h : int
+        Global links per spine.
+    g : int
+        Groups.
+
+    Yields
+    ------
+    numpy.ndarray
+        The image of every switch under one candidate permutation.
+    """
     size = l + s
     node = np.arange(g * size, dtype=np.int64)
     group, j = node // size, node % size
@@ -118,7 +202,18 @@ def automorphism_candidates(l: int, s: int, h: int, g: int):  # noqa: E741
 
 
 def dragonfly_plus_orbits(topology: Topology) -> np.ndarray:
-    """Orbit labels under the checked maps (the family's ``orbits`` hook)."""
+    """Label the switches by orbit under the checked maps (the family's ``orbits`` hook).
+
+    Parameters
+    ----------
+    topology : Topology
+        A Dragonfly+ network.
+
+    Returns
+    -------
+    numpy.ndarray
+        Orbit label of every switch (cached on the topology).
+    """
     from .symmetry import checked_orbits
 
     cache = topology.__dict__.setdefault("_metric_cache", {})

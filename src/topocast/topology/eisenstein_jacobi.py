@@ -66,9 +66,19 @@ SECTOR_PHASE = {s: p for p, ss in PHASE_SECTORS.items() for s in ss}
 
 
 def hex_norm(x, y):
-    """Weight of the lattice point x + y rho: min |u|+|v|+|w| with x + y rho = u + v rho + w rho^2.
+    """Give the weight of the lattice point ``x + y rho``: min ``|u|+|v|+|w|`` with ``x + y rho = u + v rho + w rho^2``.
 
     Closed form: ``|x| + |y|`` when x and y have the same sign, else ``max(|x|, |y|)``.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Integer coordinates.
+
+    Returns
+    -------
+    numpy.ndarray
+        The weights.
     """
     x = np.asarray(x)
     y = np.asarray(y)
@@ -76,7 +86,25 @@ def hex_norm(x, y):
 
 
 def check_alpha(a: int, b: int, n: int = 1) -> tuple[int, int, int]:
-    """``(a, b, n)`` as ints, or a :class:`TopocastError` unless 0 <= a <= b, a^2 + ab + b^2 >= 2 and n >= 1."""
+    """Check the parameters of an Eisenstein-Jacobi network.
+
+    Parameters
+    ----------
+    a, b : int
+        ``alpha = a + b rho`` with ``0 <= a <= b`` and norm ``a^2 + ab + b^2 >= 2``.
+    n : int, default 1
+        Dimensions, >= 1.
+
+    Returns
+    -------
+    tuple of int
+        ``(a, b, n)``.
+
+    Raises
+    ------
+    TopocastError
+        Unless ``0 <= a <= b``, ``a^2 + ab + b^2 >= 2`` and ``n >= 1``.
+    """
     a, b, n = (integer(value, name, owner="ej") for name, value in (("a", a), ("b", b), ("n", n)))
     if a < 0 or b < 0:
         raise TopocastError(f"ej: parameters 'a' and 'b' must be >= 0, got a={a}, b={b}")
@@ -113,7 +141,18 @@ class EJRing:
 
     # -- codec -------------------------------------------------------------
     def reduce(self, x, y) -> np.ndarray:
-        """Node index of x + y rho (any integers, vectorised)."""
+        """Give the node index of ``x + y rho`` (any integers, vectorised).
+
+        Parameters
+        ----------
+        x, y : array_like
+            Integer coordinates.
+
+        Returns
+        -------
+        numpy.ndarray
+            The residue index modulo alpha.
+        """
         x = np.asarray(x, dtype=np.int64)
         y = np.asarray(y, dtype=np.int64)
         k = np.floor_divide(y, self.g)
@@ -122,17 +161,45 @@ class EJRing:
         return yr * self.d1 + xr
 
     def rep_or_grid(self) -> np.ndarray:
-        """The HNF representative (x', y') of every index (before the tree exists)."""
+        """Give the HNF representative ``(x', y')`` of every index (before the tree exists).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(N, 2)``.
+        """
         idx = np.arange(self.norm, dtype=np.int64)
         return np.stack([idx % self.d1, idx // self.d1], axis=1)
 
     def in_lattice(self, x, y) -> np.ndarray:
-        """True where x + y rho is a multiple of alpha."""
+        """Tell where ``x + y rho`` is a multiple of alpha.
+
+        Parameters
+        ----------
+        x, y : array_like
+            Integer coordinates.
+
+        Returns
+        -------
+        numpy.ndarray
+            Boolean.
+        """
         return self.reduce(x, y) == 0
 
     # -- weights -------------------------------------------------------------
     def weight_formula(self, x, y) -> np.ndarray:
-        """Formula (2): the least hex norm over all representatives of x + y rho."""
+        """Evaluate formula (2): the least hex norm over all representatives of ``x + y rho``.
+
+        Parameters
+        ----------
+        x, y : array_like
+            Integer coordinates.
+
+        Returns
+        -------
+        numpy.ndarray
+            The weights.
+        """
         a, b, norm = self.a, self.b, self.norm
         x = np.asarray(x, dtype=np.int64)
         y = np.asarray(y, dtype=np.int64)
@@ -150,7 +217,18 @@ class EJRing:
         return best
 
     def distance_formula(self, u, v) -> np.ndarray:
-        """Formula (1): distance between nodes ``u`` and ``v`` (indices)."""
+        """Evaluate formula (1): the distance between nodes ``u`` and ``v``.
+
+        Parameters
+        ----------
+        u, v : array_like
+            Node indices.
+
+        Returns
+        -------
+        numpy.ndarray
+            The distances.
+        """
         ru, rv = self.rep[np.asarray(u)], self.rep[np.asarray(v)]
         return self.weight_formula(ru[..., 0] - rv[..., 0], ru[..., 1] - rv[..., 1])
 
@@ -213,10 +291,13 @@ class EJRing:
             arr.setflags(write=False)
 
     def _level_candidates(self, level, sector, kk, ll):
-        """The sector-tree candidates of one level, sorted by (sector, k, l) in a stable order: per node
+        """List the sector-tree candidates of one level.
+
+        The sector-tree candidates of one level, sorted by (sector, k, l) in a stable order: per node
         ``k + (l + 1)`` along its sector's minor unit and, on the sector's axis (``l = 0``), ``(k + 1) + 0``
         along the major one (the root, alone in its level: ``1 + 0`` in each sector).  Returns their
-        residues and a 7-row array (sector, k, l, parent, direction, x, y)."""
+        residues and a 7-row array (sector, k, l, parent, direction, x, y).
+        """
         if len(level) == 1 and level[0] == 0:
             j = np.arange(1, 7)
             cand = np.stack([j, np.ones(6, np.int64), np.zeros(6, np.int64), np.zeros(6, np.int64), _MAJOR[j]])
@@ -237,21 +318,56 @@ class EJRing:
 
     # -- figures -------------------------------------------------------------
     def depth_histogram(self) -> np.ndarray:
-        """Nodes per tree depth (= distance distribution from node 0)."""
+        """Count the nodes per depth of the sector tree (= distance distribution from node 0).
+
+        Returns
+        -------
+        numpy.ndarray
+            Nodes per depth.
+        """
         return np.bincount(self.depth)
 
     def leaf_histogram(self) -> np.ndarray:
-        """Leaves of the sector tree per depth."""
+        """Count the leaves of the sector tree per depth.
+
+        Returns
+        -------
+        numpy.ndarray
+            Leaves per depth, 0..diameter.
+        """
         leaves = np.diff(self.child_ptr) == 0
         return np.bincount(self.depth[leaves], minlength=self.diameter + 1)
 
     def label(self, node: int) -> str:
-        """``x+yrho`` text of a node's canonical representative."""
+        """Write a node's canonical representative as ``x+yrho`` text.
+
+        Parameters
+        ----------
+        node : int
+            Residue index.
+
+        Returns
+        -------
+        str
+            The text.
+        """
         x, y = (int(v) for v in self.rep[node])
         return format_eisenstein(x, y)
 
 
 def format_eisenstein(x: int, y: int) -> str:
+    """Write ``x + y rho`` as text: ``3``, ``rho``, ``2-3rho``.
+
+    Parameters
+    ----------
+    x, y : int
+        Coordinates.
+
+    Returns
+    -------
+    str
+        The text.
+    """
     if y == 0:
         return str(x)
     ys = {1: "rho", -1: "-rho"}.get(y, f"{y}rho")
@@ -282,17 +398,42 @@ def _bfs_1d(neighbors: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=64)
 def ej_ring(a: int, b: int) -> EJRing:
-    """The (cached) one-dimensional structure of EJ_{a+b rho}."""
+    """Give the (cached) one-dimensional structure of EJ_{a+b rho}.
+
+    Parameters
+    ----------
+    a, b : int
+        ``alpha = a + b rho``.
+
+    Returns
+    -------
+    EJRing
+        Residues, neighbours, weights and sector tree.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`check_alpha`.
+    """
     return EJRing(a, b)
 
 
 def distance_distribution_formula(a: int, b: int) -> np.ndarray:
-    """Formula (3) of section 2.1: nodes at each distance s from node 0, as printed.
+    """Evaluate formula (3) of section 2.1 as printed: nodes at each distance from node 0.
 
-    ``T = (a+b)/2``, ``M = (a+2b)/3``; 6s below T, 18(M - s) between T and M,
-    2 at s = M when b = a (mod 3), and the rest of the N nodes at s = T.
-    Where T is not an integer no distance gets the remainder, so the counts
-    need not sum to N: that is one of the ways the formula fails.
+    ``T = (a+b)/2``, ``M = (a+2b)/3``; 6s below T, 18(M - s) between T and M, 2 at s = M when b = a (mod 3),
+    and the rest of the N nodes at s = T.  Where T is not an integer no distance gets the remainder, so the
+    counts need not sum to N: that is one of the ways the formula fails.
+
+    Parameters
+    ----------
+    a, b : int
+        ``alpha = a + b rho``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Count per distance.
     """
     norm = a * a + a * b + b * b
     T = (a + b) / 2
@@ -331,7 +472,18 @@ class EJCodec(Codec):
             f"{c}{d}" for d in range(dims, 0, -1) for c in ("x", "y"))
 
     def coordinates(self, index: int) -> list[int]:
-        """Residue index of each dimension, highest dimension first."""
+        """Give the residue index of each dimension of a node, highest dimension first.
+
+        Parameters
+        ----------
+        index : int
+            Node index.
+
+        Returns
+        -------
+        list of int
+            Residue indices.
+        """
         out, index = [], int(index)
         for _ in range(self.dims):
             index, c = divmod(index, self.ring.norm)
@@ -339,9 +491,38 @@ class EJCodec(Codec):
         return out[::-1]
 
     def decode(self, index: int) -> tuple:
+        """Give the label of a node: the minimal-weight representative of each dimension.
+
+        Parameters
+        ----------
+        index : int
+            Node index.
+
+        Returns
+        -------
+        tuple of int
+            ``(x_n, y_n, ..., x_1, y_1)``.
+        """
         return tuple(int(v) for c in self.coordinates(index) for v in self.ring.rep[c])
 
     def encode(self, label: Sequence) -> int:
+        """Give the node index of a label; any representative is reduced.
+
+        Parameters
+        ----------
+        label : sequence of int
+            ``(x_n, y_n, ..., x_1, y_1)``.
+
+        Returns
+        -------
+        int
+            Node index.
+
+        Raises
+        ------
+        TopocastError
+            A wrong number of coordinates or a coordinate that is not an integer.
+        """
         if len(label) != 2 * self.dims:
             raise TopocastError(f"node: expected {2 * self.dims} coordinates (x, y per dimension), got {len(label)}")
         index = 0
@@ -351,12 +532,43 @@ class EJCodec(Codec):
         return index
 
     def format(self, index: int) -> str:
+        """Write a node as ``(x+yrho, ...)`` text.
+
+        Parameters
+        ----------
+        index : int
+            Node index.
+
+        Returns
+        -------
+        str
+            The text.
+        """
         return "(" + ", ".join(self.ring.label(c) for c in self.coordinates(index)) + ")"
 
 
 def node_sectors(topology: Topology, node: int) -> tuple[int, ...]:
-    """Sector (1..6, section 2.1; 0 for the coordinate 0) of each coordinate of ``node``, highest dimension first.
+    """Give the sector (1..6, section 2.1; 0 for the coordinate 0) of each coordinate of a node.
 
+    Parameters
+    ----------
+    topology : Topology
+        An ``ej`` network.
+    node : int
+        Node index.
+
+    Returns
+    -------
+    tuple of int
+        Sectors, highest dimension first.
+
+    Raises
+    ------
+    TopocastError
+        If the network is not an ``ej`` one.
+
+    Examples
+    --------
     >>> node_sectors(eisenstein_jacobi(3, 4, 2), eisenstein_jacobi(3, 4, 2).index((1, 1, 0, 0)))
     (1, 0)
     """
@@ -368,7 +580,23 @@ def node_sectors(topology: Topology, node: int) -> tuple[int, ...]:
 
 
 def ej_1d(a: int, b: int) -> Topology:
-    """EJ_{a+b rho} itself: N(alpha) nodes, six labelled arcs per node."""
+    """Build EJ_{a+b rho} itself: N(alpha) nodes, six labelled arcs per node.
+
+    Parameters
+    ----------
+    a, b : int
+        ``alpha = a + b rho``.
+
+    Returns
+    -------
+    Topology
+        The one-dimensional network.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`check_alpha`.
+    """
     ring = ej_ring(a, b)
     n = ring.norm
     src = np.repeat(np.arange(n, dtype=np.int64), 6)
@@ -391,25 +619,28 @@ def _meta(ring: EJRing, n: int) -> dict:
 
 
 def eisenstein_jacobi(a: int, b: int, n: int = 1) -> Topology:
-    """Eisenstein-Jacobi network EJ_{a+b rho}^(n) (section 2.2).
+    """Build the Eisenstein-Jacobi network EJ_{a+b rho}^(n) (section 2.2): hexagonal, on the residues of Z[rho].
 
     Parameters
     ----------
     a, b : int
-        alpha = a + b rho with 0 <= a <= b and norm a^2 + ab + b^2 >= 2.
-    n : int
-        Number of dimensions (Cartesian product of n copies); the first
-        coordinate is the paper's dimension n.
+        ``alpha = a + b rho`` with ``0 <= a <= b`` and norm ``a^2 + ab + b^2 >= 2``.
+    n : int, default 1
+        Number of dimensions (Cartesian product of n copies); the first coordinate is the paper's dimension n.
 
     Returns
     -------
-    Topology with N(alpha)^n nodes, degree 6n, arcs labelled ``+rho`` (n = 1)
-    or ``d0:+rho`` (dimension index 0 = paper dimension n).
+    Topology
+        ``N(alpha)^n`` nodes, degree 6n, arcs labelled ``+rho`` (n = 1) or ``d0:+rho`` (dimension index 0 =
+        paper dimension n).
 
     Raises
     ------
-    TopocastError for a > b, negative values, norm < 2 or n < 1.
+    TopocastError
+        For a > b, negative values, norm < 2 or n < 1.
 
+    Examples
+    --------
     >>> eisenstein_jacobi(3, 4).num_nodes
     37
     """

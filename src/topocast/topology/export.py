@@ -44,7 +44,9 @@ CHUNK = 1 << 16
 
 
 def export(topology: Topology, format: str | None, path: str | Path) -> Path:
-    """Write ``topology`` to ``path`` in ``format`` (None: from the extension), atomically; returns the path.
+    """Write a network to a file in an interchange format, atomically.
+
+    Write ``topology`` to ``path`` in ``format`` (None: from the extension), atomically; returns the path.
 
     The text is streamed to the file in chunks (memory stays in proportion to a chunk, not to the network),
     through :func:`topocast.infra.fileio.atomic_writer`: an error or an interrupt part way leaves nothing at
@@ -68,6 +70,8 @@ def export(topology: Topology, format: str | None, path: str | Path) -> Path:
     TopocastError
         An unknown format, a destination that is not a regular file, a network the format cannot hold.
 
+    Examples
+    --------
     >>> import os, tempfile
     >>> import topocast as tc
     >>> out = export(tc.build("ring:4"), "booksim-anynet", os.path.join(tempfile.mkdtemp(), "ring.anynet"))
@@ -96,15 +100,50 @@ def export(topology: Topology, format: str | None, path: str | Path) -> Path:
 
 
 def check_output(path: str | Path) -> Path:
-    """``path`` as a file to write: a regular file or a new name in an existing, writable directory
-    (:func:`topocast.infra.fileio.check_output_file`), else a :class:`TopocastError` naming ``OUT``."""
+    """Check a path as a file to write: a regular file or a new name in an existing, writable directory.
+
+    See :func:`topocast.infra.fileio.check_output_file`.
+
+    Parameters
+    ----------
+    path : str or Path
+        The destination.
+
+    Returns
+    -------
+    Path
+        The path.
+
+    Raises
+    ------
+    TopocastError
+        Naming ``OUT`` and what is wrong.
+    """
     from ..infra.fileio import check_output_file
 
     return check_output_file(path, "OUT")
 
 
 def check_format(format: str | None, path: str | Path | None = None) -> str:
-    """``format`` checked against :data:`FORMATS`, or the format ``path``'s extension names."""
+    """Check an export format against :data:`FORMATS`, or take it from the file's extension.
+
+    Parameters
+    ----------
+    format : str or None
+        The format; None: from ``path``.
+    path : str or Path, optional
+        The destination.
+
+    Returns
+    -------
+    str
+        The format.
+
+    Raises
+    ------
+    TopocastError
+        An unknown format, or an extension that names none.
+    """
     if format is None:
         return format_for(path)
     fmt = str(format).strip().lower()
@@ -114,7 +153,23 @@ def check_format(format: str | None, path: str | Path | None = None) -> str:
 
 
 def format_for(path: str | Path | None) -> str:
-    """The export format a file name's extension names (``.graphml`` -> ``graphml``, ``.anynet`` ...)."""
+    """Give the export format a file name's extension names (``.graphml`` -> ``graphml``, ``.anynet`` ...).
+
+    Parameters
+    ----------
+    path : str or Path or None
+        The file name.
+
+    Returns
+    -------
+    str
+        The format.
+
+    Raises
+    ------
+    TopocastError
+        When the extension names no format.
+    """
     suffix = Path(str(path)).suffix.lower() if path is not None else ""
     if suffix not in EXTENSIONS:
         known = ", ".join(EXTENSIONS)
@@ -123,13 +178,47 @@ def format_for(path: str | Path | None) -> str:
 
 
 def export_text(topology: Topology, format: str) -> str:
-    """The file contents of ``topology`` in ``format`` (the whole text in memory: for small networks)."""
+    """Give the file contents of a network in a format (the whole text in memory: for small networks).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    format : str
+        One of :data:`FORMATS`.
+
+    Returns
+    -------
+    str
+        The text.
+
+    Raises
+    ------
+    TopocastError
+        An unknown format, or a network the format cannot hold.
+    """
     fmt = check_format(format)
     return "".join(_WRITERS[fmt](topology))
 
 
 def node_names(topology: Topology) -> list[str]:
-    """The text name of every node (its label as text); a :class:`TopocastError` if two coincide."""
+    """Give the text name of every node (its label as text).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    list of str
+        One name per node.
+
+    Raises
+    ------
+    TopocastError
+        If two names coincide or a name holds a control character.
+    """
     names = [topology.codec.format(i) for i in range(topology.num_nodes)]
     if len(set(names)) != len(names):
         raise TopocastError(f"export: two nodes of {topology.spec} have the same name as text")
@@ -146,7 +235,7 @@ def _links(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _link_chunks(topology: Topology) -> Iterator[tuple[list[int], list[int], list[str]]]:
-    """The links of :func:`_links` in chunks of :data:`CHUNK`: sources, targets and label names as lists."""
+    """Yield the links of :func:`_links` in chunks of :data:`CHUNK`: sources, targets and label names."""
     src, dst, labels = _links(topology)
     label_names = [str(name) for name in topology.label_names]
     for lo in range(0, len(src), CHUNK):
@@ -181,8 +270,21 @@ _GML_UNSAFE = re.compile(r'[^ -~]|[&"]')
 
 
 def gml_string(text: str) -> str:
-    """``text`` as a GML string: quoted, with ``&``, ``"`` and every character outside printable ASCII written
-    as a character reference (``&#233;``), which GML readers (networkx's among them) turn back."""
+    """Quote text as a GML string.
+
+    ``&``, ``"`` and every character outside printable ASCII are written as a character reference
+    (``&#233;``), which GML readers (networkx's among them) turn back.
+
+    Parameters
+    ----------
+    text : str
+        The text.
+
+    Returns
+    -------
+    str
+        The quoted string.
+    """
     return '"' + _GML_UNSAFE.sub(lambda m: f"&#{ord(m.group(0))};", text) + '"'
 
 

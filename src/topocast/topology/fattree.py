@@ -52,9 +52,30 @@ from .stages import MultistageNetwork
 
 def check_gft_params(h: int, m: int, w: int, powers_of_two: bool = False,
                      owner: str = "gft") -> tuple[int, int, int]:
-    """``(h, m, w)`` as ints, or a :class:`TopocastError` unless ``h >= 1``, ``m >= 2``, ``w >= 1``.
+    """Check the parameters of a generalized fat tree GFT(h, m, w).
 
-    With ``powers_of_two``, ``m`` and ``w`` must be powers of two as well.
+    Parameters
+    ----------
+    h : int
+        Height, >= 1.
+    m : int
+        Children per switch, >= 2.
+    w : int
+        Parents per switch, >= 1.
+    powers_of_two : bool, default False
+        Also require ``m`` and ``w`` to be powers of two.
+    owner : str, default "gft"
+        Name for the error message.
+
+    Returns
+    -------
+    tuple of int
+        ``(h, m, w)``.
+
+    Raises
+    ------
+    TopocastError
+        Unless ``h >= 1``, ``m >= 2``, ``w >= 1`` (and powers of two when asked).
     """
     h = integer(h, "h", owner=owner, minimum=1)
     m = integer(m, "m", owner=owner, minimum=2)
@@ -75,22 +96,47 @@ class GFTShape:
     w: int
 
     def __post_init__(self):
+        """Check the parameters (:func:`check_gft_params`)."""
         check_gft_params(self.h, self.m, self.w)
 
     @property
     def processors(self) -> int:
+        """Processors (``w * m^h``)."""
         return self.w * self.m ** self.h
 
     def level_count(self, x: int) -> int:
-        """Switches on level ``x`` (``m^(h-x) * w^x``)."""
+        """Count the switches on level ``x``: ``m^(h-x) * w^x``.
+
+        Parameters
+        ----------
+        x : int
+            Level, 0 (leaves) .. h.
+
+        Returns
+        -------
+        int
+            Switches on that level.
+        """
         return self.m ** (self.h - x) * self.w ** x
 
     @property
     def level_counts(self) -> list[int]:
+        """Switches on every level, 0..h."""
         return [self.level_count(x) for x in range(self.h + 1)]
 
     def switch_size(self, x: int) -> tuple[int, int]:
-        """(down ports, up ports) of a level-``x`` switch; the top's are (m, m)."""
+        """Give the ports of a level-``x`` switch; the top's are (m, m).
+
+        Parameters
+        ----------
+        x : int
+            Level.
+
+        Returns
+        -------
+        tuple of int
+            (down ports, up ports).
+        """
         if x == self.h:
             return (self.m, self.m)
         if x == 0:
@@ -99,17 +145,42 @@ class GFTShape:
 
     @property
     def kind(self) -> str:
+        """``plain`` (``m == w``), ``slimmed`` (``m > w``) or ``fattened``."""
         return "plain" if self.m == self.w else ("slimmed" if self.m > self.w else "fattened")
 
     def up_stage(self, x: int) -> int:
+        """Give the stage index of up level ``x`` in the opened view.
+
+        Parameters
+        ----------
+        x : int
+            Level.
+
+        Returns
+        -------
+        int
+            The stage (``x``).
+        """
         return x
 
     def down_stage(self, x: int) -> int:
-        """Stage index of down level ``x`` (the top is ``h``)."""
+        """Give the stage index of down level ``x`` in the opened view (the top is ``h``).
+
+        Parameters
+        ----------
+        x : int
+            Level.
+
+        Returns
+        -------
+        int
+            The stage (``2h - x``).
+        """
         return 2 * self.h - x
 
     @cached_property
     def network(self) -> MultistageNetwork:
+        """The opened multistage view (:func:`gft_network`)."""
         return gft_network(self.h, self.m, self.w)
 
 
@@ -146,8 +217,29 @@ def _stage(switches: list, ins: list, outs: list, names: list, count: int, n_in:
 
 
 def gft_network(h: int, m: int, w: int) -> MultistageNetwork:
-    """The opened GFT(h, m, w): ``2h + 1`` switch stages (see the module docstring).
+    """Build the opened GFT(h, m, w): ``2h + 1`` switch stages (see the module docstring).
 
+    Parameters
+    ----------
+    h : int
+        Height, >= 1.
+    m : int
+        Children per switch, >= 2.
+    w : int
+        Parents per switch, >= 1.
+
+    Returns
+    -------
+    MultistageNetwork
+        The stages and the wiring between them.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`check_gft_params`.
+
+    Examples
+    --------
     >>> net = gft_network(2, 2, 2)
     >>> net.num_stages, net.num_inputs, net.switches.tolist()
     (5, 8, [4, 4, 4, 4, 4])
@@ -193,10 +285,39 @@ class GFTCodec(Codec):
                                        shape.processors + np.cumsum(shape.level_counts)]).astype(np.int64)
 
     def decode(self, index: int) -> tuple:
+        """Give the label ``(level, index)`` of a node; processors are level -1.
+
+        Parameters
+        ----------
+        index : int
+            Node index.
+
+        Returns
+        -------
+        tuple of int
+            ``(level, index on the level)``.
+        """
         level = int(np.searchsorted(self.offsets, index, side="right")) - 2
         return (level, int(index - self.offsets[level + 1]))
 
     def encode(self, label) -> int:
+        """Give the node index of a label ``(level, index)``.
+
+        Parameters
+        ----------
+        label : tuple of int
+            ``(level, index on the level)``, level -1 for processors.
+
+        Returns
+        -------
+        int
+            Node index.
+
+        Raises
+        ------
+        TopocastError
+            A level outside -1..h or an index outside its level.
+        """
         level, idx = (int(v) for v in label)
         if not -1 <= level <= self.shape.h:
             raise TopocastError(f"node: level must be in -1..{self.shape.h}, got {level}")
@@ -207,13 +328,30 @@ class GFTCodec(Codec):
 
 
 def gft(h: int, m: int, w: int) -> Topology:
-    """Generalized fat tree GFT(h, m, w) with its processors.
+    """Build the generalized fat tree GFT(h, m, w) (Öhring et al.) with its processors.
 
-    Parameters: ``h`` height (>= 1), ``m`` children per switch, ``w`` parents
-    per switch.  Returns a Topology whose first ``w * m^h`` nodes are the
-    processors; ``meta`` holds the switches per level, switch sizes and kind.
-    Raises :class:`TopocastError` for ``h < 1``, ``m < 2`` or ``w < 1``.
+    Parameters
+    ----------
+    h : int
+        Height, >= 1.
+    m : int
+        Children per switch, >= 2.
+    w : int
+        Parents per switch, >= 1 (``w < m`` slims the tree, ``w > m`` fattens it).
 
+    Returns
+    -------
+    Topology
+        The first ``w * m^h`` nodes are the processors; ``meta`` holds the switches per level, switch sizes
+        and kind.
+
+    Raises
+    ------
+    TopocastError
+        For ``h < 1``, ``m < 2`` or ``w < 1``.
+
+    Examples
+    --------
     >>> t = gft(2, 2, 2)
     >>> t.num_nodes, t.meta["level_counts"]
     (20, [4, 4, 4])

@@ -49,8 +49,20 @@ INTRA, INTER = 0, 1
 
 
 def prime_power(q: int) -> tuple[int, int] | None:
-    """``(p, k)`` with ``q = p^k`` and ``p`` prime, or ``None``.
+    """Factor ``q = p^k`` with ``p`` prime.
 
+    Parameters
+    ----------
+    q : int
+        The number.
+
+    Returns
+    -------
+    tuple of int or None
+        ``(p, k)``, or None when ``q`` is not a prime power.
+
+    Examples
+    --------
     >>> prime_power(9), prime_power(12)
     ((3, 2), None)
     """
@@ -113,15 +125,48 @@ class FiniteField:
         return out
 
     def add(self, x, y) -> np.ndarray:
-        """``x + y`` elementwise (numpy broadcasting)."""
+        """Add field elements elementwise (numpy broadcasting).
+
+        Parameters
+        ----------
+        x, y : array_like
+            Element numbers.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``x + y``.
+        """
         return self._combine(x, y, 1)
 
     def subtract(self, x, y) -> np.ndarray:
-        """``x - y`` elementwise (numpy broadcasting)."""
+        """Subtract field elements elementwise (numpy broadcasting).
+
+        Parameters
+        ----------
+        x, y : array_like
+            Element numbers.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``x - y``.
+        """
         return self._combine(x, y, -1)
 
     def times_xi(self, x: np.ndarray) -> np.ndarray:
-        """``xi * x`` elementwise."""
+        """Multiply field elements by the primitive element ``xi``.
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            Element numbers.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``xi * x``.
+        """
         x = np.asarray(x, dtype=np.int64)
         if self.q == 1:
             return x
@@ -133,7 +178,25 @@ class FiniteField:
 
 @lru_cache(maxsize=32)
 def finite_field(q: int, owner: str = "galaxy") -> FiniteField:
-    """GF(q) for ``q`` a prime power (or 1); raises :class:`TopocastError` otherwise."""
+    """Make GF(q) with O(q) tables, for ``q`` a prime power (or 1).
+
+    Parameters
+    ----------
+    q : int
+        The field size.
+    owner : str, default "galaxy"
+        Family name for error messages.
+
+    Returns
+    -------
+    FiniteField
+        The field (cached).
+
+    Raises
+    ------
+    TopocastError
+        When ``q`` is not a prime power or 1.
+    """
     q = integer(q, "q", owner=owner)
     if q < 1:
         raise TopocastError(f"{owner}: parameter 'q' must be a prime power (or 1), got q={q}")
@@ -177,8 +240,27 @@ class GeneratorSets:
 
 
 def generator_sets(q: int, owner: str = "galaxy") -> GeneratorSets:
-    """The generator sets ``X``, ``X'`` and the isomorphism ``H`` of GF(q), checked.
+    """Find the generator sets ``X``, ``X'`` and the isomorphism ``H`` of GF(q), checked.
 
+    Parameters
+    ----------
+    q : int
+        The field size, ``4l + delta`` with ``delta`` in -1, 0, 1 (or 1).
+    owner : str, default "galaxy"
+        Family name for error messages.
+
+    Returns
+    -------
+    GeneratorSets
+        The sets.
+
+    Raises
+    ------
+    TopocastError
+        When ``q`` is not a prime power of that form.
+
+    Examples
+    --------
     >>> g = generator_sets(5)
     >>> g.X.tolist(), g.X_prime.tolist(), g.H.tolist()
     ([1, 4], [2, 3], [0, 2, 4, 1, 3])
@@ -209,9 +291,17 @@ def generator_sets(q: int, owner: str = "galaxy") -> GeneratorSets:
 
 
 def check_generator_sets(sets: GeneratorSets) -> None:
-    """Theorem 2 over all pairs, ``X = -X``, ``|X| = (q - delta)/2``, ``X u X' = GF(q)*``.
+    """Check the generator sets: Theorem 2 over all pairs, ``X = -X``, ``|X| = (q - delta)/2``, ``X u X' = GF(q)*``.
 
-    Raises ``AssertionError`` naming the first rule that fails.
+    Parameters
+    ----------
+    sets : GeneratorSets
+        The sets.
+
+    Raises
+    ------
+    AssertionError
+        Naming the first rule that fails.
     """
     field, q = sets.field, sets.field.q
     in_x = np.zeros(q, dtype=bool)
@@ -241,7 +331,20 @@ def check_generator_sets(sets: GeneratorSets) -> None:
 
 
 def generator_graph(q: int, which: str = "X") -> Topology:
-    """The generator graph of ``X`` (or ``X'`` with ``which="X'"``) on GF(q) (Definition 1)."""
+    """Build the generator graph of ``X`` (or ``X'``) on GF(q) (Definition 1).
+
+    Parameters
+    ----------
+    q : int
+        The field size.
+    which : str, default "X"
+        ``"X"`` or ``"X'"``.
+
+    Returns
+    -------
+    Topology
+        ``x`` joined to ``x + g`` for every generator ``g``.
+    """
     sets = generator_sets(q)
     gen = sets.X if which == "X" else sets.X_prime
     u, v = _difference_arcs(sets.field, gen)
@@ -256,7 +359,20 @@ def _difference_arcs(field: FiniteField, gen: np.ndarray) -> tuple[np.ndarray, n
 
 
 def galaxy_degree(n: int, q: int) -> int:
-    """Degree of every node of the Galaxy graph: ``|X| + n - 1``."""
+    """Give the degree of every node of the Galaxy graph: ``|X| + n - 1``.
+
+    Parameters
+    ----------
+    n : int
+        Clusters.
+    q : int
+        Supernodes per cluster.
+
+    Returns
+    -------
+    int
+        The degree.
+    """
     if q == 1:
         return n - 1
     delta = {1: 1, 3: -1, 0: 0}.get(q % 4, 0)
@@ -268,7 +384,22 @@ def _check_int(owner: str, name: str, value, minimum: int) -> int:
 
 
 def galaxy_arcs(n: int, q: int, owner: str = "galaxy"):
-    """Directed arcs ``(src, dst, label)`` of the Galaxy graph and its generator sets."""
+    """List the directed arcs of the Galaxy graph with its generator sets.
+
+    Parameters
+    ----------
+    n : int
+        Clusters.
+    q : int
+        Supernodes per cluster.
+    owner : str, default "galaxy"
+        Family name for error messages.
+
+    Returns
+    -------
+    tuple
+        ``(src, dst, label, sets)``.
+    """
     n = _check_int(owner, "n", n, 1)
     q = _check_int(owner, "q", q, 1)
     sets = generator_sets(q, owner)
@@ -288,18 +419,28 @@ def galaxy_arcs(n: int, q: int, owner: str = "galaxy"):
 
 
 def galaxy(n: int, q: int) -> Topology:
-    """Galaxy graph of ``n`` clusters over GF(q) (node = supernode of a Galaxyfly).
+    """Build the Galaxy graph of ``n`` clusters over GF(q): the supernode graph of a Galaxyfly.
 
     Parameters
     ----------
-    n : number of clusters, ``n >= 1``.
-    q : supernodes per cluster, a prime power with ``q mod 4 != 2`` (or 1).
+    n : int
+        Number of clusters, ``n >= 1``.
+    q : int
+        Supernodes per cluster, a prime power with ``q mod 4 != 2`` (or 1).
 
-    Returns a :class:`Topology` with arc labels ``intra`` and ``inter`` and the
-    codec ``(cluster, element)``; ``meta`` holds ``xi``, ``X``, ``X'``, ``delta``.
+    Returns
+    -------
+    Topology
+        Arc labels ``intra`` and ``inter``, codec ``(cluster, element)``; ``meta`` holds ``xi``, ``X``,
+        ``X'``, ``delta``.
 
-    Raises :class:`TopocastError` for ``n < 1`` or a ``q`` that is not a prime power.
+    Raises
+    ------
+    TopocastError
+        For ``n < 1`` or a ``q`` that is not a prime power.
 
+    Examples
+    --------
     >>> g = galaxy(3, 5)
     >>> g.num_nodes, int(g.port_degree[0])
     (15, 4)
@@ -330,7 +471,18 @@ def _meta(n: int, q: int, sets: GeneratorSets) -> dict:
 
 
 def supernode_name(index: int) -> str:
-    """The paper's name ``S_{index+1}`` of a Galaxy node (cluster-major numbering)."""
+    """Give the paper's name ``S_{index+1}`` of a Galaxy node (cluster-major numbering).
+
+    Parameters
+    ----------
+    index : int
+        Node index.
+
+    Returns
+    -------
+    str
+        ``S1``, ``S2``, ...
+    """
     return f"S{int(index) + 1}"
 
 

@@ -100,22 +100,36 @@ def _network(family: str, params: dict, n: int, q: int, a: int, h, p: int, codec
 
 
 def galaxyfly(n: int, q: int, a: int, h: int | None = None, p: int = 1) -> Topology:
-    """Galaxyfly network GF(n, q, a, p, h) at router level.
+    """Build the Galaxyfly network GF(n, q, a, p, h) at router level (Lei et al., 2020).
+
+    Supernodes of ``a`` fully connected routers; the supernodes of a cluster are joined as a polarity-like
+    graph over GF(q) and clusters by global links.
 
     Parameters
     ----------
-    n : clusters (>= 1).
-    q : supernodes per cluster: a prime power with ``q mod 4 != 2``, or 1.
-    a : routers per supernode (>= 1), fully connected.
-    h : global links per router (default: least with ``a*h >= |X| + n - 1``).
-    p : terminals per router (metadata).
+    n : int
+        Clusters, >= 1.
+    q : int
+        Supernodes per cluster: a prime power with ``q mod 4 != 2``, or 1.
+    a : int
+        Routers per supernode (>= 1), fully connected.
+    h : int, optional
+        Global links per router (default: the least with ``a*h >= |X| + n - 1``).
+    p : int, default 1
+        Terminals per router (metadata).
 
-    Returns a :class:`Topology` of ``n*q*a`` routers, arc labels ``local`` and
-    ``global``, codec ``(cluster, element, router)``.
+    Returns
+    -------
+    Topology
+        ``n*q*a`` routers, arc labels ``local`` and ``global``, codec ``(cluster, element, router)``.
 
-    Raises :class:`TopocastError` when ``q`` is not a prime power, ``n < 1``,
-    ``a < 1`` or ``a*h`` is below the supernode degree.
+    Raises
+    ------
+    TopocastError
+        When ``q`` is not a prime power, ``n < 1``, ``a < 1`` or ``a*h`` is below the supernode degree.
 
+    Examples
+    --------
     >>> t = galaxyfly(3, 5, 4)
     >>> t.num_nodes, t.meta["supernode_degree"], t.meta["h"]
     (60, 4, 1)
@@ -126,10 +140,34 @@ def galaxyfly(n: int, q: int, a: int, h: int | None = None, p: int = 1) -> Topol
 
 
 def dragonfly(g: int, a: int, h: int | None = None, p: int = 1) -> Topology:
-    """Dragonfly of ``g`` groups of ``a`` fully connected routers, one global link per pair of groups.
+    """Build a Dragonfly (Kim et al., ISCA 2008): ``g`` groups of ``a`` fully connected routers.
 
-    Same global-link rule as :func:`galaxyfly` (it is ``galaxyfly(g, 1, a)``).
+    One global link joins every pair of groups; the same global-link rule as :func:`galaxyfly` (it is
+    ``galaxyfly(g, 1, a)``).
 
+    Parameters
+    ----------
+    g : int
+        Groups, >= 1.
+    a : int
+        Routers per group, >= 1.
+    h : int, optional
+        Global links per router (default: the least that reaches every other group).
+    p : int, default 1
+        Terminals per router (metadata).
+
+    Returns
+    -------
+    Topology
+        ``g*a`` routers, arc labels ``local`` and ``global``.
+
+    Raises
+    ------
+    TopocastError
+        A parameter out of range, or ``a*h`` below ``g - 1``.
+
+    Examples
+    --------
     >>> t = dragonfly(3, 20)
     >>> t.num_nodes, t.meta["global_links"]
     (60, 3)
@@ -155,10 +193,38 @@ class SupernodeView:
     attach: np.ndarray
 
     def neighbours_of(self, s: int) -> np.ndarray:
+        """List the supernodes adjacent to supernode ``s``, ascending.
+
+        Parameters
+        ----------
+        s : int
+            Supernode.
+
+        Returns
+        -------
+        numpy.ndarray
+            Adjacent supernodes.
+        """
         return self.neighbours[self.nbr_ptr[s]:self.nbr_ptr[s + 1]]
 
     def router_to(self, s: int, t: int) -> int:
-        """Global index of the router of ``s`` linked to supernode ``t``."""
+        """Give the router of ``s`` that holds the link to supernode ``t``.
+
+        Parameters
+        ----------
+        s, t : int
+            Two adjacent supernodes.
+
+        Returns
+        -------
+        int
+            Global index of the router.
+
+        Raises
+        ------
+        ValueError
+            If ``s`` and ``t`` are not adjacent.
+        """
         lo, hi = self.nbr_ptr[s], self.nbr_ptr[s + 1]
         k = lo + int(np.searchsorted(self.neighbours[lo:hi], t))
         if k >= hi or self.neighbours[k] != t:
@@ -166,11 +232,39 @@ class SupernodeView:
         return s * self.a + int(self.attach[k])
 
     def routers(self, s: int) -> range:
+        """Give the routers of supernode ``s``.
+
+        Parameters
+        ----------
+        s : int
+            Supernode.
+
+        Returns
+        -------
+        range
+            Their global indices.
+        """
         return range(s * self.a, (s + 1) * self.a)
 
 
 def supernode_view(topology: Topology) -> SupernodeView:
-    """The :class:`SupernodeView` of a ``galaxyfly`` or ``dragonfly`` topology."""
+    """Read the supernodes of a Galaxyfly or Dragonfly back from its global links.
+
+    Parameters
+    ----------
+    topology : Topology
+        A ``galaxyfly`` or ``dragonfly`` network.
+
+    Returns
+    -------
+    SupernodeView
+        Supernode adjacency and the router holding each global link.
+
+    Raises
+    ------
+    TopocastError
+        If the network is not a Galaxyfly or Dragonfly.
+    """
     if "routers_per_supernode" not in topology.meta:
         raise TopocastError(f"{topology.spec}: not a Galaxyfly or Dragonfly network (no supernodes)")
     a = int(topology.meta["routers_per_supernode"])

@@ -11,8 +11,11 @@ import numba as nb
 
 @nb.njit(cache=True, inline="always")
 def _point_index(y0, y1, y2, q, mul, inv):
-    """Index of the projective point of the nonzero vector ``(y0, y1, y2)``: ``(1, a, b) -> a q + b``,
-    ``(0, 1, b) -> q^2 + b``, ``(0, 0, 1) -> q^2 + q``."""
+    """Give the index of the projective point of a nonzero vector.
+
+    Index of the projective point of the nonzero vector ``(y0, y1, y2)``: ``(1, a, b) -> a q + b``,
+    ``(0, 1, b) -> q^2 + b``, ``(0, 0, 1) -> q^2 + q``.
+    """
     if y0 != 0:
         i = inv[y0]
         return mul[y1, i] * q + mul[y2, i]
@@ -23,11 +26,22 @@ def _point_index(y0, y1, y2, q, mul, inv):
 
 @nb.njit(cache=True, parallel=True)
 def polar_lines(q, add, mul, neg, inv, out):
-    """``out[u, :]`` = the ``q + 1`` points ``v`` with ``u . v = 0`` (the polar line of ``u``), sorted.
+    """Write the polar line of every point of PG(2, q) (numba kernel).
 
-    The line is spanned by ``b1``, ``b2`` orthogonal to ``u`` (``(-u1, 1, 0)`` and ``(-u2, 0, 1)`` when
-    ``u0 = 1``; ``(1, 0, 0)`` and ``(0, -u2, 1)`` for ``u = (0, 1, u2)``; ``(1, 0, 0)`` and ``(0, 1, 0)``
-    for ``(0, 0, 1)``): its points are ``b1 + s b2`` for ``s`` in GF(q), and ``b2``."""
+    ``out[u, :]`` = the ``q + 1`` points ``v`` with ``u . v = 0``, sorted.  The line is spanned by ``b1``,
+    ``b2`` orthogonal to ``u`` (``(-u1, 1, 0)`` and ``(-u2, 0, 1)`` when ``u0 = 1``; ``(1, 0, 0)`` and
+    ``(0, -u2, 1)`` for ``u = (0, 1, u2)``; ``(1, 0, 0)`` and ``(0, 1, 0)`` for ``(0, 0, 1)``): its points
+    are ``b1 + s b2`` for ``s`` in GF(q), and ``b2``.
+
+    Parameters
+    ----------
+    q : int
+        The field size.
+    add, mul, neg, inv : numpy.ndarray
+        The tables of GF(q) (:class:`FieldTables`).
+    out : numpy.ndarray
+        ``(q^2 + q + 1, q + 1)`` int64, written.
+    """
     n = q * q + q + 1
     for u in nb.prange(n):
         if u < q * q:
@@ -48,11 +62,23 @@ def polar_lines(q, add, mul, neg, inv, out):
 
 @nb.njit(cache=True, parallel=True)
 def mms_rows(q, add, mul, neg, gen0, gen1, out):
-    """``out[r, :]``: the sorted neighbours of router ``r`` of the MMS graph (Slim Fly).
+    """Write the sorted neighbours of every router of the MMS graph (Slim Fly; numba kernel).
 
     Router ``(0, x, y)`` is ``x q + y``, router ``(1, m, c)`` is ``q^2 + m q + c``.  ``(0, x, y)`` joins
     ``(0, x, y + g)`` for ``g`` in ``gen0`` (X) and ``(1, m, y - m x)`` for every ``m``; ``(1, m, c)``
-    joins ``(1, m, c + g)`` for ``g`` in ``gen1`` (X') and ``(0, x, m x + c)`` for every ``x``."""
+    joins ``(1, m, c + g)`` for ``g`` in ``gen1`` (X') and ``(0, x, m x + c)`` for every ``x``.
+
+    Parameters
+    ----------
+    q : int
+        The field size.
+    add, mul, neg : numpy.ndarray
+        The tables of GF(q).
+    gen0, gen1 : numpy.ndarray
+        The generator sets X and X'.
+    out : numpy.ndarray
+        ``(2 q^2, degree)`` int64, written.
+    """
     qq = q * q
     k0 = len(gen0)
     k1 = len(gen1)

@@ -31,14 +31,22 @@ class FieldTables:
 
     @property
     def q(self) -> int:
+        """Field size."""
         return self.field.q
 
     @property
     def characteristic(self) -> int:
+        """Characteristic ``p`` (``q = p^k``)."""
         return self.field.characteristic
 
     def frobenius(self) -> np.ndarray:
-        """``x -> x^p`` as a table (the identity for a prime field)."""
+        """Tabulate the Frobenius map ``x -> x^p`` (the identity for a prime field).
+
+        Returns
+        -------
+        numpy.ndarray
+            Image of every element number.
+        """
         x = np.arange(self.q, dtype=np.int64)
         out = np.ones(self.q, dtype=np.int64) if self.q > 1 else x.copy()
         for _ in range(self.characteristic):
@@ -47,7 +55,25 @@ class FieldTables:
 
 
 def check_prime_power(q, owner: str) -> int:
-    """``q`` as an int, or ``TopocastError('owner: parameter 'q' must be a prime power, got q')``."""
+    """Check that ``q`` is a prime power.
+
+    Parameters
+    ----------
+    q : int
+        The field size.
+    owner : str
+        Family name for the error message.
+
+    Returns
+    -------
+    int
+        ``q``.
+
+    Raises
+    ------
+    TopocastError
+        ``owner: parameter 'q' must be a prime power ...``.
+    """
     q = integer(q, "q", owner=owner)
     if prime_power(q) is None:
         raise TopocastError(f"{owner}: parameter 'q' must be a prime power (2, 3, 4, 5, 7, 8, 9, ...), got {q}")
@@ -56,8 +82,27 @@ def check_prime_power(q, owner: str) -> int:
 
 @lru_cache(maxsize=16)
 def field_tables(q: int, owner: str = "gf") -> FieldTables:
-    """The tables of GF(q), ``q`` a prime power (checked).
+    """Tabulate the finite field GF(q): addition, multiplication, negation and inverse.
 
+    Parameters
+    ----------
+    q : int
+        A prime power (checked).
+    owner : str, default "gf"
+        Family name for the error message.
+
+    Returns
+    -------
+    FieldTables
+        Read-only int64 tables over element numbers (cached, 16 fields).
+
+    Raises
+    ------
+    TopocastError
+        When ``q`` is not a prime power.
+
+    Examples
+    --------
     >>> t = field_tables(4)
     >>> int(t.add[2, 3]), int(t.mul[2, 2]), int(t.inv[3])
     (1, 3, 2)
@@ -79,7 +124,20 @@ def field_tables(q: int, owner: str = "gf") -> FieldTables:
 
 
 def squares_summing_to_one(tables: FieldTables, limit: int = 4) -> list[tuple[int, int]]:
-    """Up to ``limit`` pairs ``(a, b)`` with ``a^2 + b^2 = 1`` and ``b != 0`` (rotations of the plane)."""
+    """Find pairs ``(a, b)`` with ``a^2 + b^2 = 1`` and ``b != 0`` (rotations of the plane).
+
+    Parameters
+    ----------
+    tables : FieldTables
+        The field.
+    limit : int, default 4
+        Most pairs to return.
+
+    Returns
+    -------
+    list of tuple of int
+        Up to ``limit`` pairs of element numbers.
+    """
     q = tables.q
     sq = np.diag(tables.mul)
     out = []

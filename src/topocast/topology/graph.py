@@ -68,7 +68,9 @@ _LAST_READ: dict[tuple, Any] = {}
 
 
 def graph(path: str) -> Topology:
-    """The undirected network stored in the file ``path`` (GraphML, GML, node-link JSON or an edge list).
+    r"""Build the network stored in a graph file (GraphML, GML, node-link JSON or an edge list).
+
+    The undirected network stored in the file ``path`` (GraphML, GML, node-link JSON or an edge list).
 
     The extension (else the content) picks the reader (see the module docstring); node names become
     labels, ``index(name)`` finds a node and the nodes are numbered in the order described there.
@@ -88,10 +90,12 @@ def graph(path: str) -> Topology:
         The file is missing, not a regular file, malformed (see the module docstring), directed, has a
         self-loop or fewer than two nodes.
 
+    Examples
+    --------
     >>> import os, tempfile
     >>> folder = tempfile.mkdtemp()
     >>> path = os.path.join(folder, "net.edges")
-    >>> _ = open(path, "w").write("a b\\nb c\\nc a\\nc d\\n")
+    >>> _ = open(path, "w").write("a b\nb c\nc a\nc d\n")
     >>> t = graph(path)
     >>> t.num_nodes, t.num_edges, t.label(3), t.index("c"), t.is_connected
     (4, 4, ('d',), 2, True)
@@ -116,8 +120,27 @@ def graph(path: str) -> Topology:
 
 
 def read_networkx(path: str | Path):
-    """The graph in ``path``, checked and names normalised: a networkx graph, or an :class:`EdgeList` for an
-    edge-list file; a one-line :class:`TopocastError` on any failure."""
+    """Read a graph file into networkx (or an edge list), checked and with names normalised.
+
+    The graph in ``path``, checked and names normalised: a networkx graph, or an :class:`EdgeList` for an
+    edge-list file; a one-line :class:`TopocastError` on any failure.
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+
+    Returns
+    -------
+    networkx.Graph or EdgeList
+        The graph; an :class:`EdgeList` for an edge-list file.
+
+    Raises
+    ------
+    TopocastError
+        One line naming the file and what is wrong: unreadable, unparsable, nested too deeply, or a node
+        name with a control character.
+    """
     resolved = _resolve(path)
     kind = file_format(resolved)
     name = NAMES[kind]
@@ -161,13 +184,45 @@ def _resolve(path: str | Path) -> Path:
 
 
 def file_format(path: Path) -> str:
-    """The reader of ``path``: its extension's, else the one its content shows."""
+    """Pick the reader of a graph file: its extension's, else the one its content shows.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+
+    Returns
+    -------
+    str
+        ``graphml``, ``gml``, ``json`` or ``edgelist``.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`sniff`.
+    """
     known = FORMATS.get(path.suffix.lower())
     return known[1] if known else sniff(path)
 
 
 def sniff(path: Path) -> str:
-    """The format the first bytes of ``path`` show: ``graphml``, ``json``, ``gml`` or ``edgelist``."""
+    """Tell the format of a graph file from its first bytes: ``graphml``, ``json``, ``gml`` or ``edgelist``.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+
+    Returns
+    -------
+    str
+        The format.
+
+    Raises
+    ------
+    TopocastError
+        For XML that is not GraphML.
+    """
     with open(path, "rb") as handle:
         head = handle.read(4096)
     text = head.lstrip(b"\xef\xbb\xbf").lstrip()
@@ -309,7 +364,25 @@ class EdgeList:
         self.names, self.u, self.v = names, u, v
 
     def topology(self, params: dict, meta: dict) -> Topology:
-        """The network, nodes numbered by their names (decimal names as ints, in numeric order; else natural)."""
+        """Build the network, nodes numbered by their names (decimal names as ints, in numeric order; else natural).
+
+        Parameters
+        ----------
+        params : dict
+            Parameters recorded on the result.
+        meta : dict
+            Metadata recorded on the result.
+
+        Returns
+        -------
+        Topology
+            The network.
+
+        Raises
+        ------
+        TopocastError
+            For a self-loop.
+        """
         as_ints = all(_is_decimal(n) for n in self.names)
         names = [int(n) for n in self.names] if as_ints else self.names
         order = sorted(range(len(names)), key=names.__getitem__) if as_ints else _natural(names)
@@ -331,8 +404,11 @@ def _natural(names: list) -> list[int]:
 
 
 def _read_edgelist(path: Path) -> EdgeList:
-    """Lines ``NAME NAME [more columns, ignored]`` (``\\n``, ``\\r\\n`` or ``\\r`` ends a line); ``#`` starts a
-    comment; blank lines are skipped."""
+    r"""Read an edge-list file.
+
+    Lines ``NAME NAME [more columns, ignored]`` (``\n``, ``\r\n`` or ``\r`` ends a line); ``#`` starts a
+    comment; blank lines are skipped.
+    """
     index: dict[str, int] = {}
     ends: list[int] = []
     number = 0
@@ -360,7 +436,7 @@ _READERS = {"graphml": _read_graphml, "gml": _read_gml, "json": _read_json, "edg
 
 
 def _order_and_names(g) -> tuple[list, list]:
-    """The node order (``index`` attributes, else sorted names) and the names to keep.
+    """Choose the node order (``index`` attributes, else sorted names) and the names to keep.
 
     Names that are all decimal integers written as text become ints.
     """
@@ -380,7 +456,7 @@ def _is_decimal(text: Any) -> bool:
 
 
 def _index_order(g) -> list | None:
-    """The nodes in the order their ``index`` attributes give, when those number the nodes 0..N-1."""
+    """Order the nodes by their ``index`` attributes, when those number the nodes 0..N-1."""
     index = dict(g.nodes(data="index"))
     values = list(index.values())
     if not values or not all(isinstance(v, int) and not isinstance(v, bool) for v in values):

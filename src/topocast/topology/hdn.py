@@ -60,14 +60,17 @@ class BaseFactor:
 
     @property
     def name(self) -> str:
+        """Short name: ``C5``, ``K4`` or ``Q3``."""
         return {"ring": "C", "complete": "K", "hypercube": "Q"}[self.kind] + str(self.param)
 
     @property
     def size(self) -> int:
+        """Nodes of the factor."""
         return 1 << self.param if self.kind == "hypercube" else self.param
 
     @property
     def diameter(self) -> int:
+        """Diameter of the factor."""
         return {"ring": self.param // 2, "complete": 1, "hypercube": self.param}[self.kind]
 
     @property
@@ -89,13 +92,39 @@ class BaseFactor:
         return self.param
 
     def topology(self) -> Topology:
+        """Build the factor as a network.
+
+        Returns
+        -------
+        Topology
+            The ring, complete graph or hypercube.
+        """
         return {"ring": ring, "complete": complete, "hypercube": hypercube}[self.kind](self.param)
 
 
 def parse_factor(token: str, owner: str = "hdn", param: str = "base") -> BaseFactor:
-    """``5`` or ``C5`` (ring), ``K4`` (complete), ``Q3`` (hypercube); ``P2`` is ``K2``.
+    """Read one factor of a base network: ``5`` or ``C5`` (ring), ``K4`` (complete), ``Q3`` (hypercube).
 
-    ``param`` names the spec parameter the token came from, for error messages.
+    ``P2`` is ``K2``; other paths are refused (not symmetric).
+
+    Parameters
+    ----------
+    token : str
+        The factor's text.
+    owner : str, default "hdn"
+        Family name for error messages.
+    param : str, default "base"
+        The spec parameter the token came from, for error messages.
+
+    Returns
+    -------
+    BaseFactor
+        The factor.
+
+    Raises
+    ------
+    TopocastError
+        An unreadable or non-symmetric factor, a size too small, or a hypercube of dimension over 30.
     """
     text = token.strip().upper()
     kind_letter, digits = (text[0], text[1:]) if text[:1].isalpha() else ("C", text)
@@ -124,7 +153,25 @@ def parse_factor(token: str, owner: str = "hdn", param: str = "base") -> BaseFac
 
 
 def parse_base(base: str | Sequence, owner: str = "hdn") -> tuple[BaseFactor, ...]:
-    """Factors of a base spec such as ``2x3x5`` (a 2 x 3 x 5 torus) or ``K4xC5`` or ``Q3``."""
+    """Read the factors of a base spec such as ``2x3x5`` (a 2 x 3 x 5 torus), ``K4xC5`` or ``Q3``.
+
+    Parameters
+    ----------
+    base : str or sequence
+        The base spec, or its factor tokens.
+    owner : str, default "hdn"
+        Family name for error messages.
+
+    Returns
+    -------
+    tuple of BaseFactor
+        The factors, in order.
+
+    Raises
+    ------
+    TopocastError
+        No factor, more than ``MAX_FACTORS``, or a factor :func:`parse_factor` refuses.
+    """
     # no factor name contains an 'x'
     tokens = [str(t) for t in base] if isinstance(base, (tuple, list)) else re.split(r"[xX*]", str(base))
     tokens = [t for t in tokens if t.strip()]
@@ -136,7 +183,7 @@ def parse_base(base: str | Sequence, owner: str = "hdn") -> tuple[BaseFactor, ..
 
 
 def _subset_by_size(factors: tuple[BaseFactor, ...], size: int, level: int, owner: str) -> tuple[int, ...]:
-    """The factor subset of product ``size``: the first in lexicographic order of positions."""
+    """Find the factor subset of product ``size``: the first in lexicographic order of positions."""
     best = None
     for r in range(len(factors) + 1):
         for combo in itertools.combinations(range(len(factors)), r):
@@ -175,13 +222,33 @@ def _subset_by_names(factors: tuple[BaseFactor, ...], text: str, level: int, own
 
 def parse_supernodes(s, factors: tuple[BaseFactor, ...], k: int | None, owner: str = "hdn"
                      ) -> tuple[tuple[int, ...], ...]:
-    """Factor subsets ``F_1 .. F_k`` from ``6/15``, ``2x3/3x5`` or a sequence of sizes.
+    """Read the factor subsets ``F_1 .. F_k`` of the super-nodes from ``6/15``, ``2x3/3x5`` or sizes.
 
-    An entry that is a bare integer is a size (the first matching subset of
-    factors, in lexicographic order of positions); an entry with ``x`` or a
-    letter names factors (``C5``, ``K4``, or ``d2`` for the factor at
-    position 2, which tells repeated factors apart).  Empty ``s`` means
-    ``s_i = 1`` at every level.
+    An entry that is a bare integer is a size (the first matching subset of factors, in lexicographic order
+    of positions); an entry with ``x`` or a letter names factors (``C5``, ``K4``, or ``d2`` for the factor at
+    position 2, which tells repeated factors apart).  Empty ``s`` means ``s_i = 1`` at every level.
+
+    Parameters
+    ----------
+    s : str or sequence or None
+        The super-nodes, one entry per level separated by ``/``.
+    factors : tuple of BaseFactor
+        The base factors.
+    k : int or None
+        Number of levels; None: the number of entries of ``s``.
+    owner : str, default "hdn"
+        Family name for error messages.
+
+    Returns
+    -------
+    tuple of tuple of int
+        Factor positions of every level's super-node.
+
+    Raises
+    ------
+    TopocastError
+        Neither ``k`` nor ``s`` given, a count of entries other than ``k``, an empty entry, or an entry that
+        matches no subset of the factors.
     """
     if s is None or (isinstance(s, str) and not s.strip()):
         if k is None:
@@ -230,34 +297,76 @@ class HDNLayout:
     # -- figures ----------------------------------------------------------
     @property
     def num_nodes(self) -> int:
+        """Nodes of HDN(B, k, S): ``N_k``."""
         return self.sizes[-1]
 
     @property
     def base_degree(self) -> int:
+        """Ports per node in the base network."""
         return sum(f.ports for f in self.factors)
 
     @property
     def degree(self) -> int:
+        """Ports per node: the base ports plus one cross link per level."""
         return self.base_degree + self.k
 
     def subproduct_diameter(self, subset: Sequence[int]) -> int:
+        """Give the diameter of the sub-product of the base over some factors.
+
+        Parameters
+        ----------
+        subset : sequence of int
+            Factor positions.
+
+        Returns
+        -------
+        int
+            Sum of the factors' diameters.
+        """
         return sum(self.factors[i].diameter for i in subset)
 
     def subproduct_broadcast(self, subset: Sequence[int]) -> int:
+        """Give the one-port broadcast steps of the sub-product of the base over some factors.
+
+        Parameters
+        ----------
+        subset : sequence of int
+            Factor positions.
+
+        Returns
+        -------
+        int
+            Sum of the factors' broadcast steps.
+        """
         return sum(self.factors[i].broadcast_steps for i in subset)
 
     @property
     def base_diameter(self) -> int:
+        """Diameter of the base network."""
         return self.subproduct_diameter(range(len(self.factors)))
 
     def theorem_bound(self, base_value: int, supernode_values: Sequence[int]) -> int:
-        """``2^k X(B) - sum_j 2^j X(SN^{k-j}) + 2^{k+1} - 2`` (Theorems 1, 2, 3)."""
+        """Evaluate the paper's bound ``2^k X(B) - sum_j 2^j X(SN^{k-j}) + 2^{k+1} - 2`` (Theorems 1, 2, 3).
+
+        Parameters
+        ----------
+        base_value : int
+            The figure ``X`` (diameter, broadcast steps, ...) of the base.
+        supernode_values : sequence of int
+            The same figure for the super-node of every level, 1..k.
+
+        Returns
+        -------
+        int
+            The bound.
+        """
         k = self.k
         return (2 ** k * base_value - sum(2 ** j * supernode_values[k - 1 - j] for j in range(k))
                 + 2 ** (k + 1) - 2)
 
     @property
     def theorem1_diameter(self) -> int:
+        """Theorem 1's diameter bound of HDN(B, k, S)."""
         return self.theorem_bound(self.base_diameter, [self.subproduct_diameter(f) for f in self.supernodes])
 
     @property
@@ -267,6 +376,18 @@ class HDNLayout:
 
     # -- base digits and per-level permutations ---------------------------
     def base_coords(self, a) -> np.ndarray:
+        """Give the base coordinates of base nodes.
+
+        Parameters
+        ----------
+        a : array_like
+            Base node indices.
+
+        Returns
+        -------
+        numpy.ndarray
+            One row of factor coordinates per node.
+        """
         return self.base_codec.decode_array(a)
 
     @cached_property
@@ -290,72 +411,258 @@ class HDNLayout:
         return out
 
     def perm(self, level: int) -> np.ndarray:
+        """Give the base-node permutation ``perm_level`` (factors outside ``F_level`` first).
+
+        Parameters
+        ----------
+        level : int
+            The level, 0..k.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``perm[a]`` for every base node ``a``.
+        """
         return self._perms[level]
 
     def inverse_perm(self, level: int) -> np.ndarray:
+        """Give the inverse of :meth:`perm`.
+
+        Parameters
+        ----------
+        level : int
+            The level, 0..k.
+
+        Returns
+        -------
+        numpy.ndarray
+            The inverse permutation.
+        """
         return self._inverse_perms[level]
 
     def split(self, level: int, serial) -> tuple[np.ndarray, np.ndarray]:
-        """``(copy, a)`` of level-``level`` serials."""
+        """Split level-``level`` serials into ``(copy, a)``: base copy and base node.
+
+        Parameters
+        ----------
+        level : int
+            The level.
+        serial : array_like
+            Serials at that level.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(copy, a)``.
+        """
         serial = np.asarray(serial, dtype=np.int64)
         return serial // self.N0, self._inverse_perms[level][serial % self.N0]
 
     def join(self, level: int, copy, a) -> np.ndarray:
+        """Join ``(copy, a)`` into level-``level`` serials (inverse of :meth:`split`).
+
+        Parameters
+        ----------
+        level : int
+            The level.
+        copy, a : array_like
+            Base copy and base node.
+
+        Returns
+        -------
+        numpy.ndarray
+            The serials.
+        """
         return np.asarray(copy, dtype=np.int64) * self.N0 + self._perms[level][np.asarray(a, dtype=np.int64)]
 
     def to_cluster(self, level: int, serial) -> tuple[np.ndarray, np.ndarray]:
-        """Level-``level`` serial -> (cluster ``C*n + U``, level-``level-1`` serial inside it)."""
+        """Map a level-``level`` serial to its cluster ``C*n + U`` and its level-``level-1`` serial inside it.
+
+        Parameters
+        ----------
+        level : int
+            The level, >= 1.
+        serial : array_like
+            Serials at that level.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(cluster, serial below)``.
+        """
         serial = np.asarray(serial, dtype=np.int64)
         inner = self.sizes[level - 1]
         return serial // inner, self.down(level, serial % inner)
 
     def down(self, level: int, y: np.ndarray) -> np.ndarray:
-        """In-cluster position ``y = SN*s + N`` at ``level`` -> level-``level-1`` serial."""
+        """Map an in-cluster position ``y = SN*s + N`` at ``level`` to the level-``level-1`` serial.
+
+        Parameters
+        ----------
+        level : int
+            The level, >= 1.
+        y : numpy.ndarray
+            In-cluster positions.
+
+        Returns
+        -------
+        numpy.ndarray
+            Serials one level down.
+        """
         return y // self.N0 * self.N0 + self._perms[level - 1][self._inverse_perms[level][y % self.N0]]
 
     def up(self, level: int, z: np.ndarray) -> np.ndarray:
-        """Level-``level-1`` serial -> in-cluster position at ``level``."""
+        """Map a level-``level-1`` serial to the in-cluster position at ``level`` (inverse of :meth:`down`).
+
+        Parameters
+        ----------
+        level : int
+            The level, >= 1.
+        z : numpy.ndarray
+            Serials one level down.
+
+        Returns
+        -------
+        numpy.ndarray
+            In-cluster positions.
+        """
         return z // self.N0 * self.N0 + self._perms[level][self._inverse_perms[level - 1][z % self.N0]]
 
     def from_cluster(self, level: int, cluster, serial_below) -> np.ndarray:
-        """(cluster, level-``level-1`` serial) -> level-``level`` serial."""
+        """Map a cluster and a level-``level-1`` serial inside it to the level-``level`` serial.
+
+        Parameters
+        ----------
+        level : int
+            The level, >= 1.
+        cluster : array_like
+            Clusters ``C*n + U``.
+        serial_below : array_like
+            Serials inside the cluster, one level down.
+
+        Returns
+        -------
+        numpy.ndarray
+            Serials at ``level``.
+        """
         below = np.asarray(serial_below, dtype=np.int64)
         return np.asarray(cluster, dtype=np.int64) * self.sizes[level - 1] + self.up(level, below)
 
     # -- level labels and cross links --------------------------------------
     def decode(self, level: int, serial) -> tuple[np.ndarray, ...]:
-        """``(C, U, SN, N)`` of level-``level`` serials (``level >= 1``)."""
+        """Give the label ``(C, U, SN, N)`` of level-``level`` serials (``level >= 1``).
+
+        Parameters
+        ----------
+        level : int
+            The level.
+        serial : array_like
+            Serials.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            Class, cluster, super-node and position in the super-node.
+        """
         serial = np.asarray(serial, dtype=np.int64)
         n, s = self.clusters[level], self.s[level - 1]
         return serial // (n * n * s), serial // (n * s) % n, serial // s % n, serial % s
 
     def encode(self, level: int, c, u, sn, node) -> np.ndarray:
+        """Give the level-``level`` serials of labels ``(C, U, SN, N)`` (inverse of :meth:`decode`).
+
+        Parameters
+        ----------
+        level : int
+            The level, >= 1.
+        c, u, sn, node : array_like
+            Class, cluster, super-node and position in the super-node.
+
+        Returns
+        -------
+        numpy.ndarray
+            Serials.
+        """
         n, s = self.clusters[level], self.s[level - 1]
         return ((np.asarray(c, dtype=np.int64) * n + u) * n + sn) * s + node
 
     def cross(self, level: int, serial) -> np.ndarray:
-        """The level-``level`` cross neighbour: ``(C, U, SN, N) -> (1-C, SN, U, N)``."""
+        """Give the level-``level`` cross neighbour: ``(C, U, SN, N) -> (1-C, SN, U, N)``.
+
+        Parameters
+        ----------
+        level : int
+            The level, >= 1.
+        serial : array_like
+            Serials at that level.
+
+        Returns
+        -------
+        numpy.ndarray
+            Serials of the cross neighbours.
+        """
         c, u, sn, node = self.decode(level, serial)
         return self.encode(level, 1 - c, sn, u, node)
 
     def level_serial(self, level: int, serial_k) -> tuple[np.ndarray, np.ndarray]:
-        """Level-``k`` serials -> (level-``level`` sub-HDN instance, serial inside it)."""
+        """Map level-``k`` serials to their level-``level`` sub-HDN instance and the serial inside it.
+
+        Parameters
+        ----------
+        level : int
+            The level, 0..k.
+        serial_k : array_like
+            Serials of the whole network.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(instance, serial inside it)``.
+        """
         copy, a = self.split(self.k, serial_k)
         copies_per = self.sizes[level] // self.N0
         return copy // copies_per, self.join(level, copy % copies_per, a)
 
     def from_level_serial(self, level: int, instance, serial) -> np.ndarray:
+        """Map a sub-HDN instance and a serial inside it to the level-``k`` serial (inverse of :meth:`level_serial`).
+
+        Parameters
+        ----------
+        level : int
+            The level, 0..k.
+        instance : array_like
+            Sub-HDN instances.
+        serial : array_like
+            Serials inside them.
+
+        Returns
+        -------
+        numpy.ndarray
+            Serials of the whole network.
+        """
         copy, a = self.split(level, serial)
         return self.join(self.k, np.asarray(instance, dtype=np.int64) * (self.sizes[level] // self.N0) + copy, a)
 
     def codec(self) -> HDNCodec:
+        """Make the label codec of the built network.
+
+        Returns
+        -------
+        HDNCodec
+            Node index <-> level-``k`` label ``(C, U, SN, N)``.
+        """
         return HDNCodec(self)
 
     def spec_s(self) -> str:
-        """Canonical ``s`` text that parses back to the same factor subsets.
+        """Write the canonical ``s`` text, which parses back to the same factor subsets.
 
-        A size where the size alone picks this subset, else factor names where
-        they do, else positions (``d0xd2``).
+        A size where the size alone picks this subset, else factor names where they do, else positions
+        (``d0xd2``).
+
+        Returns
+        -------
+        str
+            Entries separated by ``/``.
         """
         entries = []
         for level, (subset, size) in enumerate(zip(self.supernodes, self.s, strict=False), 1):
@@ -454,7 +761,29 @@ def _base_text(factors: Sequence[BaseFactor]) -> str:
 
 def build_from_layout(layout: HDNLayout, family: str = "hdn", params: dict | None = None,
                       spec: str | None = None) -> Topology:
-    """The :class:`Topology` of a layout (vectorised; 6.48 million nodes in a few seconds)."""
+    """Build the :class:`Topology` of a layout (vectorised; 6.48 million nodes in a few seconds).
+
+    Parameters
+    ----------
+    layout : HDNLayout
+        The sizes and labels.
+    family : str, default "hdn"
+        Family name (``hdn``, ``rdn``, ``dualcube``).
+    params : dict, optional
+        Parameters recorded on the result.
+    spec : str, optional
+        Canonical spec (default from the layout).
+
+    Returns
+    -------
+    Topology
+        The network; arc labels are the base's and ``cross1 .. crossk``.
+
+    Raises
+    ------
+    TopocastError
+        If the base network is not regular.
+    """
     base = cartesian_product([f.topology() for f in layout.factors])
     if not np.all(base.port_degree == layout.base_degree):
         raise TopocastError(f"{family}: the base network is not regular")
@@ -484,23 +813,35 @@ def build_from_layout(layout: HDNLayout, family: str = "hdn", params: dict | Non
 
 def hierarchical_dual_net(base: str | Sequence = "2x3x5", k: int | None = None,
                           s: str | Sequence | None = None) -> Topology:
-    """Hierarchical dual-net HDN(B, k, S) (Li, Peng and Chu 2012, section 2).
+    """Build the hierarchical dual-net HDN(B, k, S) (Li, Peng and Chu 2012, section 2).
+
+    Every level takes ``2 n_i`` copies of the level below and joins them by cross links between super-nodes;
+    the sizes grow as ``N_i = 2 N_{i-1}^2 / s_i``.
 
     Parameters
     ----------
-    base : factors of the base network ``B``, e.g. ``"2x3x5"`` (the 2 x 3 x 5
-        torus of the paper), ``"K4xC5"``, ``"Q3"``.
-    k : number of dual-constructions, ``>= 1`` (default: the number of ``s`` entries).
-    s : super-nodes ``s_1/.../s_k`` by size (``"6/15"``), by factors
-        (``"2x3/3x5"``) or by factor positions (``"d0xd1/d1xd2"``, which tells
-        repeated factors apart); default all 1 (the recursive dual-net).
+    base : str or sequence, default "2x3x5"
+        Factors of the base network ``B``, e.g. ``"2x3x5"`` (the 2 x 3 x 5 torus of the paper), ``"K4xC5"``,
+        ``"Q3"``.
+    k : int, optional
+        Number of dual-constructions, ``>= 1`` (default: the number of ``s`` entries).
+    s : str or sequence, optional
+        Super-nodes ``s_1/.../s_k`` by size (``"6/15"``), by factors (``"2x3/3x5"``) or by factor positions
+        (``"d0xd1/d1xd2"``, which tells repeated factors apart); default all 1 (the recursive dual-net).
 
-    Returns a :class:`Topology` whose node labels are ``(C, U, SN, N)`` at level k.
+    Returns
+    -------
+    Topology
+        Node labels ``(C, U, SN, N)`` at level k.
 
-    Raises :class:`TopocastError` for an asymmetric factor, ``k < 1`` or
-    ``k > 16``, or an ``s_i`` that is not the product of a subset of the
-    factor sizes.
+    Raises
+    ------
+    TopocastError
+        For an asymmetric factor, ``k < 1`` or ``k > 16``, or an ``s_i`` that is not the product of a subset
+        of the factor sizes.
 
+    Examples
+    --------
     >>> hierarchical_dual_net("2x3x5", 2, "6/15").num_nodes
     12000
     """
@@ -509,8 +850,27 @@ def hierarchical_dual_net(base: str | Sequence = "2x3x5", k: int | None = None,
 
 
 def recursive_dual_net(base: str | Sequence = "Q3", k: int = 1) -> Topology:
-    """Recursive dual-net RDN(m, k): the HDN with every ``s_i = 1`` (Li, Peng and Chu 2009).
+    """Build the recursive dual-net RDN(B, k): the HDN with every ``s_i = 1`` (Li, Peng and Chu 2009).
 
+    Parameters
+    ----------
+    base : str or sequence, default "Q3"
+        Factors of the base network.
+    k : int, default 1
+        Number of dual-constructions, >= 1.
+
+    Returns
+    -------
+    Topology
+        The network, family ``rdn``.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`hierarchical_dual_net`.
+
+    Examples
+    --------
     >>> recursive_dual_net("Q3", 1).num_nodes
     128
     """
@@ -521,11 +881,27 @@ def recursive_dual_net(base: str | Sequence = "Q3", k: int = 1) -> Topology:
 
 
 def dual_cube(n: int) -> Topology:
-    """Dual-cube DC(n): one dual-construction on the (n-1)-cube; 2^(2n-1) nodes, degree n, diameter 2n.
+    """Build the dual-cube DC(n): one dual-construction on the (n-1)-cube (Li and Peng 2000).
 
-    This is Table 2's Dual-Cube(n) (Li and Peng 2000): clusters are
-    (n-1)-cubes, so the node degree is n.
+    ``2^(2n-1)`` nodes, degree n, diameter 2n: Table 2's Dual-Cube(n); clusters are (n-1)-cubes.
 
+    Parameters
+    ----------
+    n : int
+        Node degree, >= 2.
+
+    Returns
+    -------
+    Topology
+        The network, family ``dualcube``.
+
+    Raises
+    ------
+    TopocastError
+        If ``n`` is not an integer >= 2 (the size is checked by :func:`topocast.build`, not here).
+
+    Examples
+    --------
     >>> dual_cube(3).num_nodes
     32
     """
@@ -563,7 +939,23 @@ def _orbits(topology: Topology) -> np.ndarray:
 
 
 def hdn_layout(topology: Topology) -> HDNLayout:
-    """The layout behind a built hdn/rdn/dualcube topology."""
+    """Give the layout behind a built hdn, rdn or dualcube topology.
+
+    Parameters
+    ----------
+    topology : Topology
+        A hierarchical dual-net.
+
+    Returns
+    -------
+    HDNLayout
+        Its sizes, labels and re-indexing.
+
+    Raises
+    ------
+    TopocastError
+        If the network is not a hierarchical dual-net.
+    """
     codec = topology.codec
     if not isinstance(codec, HDNCodec):
         raise TopocastError(f"{topology.family}: not a hierarchical dual-net")

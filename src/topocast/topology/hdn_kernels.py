@@ -16,7 +16,7 @@ import numpy as np
 
 @nb.njit(cache=True)
 def _sort_small(a, d):
-    """Insertion sort of ``a[:d]`` in place (rows of a regular graph: a few entries)."""
+    """Sort ``a[:d]`` in place by insertion (rows of a regular graph: a few entries)."""
     for i in range(1, d):
         x = a[i]
         j = i - 1
@@ -66,8 +66,22 @@ def _is_bijection(perm):
 
 @nb.njit(cache=True)
 def is_automorphism(indptr, indices, perm):
-    """Whether ``perm`` is a bijection of ``0..N-1`` mapping the neighbour multiset of every node ``u``
-    onto the neighbour multiset of ``perm[u]`` (parallel links counted)."""
+    """Tell whether a permutation maps the neighbour multiset of every node onto that of its image (numba kernel).
+
+    Parallel links are counted.
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        The CSR arrays.
+    perm : numpy.ndarray
+        Image of every node.
+
+    Returns
+    -------
+    bool
+        True when ``perm`` is a bijection of ``0..N-1`` and an automorphism.
+    """
     n = len(indptr) - 1
     if len(perm) != n or not _is_bijection(perm):
         return False
@@ -87,8 +101,22 @@ def _root(parent, x):
 
 @nb.njit(cache=True)
 def join_orbits(parent, perm):
-    """Union-find: join ``x`` and ``perm[x]`` for every ``x``; every root stays the smallest node of its
-    set.  Returns how many sets were merged."""
+    """Join ``x`` and ``perm[x]`` for every ``x`` in a union-find (numba kernel).
+
+    Every root stays the smallest node of its set.
+
+    Parameters
+    ----------
+    parent : numpy.ndarray
+        The union-find parents, changed in place.
+    perm : numpy.ndarray
+        A permutation of the nodes.
+
+    Returns
+    -------
+    int
+        How many sets were merged.
+    """
     merged = 0
     for x in range(len(perm)):
         a = _root(parent, x)
@@ -104,6 +132,12 @@ def join_orbits(parent, perm):
 
 @nb.njit(cache=True)
 def flatten_orbits(parent):
-    """Point every node at its root (the smallest node of its set), in place."""
+    """Point every node at its root (the smallest node of its set), in place (numba kernel).
+
+    Parameters
+    ----------
+    parent : numpy.ndarray
+        The union-find parents.
+    """
     for x in range(len(parent)):
         parent[x] = parent[parent[x]]  # parent[x] <= x: already flattened

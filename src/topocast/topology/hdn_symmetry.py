@@ -47,8 +47,11 @@ def _base_generators(layout: HDNLayout) -> list[np.ndarray]:
 
 
 def _lifted_pairs(layout: HDNLayout, level: int, gens: list[np.ndarray]) -> list[tuple]:
-    """The partners of :func:`_lift_generators` as ``(g_nodes, g_sn, h_nodes, h_sn)``, repeats and the identity
-    left out (they generate the same group)."""
+    """List the partners of :func:`_lift_generators`.
+
+    The partners of :func:`_lift_generators` as ``(g_nodes, g_sn, h_nodes, h_sn)``, repeats and the identity
+    left out (they generate the same group).
+    """
     inner, n, s = layout.sizes[level - 1], layout.clusters[level], layout.s[level - 1]
     y = np.arange(inner, dtype=np.int64)
     identity = (y, np.arange(n, dtype=np.int64))
@@ -101,11 +104,23 @@ def _lift_generators(layout: HDNLayout, level: int, gens: list[np.ndarray]) -> l
 
 
 def iter_automorphism_generators(layout: HDNLayout) -> Iterator[np.ndarray]:
-    """The generators of :func:`automorphism_generators`, the top level's made one at a time.
+    """Generate the automorphism generators of an HDN, the top level's one at a time.
+
+    The generators of :func:`automorphism_generators`, the top level's made one at a time.
 
     The levels below the top are small (``N_{k-1}`` is about ``sqrt(N_k)``);
     a top-level generator is a permutation of all ``N_k`` nodes, so callers
     that check and use one at a time hold one at a time.
+
+    Parameters
+    ----------
+    layout : HDNLayout
+        The network's layout.
+
+    Yields
+    ------
+    numpy.ndarray
+        One permutation of the node indices.
     """
     gens = _base_generators(layout)
     for level in range(1, layout.k):
@@ -115,21 +130,47 @@ def iter_automorphism_generators(layout: HDNLayout) -> Iterator[np.ndarray]:
 
 
 def automorphism_generators(layout: HDNLayout) -> list[np.ndarray]:
-    """Permutations of the node indices of HDN(B, k) that are automorphisms (lifted translations).
+    """List automorphisms of HDN(B, k): lifted translations.
+
+    Permutations of the node indices of HDN(B, k) that are automorphisms (lifted translations).
 
     Built level by level by :func:`_lift_generators`; callers may check them
     with :func:`is_automorphism`.  For a large HDN prefer
     :func:`iter_automorphism_generators` (one permutation of ``N_k`` entries at a time).
+
+    Parameters
+    ----------
+    layout : HDNLayout
+        The network's layout.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        Permutations of the node indices.
     """
     return list(iter_automorphism_generators(layout))
 
 
 def is_automorphism(topology: Topology, perm: np.ndarray) -> bool:
-    """Whether ``perm`` is a bijection mapping every neighbourhood onto the neighbourhood of the image.
+    """Tell whether a permutation is an automorphism of the network.
+
+    Whether ``perm`` is a bijection mapping every neighbourhood onto the neighbourhood of the image.
 
     Neighbourhoods are compared as multisets (a double link counts twice).
     Graphs of up to :data:`~topocast.topology.metrics.SMALL_NODES` nodes are
     checked in numpy, larger ones by a compiled kernel.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    perm : numpy.ndarray
+        Image of every node.
+
+    Returns
+    -------
+    bool
+        True for an automorphism.
     """
     perm = np.asarray(perm, dtype=np.int64)
     n = topology.num_nodes
@@ -149,7 +190,20 @@ def is_automorphism(topology: Topology, perm: np.ndarray) -> bool:
 
 
 def orbit_representatives(topology: Topology, generators: Iterable[np.ndarray]) -> np.ndarray:
-    """One node per orbit of the group the permutations generate (smallest index of each orbit)."""
+    """Give one node per orbit of the group the permutations generate (smallest index of each orbit).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    generators : iterable of numpy.ndarray
+        The permutations.
+
+    Returns
+    -------
+    numpy.ndarray
+        The representatives, ascending.
+    """
     return np.unique(orbit_labels(topology, generators))
 
 
@@ -190,17 +244,42 @@ def _checked_orbits(topology: Topology) -> np.ndarray:
 
 
 def hdn_orbits(topology: Topology) -> np.ndarray:
-    """Orbit label of every node under the checked automorphisms (the family's ``orbits`` hook)."""
+    """Label every node by orbit under the checked automorphisms (the family's ``orbits`` hook).
+
+    Parameters
+    ----------
+    topology : Topology
+        A hierarchical dual-net.
+
+    Returns
+    -------
+    numpy.ndarray
+        Orbit label of every node.
+    """
     return _checked_orbits(topology)
 
 
 def orbit_labels(topology: Topology, generators: Iterable[np.ndarray]) -> np.ndarray:
-    """Smallest node index of each node's orbit under the group the permutations generate.
+    """Label every node by the smallest node index of its orbit under a permutation group.
+
+    Smallest node index of each node's orbit under the group the permutations generate.
 
     The orbits are the connected components of the graph joining ``x`` to
     ``g(x)`` for every generator ``g``: label propagation in numpy on small
     graphs, a compiled union-find (one generator at a time) above
     :data:`~topocast.topology.metrics.SMALL_NODES` nodes.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    generators : iterable of numpy.ndarray
+        Generators of the group.
+
+    Returns
+    -------
+    numpy.ndarray
+        Orbit label of every node.
     """
     n = topology.num_nodes
     if not small(topology):
@@ -233,7 +312,9 @@ def orbit_labels(topology: Topology, generators: Iterable[np.ndarray]) -> np.nda
 
 
 def symmetry_and_diameter(topology: Topology, samples: int = 8, seed: int = 0) -> dict:
-    """Exact diameter of an HDN with as few BFS runs as its symmetry allows.
+    """Compute the exact diameter of an HDN with as few BFS runs as its symmetry allows.
+
+    Exact diameter of an HDN with as few BFS runs as its symmetry allows.
 
     Orbits of the group generated by :func:`automorphism_generators` (each
     generator checked to be an automorphism of the built graph before it is
@@ -242,6 +323,21 @@ def symmetry_and_diameter(topology: Topology, samples: int = 8, seed: int = 0) -
     diameter.  A single orbit proves the graph vertex-transitive.
     ``samples`` random nodes (seeded) are BFS'd too, as the plain symmetry
     check: their eccentricities must lie in the orbit range.
+
+    Parameters
+    ----------
+    topology : Topology
+        A hierarchical dual-net.
+    samples : int, default 8
+        Random nodes searched as well, as a plain symmetry check.
+    seed : int, default 0
+        Seed of the sample.
+
+    Returns
+    -------
+    dict
+        ``diameter``, ``radius``, ``orbits``, ``vertex_transitive``, ``bfs_runs`` and the sampled nodes'
+        eccentricity range (``sampled_eccentricity``).
     """
     reps = np.unique(_checked_orbits(topology))
     rng = np.random.default_rng(seed)
@@ -259,11 +355,23 @@ def symmetry_and_diameter(topology: Topology, samples: int = 8, seed: int = 0) -
 
 
 def dual_bisection(topology: Topology) -> np.ndarray:
-    """Side (0/1) of every node in the paper's partition of section 3 (Figure 9).
+    """Give the side of every node in the paper's bisection of section 3 (Figure 9).
+
+    Side (0/1) of every node in the paper's partition of section 3 (Figure 9).
 
     The clusters of each class are split into a left half (``U < n_k / 2``)
     and a right half; side 1 is both right halves.  Balanced when ``n_k`` is
     even; only level-``k`` cross links are cut.
+
+    Parameters
+    ----------
+    topology : Topology
+        A hierarchical dual-net.
+
+    Returns
+    -------
+    numpy.ndarray
+        0/1 per node (int8).
     """
     layout = hdn_layout(topology)
     _, u, _, _ = layout.decode(layout.k, np.arange(layout.num_nodes))
@@ -271,7 +379,20 @@ def dual_bisection(topology: Topology) -> np.ndarray:
 
 
 def cut_size(topology: Topology, side: np.ndarray) -> int:
-    """Links whose two ends lie on different sides."""
+    """Count the links whose two ends lie on different sides.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    side : numpy.ndarray
+        0/1 per node.
+
+    Returns
+    -------
+    int
+        Links cut.
+    """
     return int(np.count_nonzero(side[topology.arc_sources] != side[topology.indices]) // 2)
 
 

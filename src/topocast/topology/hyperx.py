@@ -25,7 +25,28 @@ from .core import MixedRadixCodec, Topology
 
 
 def hyperx_params(dims, t=(1,), p: int = 1) -> tuple[tuple[int, ...], tuple[int, ...], int]:
-    """``(S, K, T)`` checked: widths >= 2, trunking >= 1 (one value or one per dimension), terminals >= 0."""
+    """Check the HyperX parameters ``(S, K, T)``.
+
+    Parameters
+    ----------
+    dims : sequence of int
+        Width ``S`` of every dimension, each >= 2.
+    t : int or sequence of int, default (1,)
+        Trunking ``K`` (parallel links between two switches of a dimension), >= 1: one value or one per dimension.
+    p : int, default 1
+        Terminals per switch ``T``, >= 0.
+
+    Returns
+    -------
+    tuple
+        ``(dims, trunking per dimension, p)``.
+
+    Raises
+    ------
+    TopocastError
+        A width below 2, a trunking below 1 or a count of trunkings that is neither one nor one per dimension,
+        or a negative ``p``.
+    """
     dims = integers(dims, "dims", owner="hyperx", minimum=2)
     trunk = integers((t,) if isinstance(t, int) else t, "t", owner="hyperx", minimum=1)
     if len(trunk) == 1:
@@ -37,8 +58,29 @@ def hyperx_params(dims, t=(1,), p: int = 1) -> tuple[tuple[int, ...], tuple[int,
 
 
 def hyperx(dims, t=(1,), p: int = 1) -> Topology:
-    """HyperX of widths ``dims`` (``S``), trunking ``t`` (``K``) and ``p`` terminals per switch (``T``).
+    """Build a HyperX: switches on a lattice, fully connected along every dimension (Ahn et al., SC 2009).
 
+    Parameters
+    ----------
+    dims : sequence of int
+        Width ``S`` of every dimension, each >= 2.
+    t : int or sequence of int, default (1,)
+        Trunking ``K``: parallel links between two switches of a dimension, one value or one per dimension.
+    p : int, default 1
+        Terminals per switch ``T``.
+
+    Returns
+    -------
+    Topology
+        The switch graph; ``meta`` holds the network radix and the bisection.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`hyperx_params`.
+
+    Examples
+    --------
     >>> h = hyperx((4, 4), t=2)
     >>> h.num_nodes, h.num_edges, int(h.port_degree[0]), h.meta["network_radix"]
     (16, 96, 12, 12)
@@ -74,8 +116,22 @@ def hyperx(dims, t=(1,), p: int = 1) -> Topology:
 
 
 def bisection_links(dims, trunk) -> int | None:
-    """Links cut by halving one dimension of even width (the fewest over such dimensions), None when no width
-    is even: ``(S_i / 2)^2 K_i prod_{j != i} S_j``."""
+    """Count the links cut by halving one dimension of even width, the fewest over such dimensions.
+
+    That is ``(S_i / 2)^2 K_i prod_{j != i} S_j``.
+
+    Parameters
+    ----------
+    dims : sequence of int
+        Widths ``S``.
+    trunk : sequence of int
+        Trunking ``K`` per dimension.
+
+    Returns
+    -------
+    int or None
+        The fewest links cut, None when no width is even.
+    """
     n = int(np.prod(dims, dtype=np.int64))
     cuts = [(s // 2) ** 2 * k * (n // s) for s, k in zip(dims, trunk, strict=True) if s % 2 == 0]
     return min(cuts) if cuts else None

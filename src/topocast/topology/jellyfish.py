@@ -27,6 +27,29 @@ _DRAWS = 20
 
 
 def jellyfish_params(n: int, d: int, p: int, seed: int) -> tuple[int, int, int, int]:
+    """Check the Jellyfish parameters.
+
+    Parameters
+    ----------
+    n : int
+        Switches, >= 2.
+    d : int
+        Network ports per switch, below ``n``, >= 2 when ``n > 2``.
+    p : int
+        Terminals per switch, >= 0.
+    seed : int
+        Seed of the random graph, in 0..2**63-1.
+
+    Returns
+    -------
+    tuple of int
+        ``(n, d, p, seed)``.
+
+    Raises
+    ------
+    TopocastError
+        A value out of range, ``d >= n``, or an odd ``n * d``.
+    """
     owner = "jellyfish"
     n = integer(n, "n", owner=owner, minimum=2)
     d = integer(d, "d", owner=owner, minimum=1)
@@ -43,9 +66,26 @@ def jellyfish_params(n: int, d: int, p: int, seed: int) -> tuple[int, int, int, 
 
 
 def random_regular_links(n: int, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray] | None:
-    """``(u, v)`` with ``u < v``: the links of a simple ``d``-regular graph on ``n`` nodes (see the module), or
+    """Draw the links of a simple random d-regular graph.
+
+    ``(u, v)`` with ``u < v``: the links of a simple ``d``-regular graph on ``n`` nodes (see the module), or
     None when the repair gets stuck (a dense graph: the caller draws again).  ``d = n - 1`` is the complete
-    graph."""
+    graph.
+
+    Parameters
+    ----------
+    n : int
+        Nodes.
+    d : int
+        Degree.
+    rng : numpy.random.Generator
+        The random source.
+
+    Returns
+    -------
+    tuple of numpy.ndarray or None
+        ``(u, v)`` with ``u < v``, or None when the repair gets stuck.
+    """
     if d == n - 1:
         u, v = np.triu_indices(n, 1)
         return u.astype(np.int64), v.astype(np.int64)
@@ -90,8 +130,31 @@ def random_regular_links(n: int, d: int, rng: np.random.Generator) -> tuple[np.n
 
 
 def jellyfish(n: int, d: int, p: int = 1, seed: int = 0) -> Topology:
-    """Jellyfish of ``n`` switches, ``d`` network ports each (``r``), ``p`` terminals each, drawn from ``seed``.
+    """Build a Jellyfish: a random regular graph of switches (Singla et al., NSDI 2012).
 
+    Parameters
+    ----------
+    n : int
+        Switches.
+    d : int
+        Network ports per switch (``r``).
+    p : int, default 1
+        Terminals per switch.
+    seed : int, default 0
+        Seed of the random graph; the same seed gives the same network.
+
+    Returns
+    -------
+    Topology
+        A connected ``d``-regular simple graph of ``n`` switches.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`jellyfish_params`, or when every draw gave a disconnected graph.
+
+    Examples
+    --------
     >>> t = jellyfish(20, 4, seed=1)
     >>> t.num_nodes, t.num_edges, sorted(set(t.port_degree.tolist())), t.has_parallel_links
     (20, 40, [4], False)

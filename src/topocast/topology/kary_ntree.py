@@ -34,13 +34,27 @@ UP, DOWN = 0, 1
 
 
 def kary_ntree(k: int, n: int) -> Topology:
-    """The switch graph of the k-ary n-tree, ``k`` terminals on every leaf switch.
+    """Build the switch graph of the k-ary n-tree (Petrini and Vanneschi), ``k`` terminals on every leaf switch.
 
     Parameters
     ----------
-    k : arity (>= 2): down ports (and up ports) per switch.
-    n : levels (>= 2).
+    k : int
+        Arity (>= 2): down ports and up ports per switch.
+    n : int
+        Levels (>= 2).
 
+    Returns
+    -------
+    Topology
+        ``n k^(n-1)`` switches, family ``fattree``; ``meta`` holds the terminal count ``k^n``.
+
+    Raises
+    ------
+    TopocastError
+        If ``k`` or ``n`` is not an integer >= 2.
+
+    Examples
+    --------
     >>> t = kary_ntree(4, 3)
     >>> t.num_nodes, t.num_edges, t.meta["terminals"]
     (48, 128, 64)
@@ -76,7 +90,22 @@ def kary_ntree(k: int, n: int) -> Topology:
 
 
 def automorphism_candidates(k: int, n: int):
-    """Per digit ``j``: the transposition of values 0 and 1 and the cycle ``v -> v + 1 mod k``, on every switch."""
+    """Generate candidate automorphisms of the k-ary n-tree, one pair per address digit.
+
+    Per digit ``j``: the transposition of values 0 and 1 and the cycle ``v -> v + 1 mod k``, on every switch.
+
+    Parameters
+    ----------
+    k : int
+        Arity.
+    n : int
+        Levels.
+
+    Yields
+    ------
+    numpy.ndarray
+        The image of every switch under one candidate permutation.
+    """
     width = k ** (n - 1)
     node = np.arange(n * width, dtype=np.int64)
     level, w = node // width, node % width
@@ -88,7 +117,20 @@ def automorphism_candidates(k: int, n: int):
 
 
 def kary_ntree_orbits(topology: Topology) -> np.ndarray:
-    """Orbit labels under the checked digit permutations (the family's ``orbits`` hook): one per level."""
+    """Label the switches by orbit under the checked digit permutations: one orbit per level.
+
+    The family's ``orbits`` hook; the result is cached on the topology.
+
+    Parameters
+    ----------
+    topology : Topology
+        A k-ary n-tree.
+
+    Returns
+    -------
+    numpy.ndarray
+        Orbit label of every switch.
+    """
     from .symmetry import checked_orbits
 
     cache = topology.__dict__.setdefault("_metric_cache", {})

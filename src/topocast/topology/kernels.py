@@ -61,8 +61,11 @@ _ZERO = np.uint64(0)
 
 @nb.njit(cache=True)
 def _top_down(indptr, indices, dist, queue, head, tail, level):
-    """Expand the frontier ``queue[head:tail]`` (distance ``level``) in FIFO order: every unreached neighbour
-    gets ``level + 1`` and joins the queue.  Returns the new tail and the arcs of the new frontier."""
+    """Expand the frontier one level top-down.
+
+    Expand the frontier ``queue[head:tail]`` (distance ``level``) in FIFO order: every unreached neighbour
+    gets ``level + 1`` and joins the queue.  Returns the new tail and the arcs of the new frontier.
+    """
     out = tail
     arcs = 0
     nxt = level + 1
@@ -80,8 +83,11 @@ def _top_down(indptr, indices, dist, queue, head, tail, level):
 
 @nb.njit(cache=True)
 def _fifo(indptr, indices, dist, queue, tail):
-    """Top-down levels from the seeds ``queue[:tail]`` (distance 0) until none is left: the FIFO BFS, which
-    touches nothing but the nodes it reaches.  Returns how many it labelled."""
+    """Run top-down levels from the seeds until none is left.
+
+    Top-down levels from the seeds ``queue[:tail]`` (distance 0) until none is left: the FIFO BFS, which
+    touches nothing but the nodes it reaches.  Returns how many it labelled.
+    """
     head = 0
     level = 0
     while head < tail:
@@ -102,8 +108,11 @@ def _unreached_arcs(indptr, dist):
 
 @nb.njit(cache=True)
 def _bitmaps(dist, queue, head, tail, seen, front):
-    """``seen``: a bit per labelled node (and the padding past N); ``front``: a bit per frontier node
-    ``queue[head:tail]``."""
+    """Fill the bitmaps of the labelled nodes and of the frontier.
+
+    ``seen``: a bit per labelled node (and the padding past N); ``front``: a bit per frontier node
+    ``queue[head:tail]``.
+    """
     n = len(dist)
     for w in range(len(seen)):
         s = _ZERO
@@ -120,9 +129,12 @@ def _bitmaps(dist, queue, head, tail, seen, front):
 
 @nb.njit(cache=True)
 def _bottom_up(indptr, indices, dist, queue, tail, level, seen, front, nxt, chunks):
-    """One bottom-up level: every unreached node (a zero bit of ``seen``) scans its neighbours for one in
+    """Run one bottom-up level.
+
+    One bottom-up level: every unreached node (a zero bit of ``seen``) scans its neighbours for one in
     ``front`` and, at the first, takes distance ``level + 1``.  The new frontier goes into ``nxt`` and, in
-    node order, into ``queue[tail:]``.  Returns the new tail and the arcs of the new frontier."""
+    node order, into ``queue[tail:]``.  Returns the new tail and the arcs of the new frontier.
+    """
     words = len(seen)
     found = np.zeros(chunks + 1, np.int64)
     arcs = np.zeros(chunks, np.int64)
@@ -163,7 +175,9 @@ def _bottom_up(indptr, indices, dist, queue, tail, level, seen, front, nxt, chun
 
 @nb.njit(cache=True)
 def search(indptr, indices, seeds, dist, queue, direction, chunks):
-    """BFS from the node set ``seeds``, level by level; returns how many nodes it labelled.
+    """Run a breadth-first search from a set of nodes, level by level (numba kernel).
+
+    BFS from the node set ``seeds``, level by level; returns how many nodes it labelled.
 
     Parameters
     ----------
@@ -241,13 +255,27 @@ search_parallel = twin(search, "search_parallel", parallel=False, _bottom_up=_bo
 
 @nb.njit(cache=True)
 def bfs_from_set(indptr, indices, seeds, dist, queue):
-    """The FIFO BFS from the node set ``seeds``: the top-down levels of :func:`search` (direction
-    :data:`TOP_DOWN`), serial, without compiling its bottom-up stages.
+    """Run the FIFO breadth-first search from a set of nodes (numba kernel, serial, top-down only).
 
-    ``dist`` must be -1 wherever not yet reached on entry; only the reached
-    nodes are touched, so a caller may reset them from ``queue[:count]`` and
-    search again.  Returns ``count``, the nodes reached (``queue[:count]``, in
-    FIFO visit order).
+    The top-down levels of :func:`search` (direction :data:`TOP_DOWN`) without compiling its bottom-up
+    stages.  Only the reached nodes are touched, so a caller may reset them from ``queue[:count]`` and search
+    again.
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        CSR adjacency.
+    seeds : numpy.ndarray
+        Start nodes (int64).
+    dist : numpy.ndarray
+        Hop distances, written in place; -1 wherever not yet reached on entry.
+    queue : numpy.ndarray
+        Receives the reached nodes in FIFO visit order (int64, length N).
+
+    Returns
+    -------
+    int
+        ``count``, the nodes reached (``queue[:count]``).
     """
     tail = 0
     for s in seeds:
@@ -260,7 +288,24 @@ def bfs_from_set(indptr, indices, seeds, dist, queue):
 
 @nb.njit(cache=True)
 def bfs_into(indptr, indices, source, dist, queue):
-    """FIFO BFS from ``source`` into ``dist`` (-1 unreached) and ``queue`` (visit order); returns the nodes reached."""
+    """Run the FIFO breadth-first search from one node (numba kernel).
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        CSR adjacency.
+    source : int
+        Start node.
+    dist : numpy.ndarray
+        Hop distances, written in place; -1 wherever not yet reached on entry.
+    queue : numpy.ndarray
+        Receives the reached nodes in visit order.
+
+    Returns
+    -------
+    int
+        The nodes reached.
+    """
     dist[:] = UNREACHED
     seeds = np.empty(1, np.int64)
     seeds[0] = source
@@ -268,14 +313,27 @@ def bfs_into(indptr, indices, source, dist, queue):
 
 
 def chunks_for(num_nodes: int) -> int:
-    """Parts a parallel level is split into for a graph of ``num_nodes`` nodes (1: run the serial builds)."""
+    """Choose the parts a parallel search level is split into for a graph.
+
+    Parameters
+    ----------
+    num_nodes : int
+        Nodes of the graph.
+
+    Returns
+    -------
+    int
+        1 (run the serial builds) below :data:`PARALLEL_NODES`, else up to four per thread (at most 255).
+    """
     if num_nodes <= PARALLEL_NODES:
         return 1
     return min(255, 4 * nb.get_num_threads())
 
 
 def distances(indptr, indices, sources, direction=AUTO, chunks=None):
-    """Hop distances (int32, -1 unreached) from the node set ``sources`` (one node: a single-source BFS).
+    """Give the hop distances from a node or a set of nodes (int32, -1 unreached).
+
+    Hop distances (int32, -1 unreached) from the node set ``sources`` (one node: a single-source BFS).
 
     Parameters
     ----------
@@ -327,9 +385,22 @@ def _rows(indptr, indices, sources, out, tasks):
 
 
 def distance_rows(indptr, indices, sources):
-    """Hop distances from each of ``sources`` (int32 ``(len(sources), N)``, -1 unreached), a BFS per row,
-    the rows on every thread.
+    """Give the hop distances from each of several sources: one BFS per row, the rows on every thread.
 
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        CSR adjacency.
+    sources : numpy.ndarray
+        Source nodes (int64).
+
+    Returns
+    -------
+    numpy.ndarray
+        int32 ``(len(sources), N)``, -1 where unreached.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> distance_rows(np.array([0, 1, 3, 4]), np.array([1, 0, 2, 1]), np.array([0, 2])).tolist()
     [[0, 1, 2], [2, 1, 0]]
@@ -343,11 +414,23 @@ def distance_rows(indptr, indices, sources):
 
 
 def compact_indices(indices: np.ndarray, num_nodes: int) -> np.ndarray:
-    """``indices`` as int32 when every node index fits (half the bytes a search streams), else as int64.
+    """Give CSR indices as int32 when every node index fits (half the bytes a search streams), else as int64.
 
     The searches of :func:`distances`, :func:`distance_rows` and :func:`multi_source` take their indices
-    through here, so each compiles for one signature; :func:`topocast.topology.metrics.csr` keeps the
-    int32 copy of a topology so that it is made once.
+    through here, so each compiles for one signature; :func:`topocast.topology.metrics.csr` keeps the int32
+    copy of a topology so that it is made once.
+
+    Parameters
+    ----------
+    indices : numpy.ndarray
+        CSR arc heads.
+    num_nodes : int
+        Nodes of the graph.
+
+    Returns
+    -------
+    numpy.ndarray
+        The indices, converted when needed.
     """
     dtype = np.int32 if num_nodes < 2**31 else np.int64
     return indices if indices.dtype == dtype else indices.astype(dtype)
@@ -357,8 +440,11 @@ def compact_indices(indices: np.ndarray, num_nodes: int) -> np.ndarray:
 
 @nb.njit(cache=True, inline="always")
 def _tally(planes, c, new):
-    """Add one to the counter of every bit set in ``new``: ``planes[c]`` is a bit-sliced counter (plane ``p``
-    holds bit ``p`` of the 64 counts); a carry ripples up, one plane in two on average."""
+    """Add one to the bit-sliced counter of every bit set in ``new``.
+
+    Add one to the counter of every bit set in ``new``: ``planes[c]`` is a bit-sliced counter (plane ``p``
+    holds bit ``p`` of the 64 counts); a carry ripples up, one plane in two on average.
+    """
     carry = new
     p = 0
     while carry:
@@ -370,10 +456,13 @@ def _tally(planes, c, new):
 
 @nb.njit(cache=True)
 def _pull(indptr, indices, seen, front, nxt, full, chunks, planes, grew):
-    """One pulling level: every node not yet reached by all sources (``seen[v] != full``) ORs its neighbours'
+    """Run one pulling level of the bit-parallel search.
+
+    One pulling level: every node not yet reached by all sources (``seen[v] != full``) ORs its neighbours'
     frontier words; the bits it did not have are its new ones (``nxt[v]``, added to ``seen[v]``).  Part
     ``c`` ORs the new bits into ``grew[c]`` and, when ``planes`` has rows, counts them per source in
-    ``planes[c]``.  Returns the nodes with new bits."""
+    ``planes[c]``.  Returns the nodes with new bits.
+    """
     n = len(indptr) - 1
     counting = planes.shape[0] > 0
     found = np.zeros(chunks, np.int64)
@@ -405,8 +494,11 @@ def _pull(indptr, indices, seen, front, nxt, full, chunks, planes, grew):
 
 @nb.njit(cache=True)
 def _push(indptr, indices, seen, front, nxt, queue, size):
-    """One pushing level: every frontier node ``queue[:size]`` ORs its frontier word into its neighbours'
-    new bits.  The new frontier replaces the old in ``queue`` and ``front``; returns its size."""
+    """Run one pushing level of the bit-parallel search.
+
+    One pushing level: every frontier node ``queue[:size]`` ORs its frontier word into its neighbours'
+    new bits.  The new frontier replaces the old in ``queue`` and ``front``; returns its size.
+    """
     tail = 0
     for j in range(size):
         u = queue[j]
@@ -528,14 +620,17 @@ _one_pass_parallel = twin(_one_pass, "_one_pass_parallel", parallel=False, _pull
 
 @nb.njit(cache=True)
 def _work(n):
-    """The work space of one pass over N nodes: ``(seen, front, nxt, queue)``."""
+    """Allocate the work space of one pass over N nodes: ``(seen, front, nxt, queue)``."""
     return np.empty(n, np.uint64), np.empty(n, np.uint64), np.empty(n, np.uint64), np.empty(2 * n, np.int64)
 
 
 @nb.njit(cache=True, parallel=True)
 def _passes_parallel(indptr, indices, job, hist_len, direction, tasks):
-    """The passes of :func:`multi_source` shared by ``tasks`` threads, each pass serial, each task its own
-    work space (no step shared between threads)."""
+    """Run the passes of :func:`multi_source` on several threads.
+
+    The passes of :func:`multi_source` shared by ``tasks`` threads, each pass serial, each task its own
+    work space (no step shared between threads).
+    """
     k = len(job[0])
     passes = (k + 63) // 64
     for t in nb.prange(tasks):
@@ -545,7 +640,9 @@ def _passes_parallel(indptr, indices, job, hist_len, direction, tasks):
 
 
 def multi_source(indptr, indices, sources, hist_len=0, targets=None, direction=AUTO, chunks=None):
-    """Eccentricity, distance histogram and distances to targets of many sources: bit-parallel BFS, 64 a pass.
+    """Give eccentricity, distance histogram and distances to targets of many sources: bit-parallel BFS.
+
+    Eccentricity, distance histogram and distances to targets of many sources: bit-parallel BFS, 64 a pass.
 
     Parameters
     ----------
@@ -573,6 +670,11 @@ def multi_source(indptr, indices, sources, hist_len=0, targets=None, direction=A
         ``hist[i, d]``, nodes at distance ``d`` from ``sources[i]`` (a row of zeros where ``ecc`` is -1).
     tdist : ndarray of int32, shape (len(sources), T)
         Distance from ``sources[i]`` to ``targets[i, j]`` (-1: unreachable).
+
+    Raises
+    ------
+    ValueError
+        If a source is not a node.
 
     Examples
     --------
@@ -607,13 +709,40 @@ def multi_source(indptr, indices, sources, hist_len=0, targets=None, direction=A
 
 
 def eccentricities(indptr, indices, sources):
-    """Eccentricity of each source (-1 if it does not reach every node), by :func:`multi_source`."""
+    """Give the eccentricity of each source, by :func:`multi_source`.
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        CSR adjacency.
+    sources : array_like of int
+        Source nodes.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 eccentricities, -1 for a source that does not reach every node.
+    """
     return multi_source(indptr, indices, sources)[0]
 
 
 def distances_to(indptr, indices, sources, targets):
-    """``out[i, j]`` = hop distance from ``sources[i]`` to ``targets[i, j]`` (-1 unreached), by
-    :func:`multi_source`."""
+    """Give the hop distance from ``sources[i]`` to ``targets[i, j]``, by :func:`multi_source`.
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        CSR adjacency.
+    sources : array_like of int
+        Source nodes.
+    targets : numpy.ndarray
+        int64 ``(len(sources), T)``: the targets of each source.
+
+    Returns
+    -------
+    numpy.ndarray
+        int32 ``(len(sources), T)``, -1 where unreached.
+    """
     return multi_source(indptr, indices, sources, targets=targets)[2]
 
 
@@ -621,7 +750,22 @@ def distances_to(indptr, indices, sources, targets):
 
 @nb.njit(cache=True, parallel=True)
 def girth(indptr, indices, sources):
-    """Shortest cycle through each source in the underlying simple graph (0 when none), early-stopping BFS."""
+    """Give the shortest cycle through each source in the underlying simple graph (numba kernel).
+
+    An early-stopping BFS per source, sources in parallel.
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        CSR adjacency.
+    sources : numpy.ndarray
+        Source nodes.
+
+    Returns
+    -------
+    numpy.ndarray
+        Length of the shortest cycle through each source (0 when none).
+    """
     n = len(indptr) - 1
     out = np.zeros(len(sources), dtype=np.int64)
     for i in nb.prange(len(sources)):

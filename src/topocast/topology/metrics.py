@@ -28,7 +28,18 @@ _BLOCK = 1 << 22
 
 
 def small(topology: Topology) -> bool:
-    """Whether ``topology`` runs its distance work in numpy (at most :data:`SMALL_NODES` nodes)."""
+    """Tell whether a network runs its distance work in numpy (at most :data:`SMALL_NODES` nodes).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    bool
+        True for a small network.
+    """
     return topology.num_nodes <= SMALL_NODES
 
 
@@ -42,8 +53,11 @@ def __getattr__(name: str):
 
 
 def warm_kernels() -> None:
-    """Load (or compile) the compiled BFS kernels, serial and parallel builds, now: e.g. before timing a
-    large graph."""
+    """Load (or compile) the compiled BFS kernels now.
+
+    Load (or compile) the compiled BFS kernels, serial and parallel builds, now: e.g. before timing a
+    large graph.
+    """
     from . import kernels
 
     indptr = np.array([0, 1, 2], dtype=np.int64)
@@ -55,9 +69,20 @@ def warm_kernels() -> None:
 
 
 def csr(topology: Topology) -> tuple[np.ndarray, np.ndarray]:
-    """``(indptr, indices)`` for the compiled searches: the topology's row pointers and its indices as int32
-    (:func:`topocast.topology.kernels.compact_indices`, half the bytes a search streams), made once per
-    topology."""
+    """Give the CSR arrays for the compiled searches, the indices as int32 where they fit.
+
+    See :func:`topocast.topology.kernels.compact_indices`; made once per topology.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    indptr, indices : numpy.ndarray
+        The row pointers and the (compacted) arc heads.
+    """
     cache = topology.__dict__.setdefault("_metric_cache", {})
     if "indices32" not in cache:
         from .kernels import compact_indices
@@ -67,11 +92,22 @@ def csr(topology: Topology) -> tuple[np.ndarray, np.ndarray]:
 
 
 def distances_block(indptr: np.ndarray, indices: np.ndarray, sources: np.ndarray) -> np.ndarray:
-    """Hop distances ``(len(sources), N)`` (int32, -1 unreached): the numpy BFS of small graphs.
+    """Give hop distances from several sources with the numpy BFS of small graphs.
 
-    Level-synchronous over every source at once: each level gathers the arcs of
-    the whole frontier from the CSR arrays, keeps the unreached heads (each
-    once) and labels them.
+    Level-synchronous over every source at once: each level gathers the arcs of the whole frontier from the
+    CSR arrays, keeps the unreached heads (each once) and labels them.
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        CSR adjacency.
+    sources : numpy.ndarray
+        Source nodes.
+
+    Returns
+    -------
+    numpy.ndarray
+        int32 ``(len(sources), N)``, -1 where unreached.
     """
     n = len(indptr) - 1
     sources = np.asarray(sources, dtype=np.int64)
@@ -110,7 +146,25 @@ def _blocks(topology: Topology, sources: np.ndarray):
 
 
 def bfs_distances(topology: Topology, source: int) -> np.ndarray:
-    """Hop distances from ``source`` to every node (int32, -1 where unreachable)."""
+    """Give the hop distances from one node to every node.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    source : int
+        Start node.
+
+    Returns
+    -------
+    numpy.ndarray
+        int32 distances, -1 where unreachable.
+
+    Raises
+    ------
+    TopocastError
+        If ``source`` is not a node.
+    """
     if not 0 <= source < topology.num_nodes:
         raise TopocastError(f"source: must be in 0..{topology.num_nodes - 1}, got {source}")
     if small(topology):
@@ -121,7 +175,9 @@ def bfs_distances(topology: Topology, source: int) -> np.ndarray:
 
 
 def all_distances(topology: Topology) -> np.ndarray:
-    """Hop distance between every pair of nodes: the one all-pairs distance matrix.
+    """Give the hop distance between every pair of nodes: the one all-pairs distance matrix.
+
+    Hop distance between every pair of nodes: the one all-pairs distance matrix.
 
     One BFS per node, sources in parallel, in the compiled kernel
     (:func:`topocast.topology.kernels.distance_rows`) at every size: unlike
@@ -139,6 +195,8 @@ def all_distances(topology: Topology) -> np.ndarray:
     numpy.ndarray
         ``D[s, v]`` (int32, ``N x N``), -1 where ``v`` cannot be reached from ``s``.
 
+    Examples
+    --------
     >>> from .classic import ring
     >>> all_distances(ring(4)).tolist()
     [[0, 1, 2, 1], [1, 0, 1, 2], [2, 1, 0, 1], [1, 2, 1, 0]]
@@ -149,8 +207,20 @@ def all_distances(topology: Topology) -> np.ndarray:
 
 
 def is_connected(topology: Topology) -> bool:
-    """Whether every node reaches every other: one BFS from node 0; cached per topology.
+    """Tell whether every node reaches every other: one BFS from node 0, cached per topology.
 
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    bool
+        True when connected.
+
+    Examples
+    --------
     >>> import networkx as nx
     >>> is_connected(Topology.from_networkx(nx.Graph([(0, 1), (2, 3)])))
     False
@@ -162,8 +232,11 @@ def is_connected(topology: Topology) -> bool:
 
 
 def _profile(topology: Topology, sources: np.ndarray):
-    """``(ecc, hist)`` of each source: eccentricity and distance histogram (``hist[i, d]``, nodes at distance
-    ``d``); raises if the network is not connected."""
+    """Give the eccentricity and distance histogram of each source.
+
+    ``(ecc, hist)`` of each source: eccentricity and distance histogram (``hist[i, d]``, nodes at distance
+    ``d``); raises if the network is not connected.
+    """
     sources = np.asarray(sources, dtype=np.int64)
     probe = bfs_distances(topology, int(sources[0]))
     if np.any(probe < 0):
@@ -188,9 +261,26 @@ def _profile(topology: Topology, sources: np.ndarray):
 
 
 def eccentricity(topology: Topology, sources=None) -> np.ndarray:
-    """Eccentricity of each node in ``sources`` (default: all nodes); raises if the network is not connected.
+    """Give the eccentricity of some nodes (default: all).
 
     Above :data:`SMALL_NODES` nodes: the bit-parallel BFS, 64 sources a pass, no histogram.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network, connected.
+    sources : array_like of int, optional
+        The nodes; None: every node.
+
+    Returns
+    -------
+    numpy.ndarray
+        Eccentricity of each.
+
+    Raises
+    ------
+    TopocastError
+        If the network is not connected.
     """
     sources = np.arange(topology.num_nodes) if sources is None else np.atleast_1d(sources)
     if small(topology) or len(sources) == 1:
@@ -205,11 +295,20 @@ def eccentricity(topology: Topology, sources=None) -> np.ndarray:
 
 
 def orbits(topology: Topology) -> tuple[np.ndarray, np.ndarray]:
-    """``(representatives, sizes)`` of node orbits the builder knows of.
+    """Give the node orbits the builder knows of.
 
-    One orbit when the builder declares the graph vertex-transitive; the
-    family's ``orbits`` hook when it has one (not on a network with faults,
-    whose symmetry they break); otherwise every node alone.
+    One orbit when the builder declares the graph vertex-transitive; the family's ``orbits`` hook when it
+    has one (not on a network with faults, whose symmetry they break); otherwise every node alone.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    representatives, sizes : numpy.ndarray
+        One node of every orbit and the orbit's size.
     """
     n = topology.num_nodes
     if topology.vertex_transitive:
@@ -224,10 +323,22 @@ def orbits(topology: Topology) -> tuple[np.ndarray, np.ndarray]:
 
 
 def distance_distribution(topology: Topology, exact_all_sources: bool = False) -> np.ndarray:
-    """``counts[d]`` = ordered node pairs at distance ``d`` (``counts[0] = N``).
+    """Count the ordered node pairs at every distance (``counts[0] = N``).
 
-    One BFS per known orbit (:func:`orbits`: one in all for a vertex-transitive
-    graph), unless ``exact_all_sources``.
+    One BFS per known orbit (:func:`orbits`: one in all for a vertex-transitive graph), unless
+    ``exact_all_sources``.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    exact_all_sources : bool, default False
+        Search from every node, ignoring the orbits.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``counts[d]``, trailing zeros trimmed.
     """
     n = topology.num_nodes
     reps, sizes = (np.arange(n), np.ones(n, dtype=np.int64)) if exact_all_sources else orbits(topology)
@@ -237,7 +348,20 @@ def distance_distribution(topology: Topology, exact_all_sources: bool = False) -
 
 
 def diameter(topology: Topology, exact_all_sources: bool = False) -> int:
-    """Exact diameter (one BFS when vertex-transitive, else all sources); cached per topology."""
+    """Give the exact diameter (one BFS when vertex-transitive, else one per orbit); cached per topology.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    exact_all_sources : bool, default False
+        Search from every node, ignoring the orbits.
+
+    Returns
+    -------
+    int
+        The diameter (on a network that is not connected: the largest finite distance).
+    """
     key = ("diameter", exact_all_sources)
     cache = topology.__dict__.setdefault("_metric_cache", {})
     if key not in cache:
@@ -246,7 +370,20 @@ def diameter(topology: Topology, exact_all_sources: bool = False) -> int:
 
 
 def average_distance(topology: Topology, counts: np.ndarray | None = None) -> float:
-    """Mean distance over ordered pairs of distinct nodes."""
+    """Give the mean distance over ordered pairs of distinct nodes.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    counts : numpy.ndarray, optional
+        Its distance distribution, if already known.
+
+    Returns
+    -------
+    float
+        The mean (0 for a single node).
+    """
     counts = distance_distribution(topology) if counts is None else counts
     n = topology.num_nodes
     if n < 2:
@@ -255,11 +392,22 @@ def average_distance(topology: Topology, counts: np.ndarray | None = None) -> fl
 
 
 def summary(topology: Topology, distances: bool = True, properties: bool | None = None) -> dict:
-    """The figures ``topocast info`` prints.
+    """Gather the figures ``topocast info`` prints.
 
-    ``properties``: bisection width, connectivity, girth, vertex-transitivity
-    (:mod:`topocast.topology.properties`): ``None`` each below its default size
-    cap, ``True`` below the higher forced caps, ``False`` none.
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    distances : bool, default True
+        Include the exact distance figures.
+    properties : bool, optional
+        Bisection width, connectivity, girth, vertex-transitivity (:mod:`topocast.topology.properties`):
+        None each below its default size cap, True below the higher forced caps, False none.
+
+    Returns
+    -------
+    dict
+        Figure name -> value.
     """
     port = topology.port_degree
     distinct = topology.distinct_degree

@@ -80,9 +80,29 @@ def _block_unshuffle(positions: np.ndarray, d: int, digits: int) -> np.ndarray:
 
 
 def line_network(name: str, d: int, n: int, wires: list[np.ndarray], stage_names=()) -> MultistageNetwork:
-    """Stages of ``d^(n-1)`` switches ``d x d``; ``wires[s]`` maps a position leaving stage ``s-1``
-    (the network input for ``s = 0``) to a position entering stage ``s``; ``wires[S]`` maps the last
-    stage's output positions to network outputs."""
+    """Build a network of stages of ``d^(n-1)`` switches ``d x d`` joined by line permutations.
+
+    ``wires[s]`` maps a position leaving stage ``s-1`` (the network input for ``s = 0``) to a position
+    entering stage ``s``; ``wires[S]`` maps the last stage's output positions to network outputs.
+
+    Parameters
+    ----------
+    name : str
+        Name of the network, for messages.
+    d : int
+        Switch radix.
+    n : int
+        ``log_d`` of the number of lines.
+    wires : list of numpy.ndarray
+        One permutation of the ``d^n`` positions before every stage and one after the last.
+    stage_names : sequence of str, optional
+        Names of the stages.
+
+    Returns
+    -------
+    MultistageNetwork
+        The network.
+    """
     size = d ** n
     stages = len(wires) - 1
     per = size // d
@@ -105,19 +125,58 @@ def _digit_network(name: str, d: int, n: int, digits: list[int]) -> MultistageNe
 
 
 def butterfly_network(n: int, d: int = 2) -> MultistageNetwork:
-    """d-ary butterfly, ``n`` stages; stage ``s`` switches digit ``n - 1 - s``."""
+    """Build the d-ary butterfly: ``n`` stages, stage ``s`` switches digit ``n - 1 - s``.
+
+    Parameters
+    ----------
+    n : int
+        ``log_d`` of the number of lines.
+    d : int, default 2
+        Switch radix.
+
+    Returns
+    -------
+    MultistageNetwork
+        The network (parameters checked by the family builder).
+    """
     n, d = _check_dary("butterfly", n, d)
     return _digit_network(f"butterfly({d}^{n})", d, n, list(range(n - 1, -1, -1)))
 
 
 def benes_network(n: int, d: int = 2) -> MultistageNetwork:
-    """d-ary Benes network, ``2n - 1`` stages (digits ``n-1 .. 0 .. n-1``)."""
+    """Build the d-ary Benes network: ``2n - 1`` stages (digits ``n-1 .. 0 .. n-1``).
+
+    Parameters
+    ----------
+    n : int
+        ``log_d`` of the number of lines.
+    d : int, default 2
+        Switch radix.
+
+    Returns
+    -------
+    MultistageNetwork
+        The network (parameters checked by the family builder).
+    """
     n, d = _check_dary("benes", n, d)
     return _digit_network(f"benes({d}^{n})", d, n, list(range(n - 1, 0, -1)) + list(range(n)))
 
 
 def omega_network(n: int, d: int = 2) -> MultistageNetwork:
-    """d-ary Omega network: a perfect shuffle before each of the ``n`` stages."""
+    """Build the d-ary Omega network: a perfect shuffle before each of the ``n`` stages.
+
+    Parameters
+    ----------
+    n : int
+        ``log_d`` of the number of lines.
+    d : int, default 2
+        Switch radix.
+
+    Returns
+    -------
+    MultistageNetwork
+        The network (parameters checked by the family builder).
+    """
     n, d = _check_dary("omega", n, d)
     pos = np.arange(d ** n, dtype=np.int64)
     wires = [_shuffle(pos, d, n) for _ in range(n)] + [pos]
@@ -125,7 +184,20 @@ def omega_network(n: int, d: int = 2) -> MultistageNetwork:
 
 
 def baseline_network(n: int, d: int = 2) -> MultistageNetwork:
-    """d-ary baseline network: block inverse shuffles of shrinking size between stages."""
+    """Build the d-ary baseline network: block inverse shuffles of shrinking size between stages.
+
+    Parameters
+    ----------
+    n : int
+        ``log_d`` of the number of lines.
+    d : int, default 2
+        Switch radix.
+
+    Returns
+    -------
+    MultistageNetwork
+        The network (parameters checked by the family builder).
+    """
     n, d = _check_dary("baseline", n, d)
     pos = np.arange(d ** n, dtype=np.int64)
     wires = [pos] + [_block_unshuffle(pos, d, n - s + 1) for s in range(1, n)] + [pos]
@@ -136,6 +208,31 @@ def baseline_network(n: int, d: int = 2) -> MultistageNetwork:
 
 
 def check_clos(n: int, m: int, r: int, n2: int = 0, m2: int | None = None) -> tuple[int, int, int, int, int]:
+    """Check the parameters of a 3-stage or 5-stage Clos network.
+
+    Parameters
+    ----------
+    n : int
+        Terminals per input switch, >= 1.
+    m : int
+        Middle switches, >= 1.
+    r : int
+        Input (and output) switches, >= 1.
+    n2 : int, default 0
+        0 for 3 stages; else the inputs per switch of the inner Clos that replaces every middle switch (divides ``r``).
+    m2 : int, optional
+        Middle switches of the inner Clos (default ``n2``).
+
+    Returns
+    -------
+    tuple of int
+        ``(n, m, r, n2, m2)``.
+
+    Raises
+    ------
+    TopocastError
+        A value out of range, ``n2`` not dividing ``r``, or more than 2^20 terminals.
+    """
     n = _check_int("clos", "n", n, 1)
     m = _check_int("clos", "m", m, 1)
     r = _check_int("clos", "r", r, 1)
@@ -150,8 +247,33 @@ def check_clos(n: int, m: int, r: int, n2: int = 0, m2: int | None = None) -> tu
 
 
 def clos_network(n: int, m: int, r: int, n2: int = 0, m2: int | None = None) -> MultistageNetwork:
-    """3-stage Clos C(n, m, r), or the 5-stage one when ``n2 > 0`` (see the module docstring).
+    """Build the circuit view of the Clos network C(n, m, r), 5 stages when ``n2 > 0``.
 
+    Parameters
+    ----------
+    n : int
+        Terminals per input switch.
+    m : int
+        Middle switches.
+    r : int
+        Input (and output) switches.
+    n2 : int, default 0
+        Inputs per switch of the inner Clos (0: 3 stages).
+    m2 : int, optional
+        Middle switches of the inner Clos.
+
+    Returns
+    -------
+    MultistageNetwork
+        The stages and their wiring.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`check_clos`.
+
+    Examples
+    --------
     >>> clos_network(2, 3, 4).num_stages
     3
     """
@@ -200,10 +322,25 @@ def _strict(n: int, m: int, r: int) -> bool:
 
 
 def clos_properties(n: int, m: int, r: int, n2: int = 0, m2: int | None = None) -> dict:
-    """Strict and rearrangeable non-blocking from the parameters (Clos 1953; Benes 1962).
+    """Decide from the parameters whether a Clos network is strictly or rearrangeably non-blocking.
 
-    For the 5-stage network both hold when they hold for the outer and the
-    inner Clos (sufficient conditions).
+    The conditions of Clos (1953) and Benes (1962); for the 5-stage network both hold when they hold for the
+    outer and the inner Clos (sufficient conditions).
+
+    Parameters
+    ----------
+    n, m, r, n2, m2 : int
+        As :func:`clos_network`.
+
+    Returns
+    -------
+    dict
+        ``strictly_nonblocking`` and ``rearrangeable`` (bool).
+
+    Raises
+    ------
+    TopocastError
+        As :func:`check_clos`.
     """
     n, m, r, n2, m2 = check_clos(n, m, r, n2, m2)
     strict = _strict(n, m, r) and (not n2 or _strict(n2, m2, r // n2))
@@ -225,10 +362,39 @@ class StageCodec(Codec):
         self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
 
     def decode(self, index: int) -> tuple:
+        """Give the label ``(stage, index)`` of a node.
+
+        Parameters
+        ----------
+        index : int
+            Node index.
+
+        Returns
+        -------
+        tuple of int
+            ``(stage, index on the stage)``; stage -1 are the inputs, stage S the outputs.
+        """
         k = int(np.searchsorted(self.offsets, index, side="right")) - 1
         return (k - 1, int(index - self.offsets[k]))
 
     def encode(self, label) -> int:
+        """Give the node index of a label ``(stage, index)``.
+
+        Parameters
+        ----------
+        label : tuple of int
+            ``(stage, index on the stage)``.
+
+        Returns
+        -------
+        int
+            Node index.
+
+        Raises
+        ------
+        TopocastError
+            A stage or index out of range.
+        """
         stage, idx = (int(v) for v in label)
         k = stage + 1
         if not 0 <= k < len(self.sizes):
@@ -239,7 +405,24 @@ class StageCodec(Codec):
 
 
 def network_topology(net: MultistageNetwork, family: str, params: dict, meta: dict) -> Topology:
-    """Graph of terminals and switches of ``net`` (links undirected)."""
+    """Make the graph of terminals and switches of a multistage network (links undirected).
+
+    Parameters
+    ----------
+    net : MultistageNetwork
+        The network.
+    family : str
+        Family name of the result.
+    params : dict
+        Its parameters.
+    meta : dict
+        Extra metadata.
+
+    Returns
+    -------
+    Topology
+        Inputs, switches stage by stage, then outputs; codec ``(stage, index)``.
+    """
     stages = net.num_stages
     n_in, n_out = net.num_inputs, net.num_outputs
     sizes = [n_in] + [int(s) for s in net.switches] + [n_out]
@@ -270,7 +453,25 @@ _MIN_BUILDERS = {"butterfly": butterfly_network, "omega": omega_network, "baseli
 
 
 def multistage_network(family: str, **params) -> MultistageNetwork:
-    """The circuit view of a registered multistage family (``gft``, a MIN or ``clos``)."""
+    """Build the circuit view of a registered multistage family (``gft``, a MIN or ``clos``).
+
+    Parameters
+    ----------
+    family : str
+        The family.
+    **params
+        Its parameters.
+
+    Returns
+    -------
+    MultistageNetwork
+        The stages and their wiring.
+
+    Raises
+    ------
+    TopocastError
+        If the family has no circuit view.
+    """
     if family == "gft":
         from .fattree import GFTShape
 
@@ -283,6 +484,23 @@ def multistage_network(family: str, **params) -> MultistageNetwork:
 
 
 def network_of(topology: Topology) -> MultistageNetwork:
+    """Build the circuit view of a multistage topology.
+
+    Parameters
+    ----------
+    topology : Topology
+        A network of a multistage family.
+
+    Returns
+    -------
+    MultistageNetwork
+        The stages and their wiring.
+
+    Raises
+    ------
+    TopocastError
+        If its family has no circuit view.
+    """
     return multistage_network(topology.family, **dict(topology.params))
 
 
@@ -320,8 +538,33 @@ def _min_estimate(n: int, d: int, stages: int) -> tuple[int | float, int | float
 
 
 def clos(n: int, m: int, r: int, n2: int = 0, m2: int = 0) -> Topology:
-    """Clos C(n, m, r) (5-stage when ``n2 > 0``) as a graph; ``meta`` says if it is non-blocking.
+    """Build the Clos network C(n, m, r) (5-stage when ``n2 > 0``) as a graph of terminals and switches.
 
+    Parameters
+    ----------
+    n : int
+        Terminals per input switch.
+    m : int
+        Middle switches.
+    r : int
+        Input (and output) switches.
+    n2 : int, default 0
+        Inputs per switch of the inner Clos (0: 3 stages).
+    m2 : int, default 0
+        Middle switches of the inner Clos (0: ``n2``).
+
+    Returns
+    -------
+    Topology
+        The graph; ``meta`` says whether it is strictly or rearrangeably non-blocking.
+
+    Raises
+    ------
+    TopocastError
+        As :func:`check_clos`.
+
+    Examples
+    --------
     >>> clos(2, 3, 4).meta["strictly_nonblocking"]
     True
     """
@@ -355,9 +598,22 @@ register_family(Family(
 def folded_graph(net: MultistageNetwork):
     """Fold a mirror-symmetric network with an odd number of stages at its middle stage.
 
-    Stage ``s`` and stage ``S-1-s`` become one switch; the terminals hang on
-    stage 0.  Returns a networkx MultiGraph (nodes ``("p", i)`` and ``(s, a)``)
-    or raises :class:`TopocastError` if the two halves are not mirror images.
+    Stage ``s`` and stage ``S-1-s`` become one switch; the terminals hang on stage 0.
+
+    Parameters
+    ----------
+    net : MultistageNetwork
+        The network.
+
+    Returns
+    -------
+    networkx.MultiGraph
+        Nodes ``("p", i)`` (terminals) and ``(s, a)`` (switches).
+
+    Raises
+    ------
+    TopocastError
+        If the number of stages is even or the two halves are not mirror images.
     """
     import networkx as nx
 
@@ -387,8 +643,11 @@ def folded_graph(net: MultistageNetwork):
 
 
 def _is_isomorphism(g1, g2, mapping: dict) -> bool:
-    """Whether ``mapping`` is a bijection of the nodes of ``g1`` onto those of ``g2`` carrying every link of
-    ``g1`` onto a link of ``g2`` with the same multiplicity (and no link of ``g2`` left over)."""
+    """Tell whether a node mapping is an isomorphism of two multigraphs.
+
+    Whether ``mapping`` is a bijection of the nodes of ``g1`` onto those of ``g2`` carrying every link of
+    ``g1`` onto a link of ``g2`` with the same multiplicity (and no link of ``g2`` left over).
+    """
     if len(mapping) != g1.number_of_nodes() or set(mapping) != set(g1) or set(mapping.values()) != set(g2):
         return False
     if g1.number_of_edges() != g2.number_of_edges():
@@ -397,11 +656,25 @@ def _is_isomorphism(g1, g2, mapping: dict) -> bool:
 
 
 def folded_clos_is_fat_tree(net: MultistageNetwork, tree: Topology) -> bool:
-    """Whether the folded network (links as a simple graph) and a GFT with its processors are isomorphic.
+    """Tell whether a folded multistage network is a given generalized fat tree.
+
+    Whether the folded network (links as a simple graph) and a GFT with its processors are isomorphic.
 
     networkx's VF2++ search (``vf2pp_isomorphism``, exhaustive: ``None`` means
     no isomorphism exists) finds a node mapping, which is then checked link by
     link.  (The plain VF2 test took seconds on the folded 3-ary Benes 27.)
+
+    Parameters
+    ----------
+    net : MultistageNetwork
+        The mirror-symmetric network to fold.
+    tree : Topology
+        A GFT with its processors.
+
+    Returns
+    -------
+    bool
+        True when the folded network (links as a simple graph) and the tree are isomorphic.
     """
     import networkx as nx
 

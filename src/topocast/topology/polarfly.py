@@ -42,7 +42,20 @@ from .gf import FieldTables, check_prime_power, field_tables, squares_summing_to
 
 
 def point_coords(q: int, u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Normalised coordinates of points ``u`` (arrays)."""
+    """Give the normalised coordinates of points of PG(2, q).
+
+    Parameters
+    ----------
+    q : int
+        The field size.
+    u : numpy.ndarray
+        Point indices.
+
+    Returns
+    -------
+    x0, x1, x2 : numpy.ndarray
+        Element numbers of the coordinates.
+    """
     u = np.asarray(u, dtype=np.int64)
     qq = q * q
     affine = u < qq
@@ -53,7 +66,20 @@ def point_coords(q: int, u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 
 def point_index(t: FieldTables, y0, y1, y2) -> np.ndarray:
-    """Index of the projective point of each nonzero vector ``(y0, y1, y2)`` (arrays, any shape)."""
+    """Give the index of the projective point of each nonzero vector ``(y0, y1, y2)``.
+
+    Parameters
+    ----------
+    t : FieldTables
+        The field.
+    y0, y1, y2 : numpy.ndarray
+        Coordinates (element numbers, arrays of any one shape).
+
+    Returns
+    -------
+    numpy.ndarray
+        Point indices, the shape of the coordinates.
+    """
     q = t.q
     y0, y1, y2 = np.broadcast_arrays(np.asarray(y0), np.asarray(y1), np.asarray(y2))
     out = np.full(y0.shape, q * q + q, dtype=np.int64)
@@ -66,7 +92,20 @@ def point_index(t: FieldTables, y0, y1, y2) -> np.ndarray:
 
 
 def dot(t: FieldTables, x, y) -> np.ndarray:
-    """``x . y`` over GF(q) for coordinate triples of arrays."""
+    """Compute ``x . y`` over GF(q) for coordinate triples of arrays.
+
+    Parameters
+    ----------
+    t : FieldTables
+        The field.
+    x, y : sequence of numpy.ndarray
+        Three coordinate arrays each.
+
+    Returns
+    -------
+    numpy.ndarray
+        The dot products.
+    """
     return t.add[t.add[t.mul[x[0], y[0]], t.mul[x[1], y[1]]], t.mul[x[2], y[2]]]
 
 
@@ -80,12 +119,42 @@ class PointCodec(Codec):
 
     @cached_property
     def tables(self) -> FieldTables:
+        """The tables of GF(q)."""
         return field_tables(self.q, "polarfly")
 
     def decode(self, index: int) -> tuple:
+        """Give the label (normalised vector) of a router.
+
+        Parameters
+        ----------
+        index : int
+            Router index.
+
+        Returns
+        -------
+        tuple of int
+            ``(x0, x1, x2)``.
+        """
         return tuple(int(c[0]) for c in point_coords(self.q, np.array([index])))
 
     def encode(self, label) -> int:
+        """Give the router of a vector (any nonzero multiple of the normalised one).
+
+        Parameters
+        ----------
+        label : sequence of int
+            Three element numbers in 0..q-1, not all zero.
+
+        Returns
+        -------
+        int
+            Router index.
+
+        Raises
+        ------
+        TopocastError
+            A wrong number of coordinates, one out of range, or the zero vector.
+        """
         if len(label) != 3:
             raise TopocastError(f"node: expected 3 coordinates, got {len(label)}")
         coords = [integer(v, name, owner="node", minimum=0, maximum=self.q - 1)
@@ -96,25 +165,53 @@ class PointCodec(Codec):
 
 
 def polarfly_params(q: int, p: int | None) -> tuple[int, int]:
+    """Check the PolarFly parameters.
+
+    Parameters
+    ----------
+    q : int
+        A prime power.
+    p : int or None
+        Terminals per router; None: ``ceil((q + 1) / 2)``.
+
+    Returns
+    -------
+    tuple of int
+        ``(q, p)``.
+
+    Raises
+    ------
+    TopocastError
+        When ``q`` is not a prime power or ``p`` is negative.
+    """
     q = check_prime_power(q, "polarfly")
     p = math.ceil((q + 1) / 2) if p is None else integer(p, "p", owner="polarfly", minimum=0)
     return q, p
 
 
 def polarfly(q: int, p: int | None = None) -> Topology:
-    """PolarFly ER_q: the polarity graph of PG(2, q), quadric self-loops removed.
+    """Build PolarFly ER_q (Lakhotia et al., SC 2022): the polarity graph of PG(2, q), quadric self-loops removed.
 
     Parameters
     ----------
-    q : a prime power (2, 3, 4, 5, 7, 8, 9, ...).
-    p : terminals per router (default ``ceil((q + 1) / 2)``).
+    q : int
+        A prime power (2, 3, 4, 5, 7, 8, 9, ...).
+    p : int, optional
+        Terminals per router (default ``ceil((q + 1) / 2)``).
 
-    Returns a :class:`Topology` of ``q^2 + q + 1`` routers, ``q (q + 1)^2 / 2``
-    links, codec ``(x0, x1, x2)``; ``meta`` holds the quadrics, radix, Moore
-    bound and terminals.
+    Returns
+    -------
+    Topology
+        ``q^2 + q + 1`` routers, ``q (q + 1)^2 / 2`` links, codec ``(x0, x1, x2)``; ``meta`` holds the
+        quadrics, radix, Moore bound and terminals.
 
-    Raises :class:`TopocastError` when ``q`` is not a prime power.
+    Raises
+    ------
+    TopocastError
+        When ``q`` is not a prime power.
 
+    Examples
+    --------
     >>> t = polarfly(7)
     >>> t.num_nodes, t.num_edges, int(t.port_degree.max()), t.meta["quadrics"]
     (57, 224, 8, 8)
@@ -147,14 +244,40 @@ def polarfly(q: int, p: int | None = None) -> Topology:
 
 
 def quadric_mask(topology: Topology) -> np.ndarray:
-    """Whether each router of a PolarFly is a quadric (``u . u = 0``)."""
+    """Tell which routers of a PolarFly are quadrics (``u . u = 0``).
+
+    Parameters
+    ----------
+    topology : Topology
+        A PolarFly.
+
+    Returns
+    -------
+    numpy.ndarray
+        Boolean per router.
+    """
     q = int(topology.params["q"])
     x = point_coords(q, np.arange(topology.num_nodes))
     return dot(field_tables(q, "polarfly"), x, x) == 0
 
 
 def point_map(q: int, matrix, frobenius: bool = False) -> np.ndarray:
-    """The permutation of the points of PG(2, q) by ``u -> matrix . u`` (after ``x -> x^p`` with ``frobenius``)."""
+    """Permute the points of PG(2, q) by ``u -> matrix . u``.
+
+    Parameters
+    ----------
+    q : int
+        The field size.
+    matrix : array_like
+        3 x 3 invertible matrix of element numbers.
+    frobenius : bool, default False
+        Apply ``x -> x^p`` to the coordinates first.
+
+    Returns
+    -------
+    numpy.ndarray
+        Image of every point.
+    """
     t = field_tables(q, "polarfly")
     x = point_coords(q, np.arange(q * q + q + 1))
     if frobenius:
@@ -166,7 +289,20 @@ def point_map(q: int, matrix, frobenius: bool = False) -> np.ndarray:
 
 
 def reflection_vectors(t: FieldTables) -> list[tuple[int, int, int]]:
-    """The vectors ``v`` among ``(1, 1, 0)``, ``(1, 1, 1)``, ``(1, xi, 0)``, ``(1, xi, 1)`` with ``v . v != 0``."""
+    """Pick the vectors of the reflections used as candidate automorphisms.
+
+    They are those among ``(1, 1, 0)``, ``(1, 1, 1)``, ``(1, xi, 0)``, ``(1, xi, 1)`` with ``v . v != 0``.
+
+    Parameters
+    ----------
+    t : FieldTables
+        The field.
+
+    Returns
+    -------
+    list of tuple of int
+        The vectors.
+    """
     xi = t.field.xi
     out = []
     for v in ((1, 1, 0), (1, 1, 1), (1, xi, 0), (1, xi, 1)):
@@ -176,7 +312,20 @@ def reflection_vectors(t: FieldTables) -> list[tuple[int, int, int]]:
 
 
 def reflection(t: FieldTables, v) -> np.ndarray:
-    """The orthogonal reflection ``x -> x - 2 (x . v) / (v . v) v`` as a matrix (odd ``q``, ``v . v != 0``)."""
+    """Write the orthogonal reflection ``x -> x - 2 (x . v) / (v . v) v`` as a matrix (odd ``q``, ``v . v != 0``).
+
+    Parameters
+    ----------
+    t : FieldTables
+        The field.
+    v : sequence of int
+        The vector.
+
+    Returns
+    -------
+    numpy.ndarray
+        3 x 3 matrix of element numbers.
+    """
     scale = t.mul[t.add[1, 1], t.inv[dot(t, v, v)]]          # 2 / (v . v)
     m = np.eye(3, dtype=np.int64)
     for r in range(3):
@@ -186,9 +335,22 @@ def reflection(t: FieldTables, v) -> np.ndarray:
 
 
 def automorphism_candidates(q: int):
-    """Maps preserving ``u . v = 0``: two coordinate permutations, a sign change, up to four plane
+    """Generate candidate automorphisms of the polarity graph.
+
+    Maps preserving ``u . v = 0``: two coordinate permutations, a sign change, up to four plane
     rotations ``[[a, b, 0], [-b, a, 0], [0, 0, 1]]`` with ``a^2 + b^2 = 1``, for odd ``q`` up to four
-    reflections (which generate the orthogonal group, Cartan–Dieudonné), and the Frobenius map."""
+    reflections (which generate the orthogonal group, Cartan–Dieudonné), and the Frobenius map.
+
+    Parameters
+    ----------
+    q : int
+        The field size.
+
+    Yields
+    ------
+    numpy.ndarray
+        The image of every point under one map.
+    """
     t = field_tables(q, "polarfly")
     minus = int(t.neg[1])
     if t.characteristic != 2:
@@ -205,7 +367,20 @@ def automorphism_candidates(q: int):
 
 
 def polarfly_orbits(topology: Topology) -> np.ndarray:
-    """Orbit labels under the checked maps of :func:`automorphism_candidates` (the family's ``orbits`` hook)."""
+    """Label the routers by orbit under the checked maps of :func:`automorphism_candidates`.
+
+    The family's ``orbits`` hook.
+
+    Parameters
+    ----------
+    topology : Topology
+        A PolarFly.
+
+    Returns
+    -------
+    numpy.ndarray
+        Orbit label of every router (cached on the topology).
+    """
     from .symmetry import checked_orbits
 
     cache = topology.__dict__.setdefault("_metric_cache", {})
@@ -216,8 +391,21 @@ def polarfly_orbits(topology: Topology) -> np.ndarray:
 
 
 def polarity_invariant(topology: Topology) -> np.ndarray:
-    """Per router, ``(q + 2) * degree + quadric neighbours``: automorphisms keep both (quadrics are the
-    routers of degree ``q``), so no orbit joins two values."""
+    """Give a per-router invariant of the automorphisms of a PolarFly.
+
+    Per router, ``(q + 2) * degree + quadric neighbours``: automorphisms keep both (quadrics are the
+    routers of degree ``q``), so no orbit joins two values.
+
+    Parameters
+    ----------
+    topology : Topology
+        A PolarFly.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(q + 2) * degree + quadric neighbours`` of every router.
+    """
     q = int(topology.params["q"])
     degree = topology.port_degree
     quadric = degree == q

@@ -19,15 +19,53 @@ SIGN_LABELS = ("+", "-", "")
 
 
 def product_label(label: str, dim: int) -> str:
-    """Name of a factor's arc label inside a product: ``+d0``, ``d1``, ``d2:+rho``."""
+    """Name a factor's arc label inside a product: ``+d0``, ``d1``, ``d2:+rho``.
+
+    Parameters
+    ----------
+    label : str
+        The label in the factor.
+    dim : int
+        The factor's place in the product.
+
+    Returns
+    -------
+    str
+        The label in the product.
+    """
     return f"{label}d{dim}" if label in SIGN_LABELS else f"d{dim}:{label}"
 
 
 def cartesian_product(factors: Sequence[Topology], family: str = "product",
                       params: dict | None = None, fields: Sequence[str] | None = None,
                       meta: dict | None = None) -> Topology:
-    """Cartesian product of ``factors``; vertex-transitive when every factor is.
+    """Build the Cartesian product of networks; vertex-transitive when every factor is.
 
+    Parameters
+    ----------
+    factors : sequence of Topology
+        The factors, at least one; the first gives the most significant coordinate.
+    family : str, default "product"
+        Family name of the result.
+    params : dict, optional
+        Parameters recorded on the result (default: the factors' specs).
+    fields : sequence of str, optional
+        Coordinate field names for the codec.
+    meta : dict, optional
+        Extra metadata for the result.
+
+    Returns
+    -------
+    Topology
+        The product; arc labels named by :func:`product_label`.
+
+    Raises
+    ------
+    TopocastError
+        If ``factors`` is empty.
+
+    Examples
+    --------
     >>> from topocast.topology.classic import ring
     >>> cartesian_product([ring(3), ring(5)]).num_nodes
     15
@@ -65,10 +103,25 @@ def cartesian_product(factors: Sequence[Topology], family: str = "product",
 
 
 def split_factors(body: str) -> dict:
-    """``ring:3*ring:5`` -> ``{"factors": ("ring:3", "ring:5")}``: the factor specs, not yet parsed.
+    """Split the body of a ``product:`` spec into its factor specs, not yet parsed.
 
     The spec layer (:mod:`topocast.spec`) parses, estimates and builds each
     factor and calls the builder with the built topologies.
+
+    Parameters
+    ----------
+    body : str
+        The spec after ``product:``, e.g. ``ring:3*ring:5``.
+
+    Returns
+    -------
+    dict
+        ``{"factors": ("ring:3", "ring:5")}``.
+
+    Raises
+    ------
+    TopocastError
+        With fewer than two factors, or a factor that is itself a product.
     """
     parts = tuple(p.strip() for p in body.split("*"))
     if any(not p for p in parts):
@@ -80,12 +133,34 @@ def split_factors(body: str) -> dict:
 
 
 def product_of(factors: Sequence[Topology]) -> Topology:
-    """The builder of ``product:``: the Cartesian product of built factor topologies."""
+    """Build the ``product:`` family: the Cartesian product of built factor topologies.
+
+    Parameters
+    ----------
+    factors : sequence of Topology
+        The built factors.
+
+    Returns
+    -------
+    Topology
+        The product.
+    """
     return cartesian_product(list(factors))
 
 
 def product_estimate(factors: Sequence[tuple[int, int]]) -> tuple[int, int]:
-    """``(nodes, directed edges)`` of the product from each factor's ``(nodes, directed edges)``."""
+    """Estimate the size of a product from the sizes of its factors.
+
+    Parameters
+    ----------
+    factors : sequence of tuple of int
+        ``(nodes, directed edges)`` of every factor.
+
+    Returns
+    -------
+    tuple of int
+        ``(nodes, directed edges)`` of the product (edges a float past 2**62).
+    """
     from ..infra.memory import float_of, product
 
     nodes = product([n for n, _ in factors])

@@ -46,10 +46,17 @@ _CUTS: dict[str, Callable[[Topology], np.ndarray | None]] = {}
 
 
 def register_cut(family: str, cut: Callable[[Topology], np.ndarray | None]) -> None:
-    """Register a family's constructive bisection: ``cut(topology) -> side`` (0/1 per node) or ``None``.
+    """Register a family's constructive bisection.
 
     The calling module is recorded as an extension of the family (the manifest lists it, so looking the
     family up imports it).
+
+    Parameters
+    ----------
+    family : str
+        The family.
+    cut : callable
+        ``cut(topology) -> side``: 0/1 per node, or None when it has no cut for these parameters.
     """
     from ..registry import note_extension
 
@@ -70,7 +77,18 @@ class Bisection:
 
 # -- simple weighted graph ---------------------------------------------------------------------
 def weighted_csr(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(indptr, indices, weights)``: parallel links merged into one weighted edge, loops dropped."""
+    """Merge parallel links into one weighted edge and drop loops.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    indptr, indices, weights : numpy.ndarray
+        CSR of the simple graph and the multiplicity of every edge.
+    """
     src, dst = topology.arc_sources, topology.indices
     keep = src != dst
     key = np.unique(src[keep] * topology.num_nodes + dst[keep], return_counts=True)
@@ -81,7 +99,20 @@ def weighted_csr(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray
 
 
 def cut_links(topology: Topology, side: np.ndarray) -> int:
-    """Links (parallel links counted each) whose ends lie on different sides."""
+    """Count the links (parallel links each) whose ends lie on different sides.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    side : numpy.ndarray
+        0/1 per node.
+
+    Returns
+    -------
+    int
+        Links cut.
+    """
     return int(np.count_nonzero(side[topology.arc_sources] != side[topology.indices]) // 2)
 
 
@@ -99,8 +130,23 @@ def _metis(indptr, indices, weights, seed: int, ufactor: int) -> np.ndarray:
 
 
 def rebalance(side: np.ndarray, indptr, indices, weights) -> np.ndarray:
-    """Move nodes off the larger side, those whose move costs least first (half the excess per pass, gains
-    recomputed between passes), until side 1 holds ``ceil(N/2)`` nodes and side 0 ``floor(N/2)``."""
+    """Balance a partition by moving the cheapest nodes off the larger side.
+
+    Move nodes off the larger side, those whose move costs least first (half the excess per pass, gains
+    recomputed between passes), until side 1 holds ``ceil(N/2)`` nodes and side 0 ``floor(N/2)``.
+
+    Parameters
+    ----------
+    side : numpy.ndarray
+        0/1 per node.
+    indptr, indices, weights : numpy.ndarray
+        The weighted simple graph (:func:`weighted_csr`).
+
+    Returns
+    -------
+    numpy.ndarray
+        The balanced sides.
+    """
     side = side.astype(np.int8).copy()
     src = np.repeat(np.arange(len(side)), np.diff(indptr))
     want = (len(side) + 1) // 2
@@ -115,7 +161,22 @@ def rebalance(side: np.ndarray, indptr, indices, weights) -> np.ndarray:
 
 
 def metis_bisection(topology: Topology, seeds=(0, 1, 2, 3), ufactors=(1, 30)) -> tuple[int, np.ndarray]:
-    """Best exactly balanced cut METIS finds over ``seeds`` x ``ufactors``: ``(links cut, side)``."""
+    """Find the best exactly balanced cut METIS finds over ``seeds`` x ``ufactors``.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    seeds : sequence of int, default (0, 1, 2, 3)
+        METIS seeds tried.
+    ufactors : sequence of int, default (1, 30)
+        METIS imbalance factors tried (the cut is then rebalanced).
+
+    Returns
+    -------
+    tuple
+        ``(links cut, side)``.
+    """
     csr = weighted_csr(topology)
     best = None
     for seed in seeds:
@@ -128,7 +189,18 @@ def metis_bisection(topology: Topology, seeds=(0, 1, 2, 3), ufactors=(1, 30)) ->
 
 
 def constructive_bisection(topology: Topology) -> tuple[int, np.ndarray] | None:
-    """The family's registered balanced cut, if it has one and it is balanced."""
+    """Give the family's registered balanced cut, if it has one and it is balanced.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    tuple or None
+        ``(links cut, side)``, or None.
+    """
     cut = _CUTS.get(topology.family)
     side = None if cut is None else cut(topology)
     if side is None:
@@ -143,8 +215,21 @@ def constructive_bisection(topology: Topology) -> tuple[int, np.ndarray] | None:
 
 # -- bisection: lower bound ---------------------------------------------------------------------
 def algebraic_connectivity(topology: Topology) -> float:
-    """``lambda_2`` of the Laplacian (links weighted by multiplicity): dense up to 3000 nodes, else ARPACK in
-    shift-invert mode (a sparse LU; its fill-in can make this slow on expander-like graphs, hence the caps)."""
+    """Give the algebraic connectivity ``lambda_2`` of the Laplacian.
+
+    ``lambda_2`` of the Laplacian (links weighted by multiplicity): dense up to 3000 nodes, else ARPACK in
+    shift-invert mode (a sparse LU; its fill-in can make this slow on expander-like graphs, hence the caps).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    float
+        The second-smallest Laplacian eigenvalue (0 for a single node).
+    """
     n = topology.num_nodes
     if n < 2:
         return 0.0
@@ -171,7 +256,22 @@ def algebraic_connectivity(topology: Topology) -> float:
 
 
 def spectral_lower(n: int, lambda2: float) -> int:
-    """``ceil(lambda_2 floor(N/2) ceil(N/2) / N)`` with a margin for rounding error in ``lambda_2``."""
+    """Give the spectral lower bound of the bisection width.
+
+    ``ceil(lambda_2 floor(N/2) ceil(N/2) / N)`` with a margin for rounding error in ``lambda_2``.
+
+    Parameters
+    ----------
+    n : int
+        Nodes.
+    lambda2 : float
+        Algebraic connectivity.
+
+    Returns
+    -------
+    int
+        The bound.
+    """
     if n < 2:
         return 0
     value = max(0.0, lambda2) * (n // 2) * ((n + 1) // 2) / n
@@ -179,7 +279,18 @@ def spectral_lower(n: int, lambda2: float) -> int:
 
 
 def best_cut(topology: Topology) -> tuple[int, np.ndarray, str]:
-    """``(links cut, side, method)`` of the best balanced cut of METIS and the family's construction (cached)."""
+    """Give the best balanced cut of METIS and the family's construction (cached).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    tuple
+        ``(links cut, side, method)``.
+    """
     cache = topology.__dict__.setdefault("_metric_cache", {})
     if "best_cut" not in cache:
         options = [(*c, name) for c, name in ((metis_bisection(topology), "metis"),
@@ -190,7 +301,20 @@ def best_cut(topology: Topology) -> tuple[int, np.ndarray, str]:
 
 
 def bisection(topology: Topology, force: bool = False) -> Bisection | None:
-    """Best known balanced cut and the spectral lower bound; ``None`` above the size cap."""
+    """Give the best known balanced cut and the spectral lower bound of the bisection width.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    force : bool, default False
+        Use the higher forced size cap.
+
+    Returns
+    -------
+    Bisection or None
+        The cut and the interval, or None above the size cap.
+    """
     caps = FORCED_CAPS if force else CAPS
     n = topology.num_nodes
     if n < 2 or n > caps["bisection"]:
@@ -231,7 +355,20 @@ class FlowGraph:
                 self.out[tail].append(arc)
 
     def max_flow(self, s: int, t: int, limit: int | None = None) -> int:
-        """The maximum ``s``-``t`` flow value (at most ``limit`` when given)."""
+        """Give the maximum ``s``-``t`` flow value.
+
+        Parameters
+        ----------
+        s, t : int
+            Source and sink.
+        limit : int, optional
+            Stop once the flow reaches this value.
+
+        Returns
+        -------
+        int
+            The flow value (at most ``limit`` when given).
+        """
         if not self.python:
             return min(self._scipy_flow(s, t), limit if limit is not None else math.inf)
         residual = list(self.capacity)
@@ -286,7 +423,18 @@ def _flow_graph(topology: Topology, split: bool, flows: int) -> FlowGraph:
 
 
 def edge_connectivity(topology: Topology) -> int:
-    """Fewest links whose removal disconnects the graph (parallel links counted each)."""
+    """Give the fewest links whose removal disconnects the graph (parallel links counted each).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    int
+        The edge connectivity (0 when not connected).
+    """
     n = topology.num_nodes
     if n < 2:
         return 0
@@ -300,7 +448,18 @@ def edge_connectivity(topology: Topology) -> int:
 
 
 def node_connectivity(topology: Topology) -> int:
-    """Fewest nodes whose removal disconnects the graph (``N - 1`` for a complete graph), by Even's scheme."""
+    """Give the fewest nodes whose removal disconnects the graph, by Even's scheme.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    int
+        The node connectivity (``N - 1`` for a complete graph, 0 when not connected).
+    """
     n = topology.num_nodes
     if n < 2 or not is_connected(topology):
         return 0
@@ -325,13 +484,27 @@ def node_connectivity(topology: Topology) -> int:
 
 # -- girth ----------------------------------------------------------------------------------------
 def girth_from_distances(dist: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """Shortest cycle found from each source (0 when none) of a simple graph, from BFS distances.
+    """Give the shortest cycle found from each source of a simple graph, from BFS distances.
+
+    Shortest cycle found from each source (0 when none) of a simple graph, from BFS distances.
 
     ``dist`` is ``(sources, N)``; ``rows -> cols`` are the arcs of the simple graph (each link both
     ways, no loops, no parallel copies).  From source ``s``: a link ``u - w`` with ``d(u) == d(w)``
     closes a cycle of length at most ``2 d(u) + 1``; a node ``w`` with two neighbours at ``d(w) - 1``
     one of length at most ``2 d(w)``.  Both are upper bounds on the girth, and from a node on a
     shortest cycle one of them equals it, so the minimum over one node per orbit is the girth.
+
+    Parameters
+    ----------
+    dist : numpy.ndarray
+        ``(sources, N)`` hop distances.
+    rows, cols : numpy.ndarray
+        Arcs of the simple graph.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shortest cycle length per source (0 when none).
     """
     k, n = dist.shape
     du, dw = dist[:, rows], dist[:, cols]
@@ -345,9 +518,19 @@ def girth_from_distances(dist: np.ndarray, rows: np.ndarray, cols: np.ndarray) -
 
 
 def girth(topology: Topology, sources: np.ndarray | None = None) -> int | None:
-    """Length of the shortest cycle of the underlying simple graph (``None``: a forest).
+    """Give the length of the shortest cycle of the underlying simple graph.
 
-    ``sources``: one node per orbit (default: :func:`topocast.topology.metrics.orbits`).
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    sources : numpy.ndarray, optional
+        One node per orbit (default: :func:`topocast.topology.metrics.orbits`).
+
+    Returns
+    -------
+    int or None
+        The girth; None for a forest.
     """
     from .metrics import _blocks, orbits
 
@@ -368,7 +551,20 @@ def girth(topology: Topology, sources: np.ndarray | None = None) -> int | None:
 
 # -- vertex-transitivity --------------------------------------------------------------------------
 def vertex_transitivity(topology: Topology) -> tuple[str, str]:
-    """``("yes" | "no" | "unknown", reason)``: declared, disproved by degrees or distance distributions, or open."""
+    """Tell whether the network is vertex-transitive, as far as cheap tests can.
+
+    Declared by the builder, disproved by degrees or distance distributions, or left open.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+
+    Returns
+    -------
+    tuple of str
+        ``("yes" | "no" | "unknown", reason)``.
+    """
     from .metrics import _profile, orbits
 
     if topology.vertex_transitive:
@@ -386,7 +582,20 @@ def vertex_transitivity(topology: Topology) -> tuple[str, str]:
 
 # -- all of them, for ``topocast info`` ----------------------------------------------------------
 def properties(topology: Topology, force: bool = False) -> dict:
-    """The properties ``topocast info`` prints, each skipped (``None``, with a note) above its size cap."""
+    """Gather the properties ``topocast info`` prints, each skipped (None, with a note) above its size cap.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    force : bool, default False
+        Use the higher forced size caps.
+
+    Returns
+    -------
+    dict
+        Property name -> value.
+    """
     caps = FORCED_CAPS if force else CAPS
     n, notes = topology.num_nodes, []
     out: dict = {}

@@ -46,7 +46,20 @@ def _simple_links(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray,
 
 
 def de_bruijn_arcs(d: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Arcs of the de Bruijn digraph ``B(d, n)``: ``u -> (u d mod d^n) + x``."""
+    """List the arcs of the de Bruijn digraph ``B(d, n)``: ``u -> (u d mod d^n) + x``.
+
+    Parameters
+    ----------
+    d : int
+        Alphabet size.
+    n : int
+        String length.
+
+    Returns
+    -------
+    src, dst : numpy.ndarray
+        Tail and head of every arc.
+    """
     size = d ** n
     u = np.arange(size, dtype=np.int64)
     x = np.arange(d, dtype=np.int64)
@@ -54,7 +67,22 @@ def de_bruijn_arcs(d: int, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def kautz_digits(d: int, n: int, index: np.ndarray) -> np.ndarray:
-    """Symbols ``(len(index), n)`` of Kautz strings (letters ``0..d``)."""
+    """Give the symbols of Kautz strings by index.
+
+    Parameters
+    ----------
+    d : int
+        Degree (letters ``0..d``).
+    n : int
+        String length.
+    index : numpy.ndarray
+        Vertex indices.
+
+    Returns
+    -------
+    numpy.ndarray
+        Symbols, shape ``(len(index), n)``.
+    """
     index = np.asarray(index, dtype=np.int64)
     out = np.empty((len(index), n), dtype=np.int64)
     rest = index.copy()
@@ -70,7 +98,20 @@ def kautz_digits(d: int, n: int, index: np.ndarray) -> np.ndarray:
 
 
 def kautz_index(d: int, letters: np.ndarray) -> np.ndarray:
-    """Indices of Kautz strings given as symbols ``(m, n)`` (consecutive symbols distinct)."""
+    """Give the indices of Kautz strings given as symbols (consecutive symbols distinct).
+
+    Parameters
+    ----------
+    d : int
+        Degree.
+    letters : numpy.ndarray
+        Symbols, shape ``(m, n)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Vertex indices.
+    """
     letters = np.asarray(letters, dtype=np.int64)
     n = letters.shape[1]
     index = letters[:, 0].copy()
@@ -80,7 +121,20 @@ def kautz_index(d: int, letters: np.ndarray) -> np.ndarray:
 
 
 def kautz_arcs(d: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Arcs of the Kautz digraph ``K(d, n)``: drop the first symbol, append any symbol but the last."""
+    """List the arcs of the Kautz digraph ``K(d, n)``: drop the first symbol, append any symbol but the last.
+
+    Parameters
+    ----------
+    d : int
+        Degree.
+    n : int
+        String length.
+
+    Returns
+    -------
+    src, dst : numpy.ndarray
+        Tail and head of every arc.
+    """
     size = (d + 1) * d ** (n - 1)
     letters = kautz_digits(d, n, np.arange(size))
     src = np.repeat(np.arange(size, dtype=np.int64), d)
@@ -98,9 +152,38 @@ class KautzCodec(Codec):
         self.fields = tuple(f"s{i + 1}" for i in range(n))
 
     def decode(self, index: int) -> tuple:
+        """Give the Kautz string of a vertex.
+
+        Parameters
+        ----------
+        index : int
+            Vertex index.
+
+        Returns
+        -------
+        tuple of int
+            Its symbols.
+        """
         return tuple(int(v) for v in kautz_digits(self.d, self.n, np.array([index]))[0])
 
     def encode(self, label) -> int:
+        """Give the vertex of a Kautz string.
+
+        Parameters
+        ----------
+        label : sequence of int
+            ``n`` symbols in ``0..d``, consecutive ones distinct.
+
+        Returns
+        -------
+        int
+            Vertex index.
+
+        Raises
+        ------
+        TopocastError
+            A wrong length, a symbol out of range, or two equal consecutive symbols.
+        """
         from ..errors import TopocastError
 
         if len(label) != self.n:
@@ -116,8 +199,29 @@ def _check(owner: str, d: int, n: int) -> tuple[int, int]:
 
 
 def de_bruijn(d: int, n: int, p: int = 1) -> Topology:
-    """Underlying simple graph of the de Bruijn digraph ``B(d, n)``: ``d^n`` routers, ``p`` terminals each.
+    """Build the underlying simple graph of the de Bruijn digraph ``B(d, n)``: ``d^n`` routers.
 
+    Parameters
+    ----------
+    d : int
+        Alphabet size, >= 2.
+    n : int
+        String length, >= 1.
+    p : int, default 1
+        Terminals per router.
+
+    Returns
+    -------
+    Topology
+        The routers; self-loops and arc pairs merged into simple links.
+
+    Raises
+    ------
+    TopocastError
+        A parameter out of range (the size is checked by :func:`topocast.build`, not here).
+
+    Examples
+    --------
     >>> t = de_bruijn(2, 3)
     >>> t.num_nodes, t.num_edges, int(t.port_degree.max())
     (8, 13, 4)
@@ -132,8 +236,29 @@ def de_bruijn(d: int, n: int, p: int = 1) -> Topology:
 
 
 def kautz(d: int, n: int, p: int = 1) -> Topology:
-    """Underlying simple graph of the Kautz digraph ``K(d, n)``: ``(d + 1) d^(n-1)`` routers, ``p`` terminals each.
+    """Build the underlying simple graph of the Kautz digraph ``K(d, n)``: ``(d + 1) d^(n-1)`` routers.
 
+    Parameters
+    ----------
+    d : int
+        Degree, >= 2.
+    n : int
+        String length, >= 1.
+    p : int, default 1
+        Terminals per router.
+
+    Returns
+    -------
+    Topology
+        The routers, codec the Kautz strings.
+
+    Raises
+    ------
+    TopocastError
+        A parameter out of range (the size is checked by :func:`topocast.build`, not here).
+
+    Examples
+    --------
     >>> t = kautz(2, 3)
     >>> t.num_nodes, t.num_edges, int(t.port_degree.max())
     (12, 21, 4)
@@ -153,13 +278,24 @@ def _meta(family: str, d: int, n: int, p: int, size: int, links: int) -> dict:
 
 
 def _letter_maps(symbols: int) -> list[np.ndarray]:
-    """A transposition and a cycle of the symbols (they generate every permutation)."""
+    """Give a transposition and a cycle of the symbols (they generate every permutation)."""
     a = np.arange(symbols, dtype=np.int64)
     return [np.where(a == 0, 1, np.where(a == 1, 0, a)), (a + 1) % symbols]
 
 
 def shift_candidates(topology: Topology):
-    """Symbol permutations and string reversal as permutations of the vertices."""
+    """Generate symbol permutations and string reversal as permutations of the vertices.
+
+    Parameters
+    ----------
+    topology : Topology
+        A de Bruijn or Kautz network.
+
+    Yields
+    ------
+    numpy.ndarray
+        The image of every vertex under one map.
+    """
     d, n = int(topology.params["d"]), int(topology.params["n"])
     idx = np.arange(topology.num_nodes, dtype=np.int64)
     if topology.family == "kautz":
@@ -176,7 +312,20 @@ def shift_candidates(topology: Topology):
 
 
 def shift_orbits(topology: Topology) -> np.ndarray:
-    """Orbit labels under the checked symbol permutations and reversal (the families' ``orbits`` hook)."""
+    """Label the vertices by orbit under the checked symbol permutations and reversal.
+
+    The families' ``orbits`` hook.
+
+    Parameters
+    ----------
+    topology : Topology
+        A de Bruijn or Kautz network.
+
+    Returns
+    -------
+    numpy.ndarray
+        Orbit label of every vertex (cached on the topology).
+    """
     from .symmetry import checked_orbits
 
     cache = topology.__dict__.setdefault("_metric_cache", {})

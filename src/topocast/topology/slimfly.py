@@ -50,7 +50,25 @@ LOCAL, GLOBAL = 0, 1
 
 
 def slimfly_params(q: int, p: int | None) -> tuple[int, int, int]:
-    """``(q, delta, p)`` checked: ``q`` a prime power ``4w + delta``, ``delta`` in -1, 0, 1."""
+    """Check the Slim Fly parameters: ``q`` a prime power ``4w + delta``, ``delta`` in -1, 0, 1.
+
+    Parameters
+    ----------
+    q : int
+        The field size.
+    p : int or None
+        Terminals per router; None: ``ceil(k'/2)`` for network radix ``k'``.
+
+    Returns
+    -------
+    tuple of int
+        ``(q, delta, p)``.
+
+    Raises
+    ------
+    TopocastError
+        When ``q`` is not such a prime power or ``p`` is negative.
+    """
     q = check_prime_power(q, "slimfly")
     if q % 4 == 2:
         raise TopocastError(f"slimfly: parameter 'q' must be a prime power 4w+delta with delta in -1, 0, 1 "
@@ -62,15 +80,29 @@ def slimfly_params(q: int, p: int | None) -> tuple[int, int, int]:
 
 
 def slimfly(q: int, p: int | None = None) -> Topology:
-    """Slim Fly MMS(q): ``2 q^2`` routers of network radix ``(3q - delta)/2``, diameter 2.
+    """Build the Slim Fly MMS(q) (Besta and Hoefler, SC 2014): ``2 q^2`` routers, diameter 2.
+
+    The McKay-Miller-Širáň graph over GF(q); network radix ``(3q - delta)/2``.
 
     Parameters
     ----------
-    q : a prime power with ``q mod 4 != 2`` (3, 4, 5, 7, 8, 9, 11, 13, 16, ...).
-    p : terminals per router (default ``ceil(k'/2)``).
+    q : int
+        A prime power with ``q mod 4 != 2`` (3, 4, 5, 7, 8, 9, 11, 13, 16, ...).
+    p : int, optional
+        Terminals per router (default ``ceil(k'/2)``).
 
-    Raises :class:`TopocastError` for any other ``q``.
+    Returns
+    -------
+    Topology
+        The routers with arc labels ``local`` and ``global``; ``meta`` holds ``p`` and the terminals.
 
+    Raises
+    ------
+    TopocastError
+        For any other ``q``.
+
+    Examples
+    --------
     >>> t = slimfly(5)
     >>> t.num_nodes, t.num_edges, int(t.port_degree.max()), t.meta["p"], t.meta["terminals"]
     (50, 175, 7, 4, 200)
@@ -107,13 +139,38 @@ def slimfly(q: int, p: int | None = None) -> Topology:
 
 
 def rack_of(q: int, router: np.ndarray) -> np.ndarray:
-    """Rack of each router: ``x`` for ``(0, x, y)``, ``m`` for ``(1, m, c)``."""
+    """Give the rack of each Slim Fly router: ``x`` for ``(0, x, y)``, ``m`` for ``(1, m, c)``.
+
+    Parameters
+    ----------
+    q : int
+        The field size.
+    router : numpy.ndarray
+        Router indices.
+
+    Returns
+    -------
+    numpy.ndarray
+        Rack of each.
+    """
     return (np.asarray(router) % (q * q)) // q
 
 
 def additive_basis(q: int) -> list[int]:
-    """Element numbers ``1, p, p^2, ...`` (the monomials ``1, a, a^2, ...`` of ``galois``'s representation):
-    an additive basis of GF(q)."""
+    """List an additive basis of GF(q) as element numbers ``1, p, p^2, ...``.
+
+    They are the monomials ``1, a, a^2, ...`` of ``galois``'s representation.
+
+    Parameters
+    ----------
+    q : int
+        The field size.
+
+    Returns
+    -------
+    list of int
+        The basis.
+    """
     p = field_tables(q, "slimfly").characteristic
     out, e = [], 1
     while e < q:
@@ -123,7 +180,18 @@ def additive_basis(q: int) -> list[int]:
 
 
 def automorphism_candidates(q: int):
-    """The translations of the module docstring as permutations of the ``2 q^2`` routers."""
+    """Generate the translations of the module docstring as permutations of the ``2 q^2`` routers.
+
+    Parameters
+    ----------
+    q : int
+        The field size.
+
+    Yields
+    ------
+    numpy.ndarray
+        The image of every router under one translation.
+    """
     t = field_tables(q, "slimfly")
     qq = q * q
     a = np.arange(q, dtype=np.int64)
@@ -135,7 +203,18 @@ def automorphism_candidates(q: int):
 
 
 def slimfly_orbits(topology: Topology) -> np.ndarray:
-    """Orbit labels under the checked translations (the family's ``orbits`` hook)."""
+    """Label the routers by orbit under the checked translations (the family's ``orbits`` hook).
+
+    Parameters
+    ----------
+    topology : Topology
+        A Slim Fly.
+
+    Returns
+    -------
+    numpy.ndarray
+        Orbit label of every router (cached on the topology).
+    """
     from .symmetry import checked_orbits
 
     cache = topology.__dict__.setdefault("_metric_cache", {})

@@ -40,6 +40,7 @@ class MultistageNetwork:
     meta: dict = field(default_factory=dict)
 
     def __post_init__(self):
+        """Check that the arrays agree in length."""
         for name in ("switches", "ins", "outs", "next_in", "net_in", "net_out"):
             arr = np.ascontiguousarray(getattr(self, name), dtype=np.int64)
             arr.setflags(write=False)
@@ -55,29 +56,66 @@ class MultistageNetwork:
 
     @property
     def num_stages(self) -> int:
+        """Switch stages."""
         return len(self.switches)
 
     @property
     def num_inputs(self) -> int:
+        """Network inputs."""
         return len(self.net_in)
 
     @property
     def num_outputs(self) -> int:
+        """Network outputs."""
         return int(self.net_out.max()) + 1 if len(self.net_out) else 0
 
     @property
     def route_size(self) -> int:
+        """Entries of a configuration: one per switch input over all stages."""
         return int(self.in_off[-1])
 
     def empty_route(self) -> np.ndarray:
-        """A configuration with nothing connected."""
+        """Make a configuration with nothing connected.
+
+        Returns
+        -------
+        numpy.ndarray
+            One output port per switch input, all -1.
+        """
         return np.full(self.route_size, -1, dtype=ROUTE_DTYPE)
 
     def stage_slice(self, stage: int) -> slice:
+        """Give the part of a configuration that belongs to one stage.
+
+        Parameters
+        ----------
+        stage : int
+            The stage.
+
+        Returns
+        -------
+        slice
+            Its switch inputs in a configuration.
+        """
         return slice(int(self.in_off[stage]), int(self.in_off[stage + 1]))
 
     def set_stage(self, route: np.ndarray, stage: int, table: np.ndarray) -> None:
-        """Write a ``(switches, ins)`` table of output ports into ``route``."""
+        """Write a ``(switches, ins)`` table of output ports into a configuration.
+
+        Parameters
+        ----------
+        route : numpy.ndarray
+            The configuration, changed in place.
+        stage : int
+            The stage.
+        table : numpy.ndarray
+            Output port of every input of every switch of the stage (-1: not connected).
+
+        Raises
+        ------
+        ValueError
+            If the table's shape is not ``(switches, ins)`` of the stage.
+        """
         table = np.asarray(table)
         shape = (int(self.switches[stage]), int(self.ins[stage]))
         if table.shape != shape:
@@ -85,6 +123,18 @@ class MultistageNetwork:
         route[..., self.stage_slice(stage)] = table.reshape(-1)
 
     def describe_link(self, global_out: int) -> str:
+        """Name a switch output in words, for messages.
+
+        Parameters
+        ----------
+        global_out : int
+            The output, numbered over all stages.
+
+        Returns
+        -------
+        str
+            ``"<stage> switch <s> output <p>"``.
+        """
         stage = int(np.searchsorted(self.out_off, global_out, side="right") - 1)
         flat = global_out - int(self.out_off[stage])
         sw, port = divmod(flat, int(self.outs[stage]))
@@ -94,15 +144,45 @@ class MultistageNetwork:
 
 def stage_wiring(out_switches: int, outs: int, ins_next: int, target_switch: np.ndarray,
                  target_port: np.ndarray) -> np.ndarray:
-    """Flat ``next_in`` block of one stage from the target switch and port of each output."""
+    """Make the flat ``next_in`` block of one stage from the target switch and port of each output.
+
+    Parameters
+    ----------
+    out_switches : int
+        Switches of the stage.
+    outs : int
+        Outputs per switch.
+    ins_next : int
+        Inputs per switch of the next stage.
+    target_switch, target_port : numpy.ndarray
+        Switch and input port of the next stage each output is wired to.
+
+    Returns
+    -------
+    numpy.ndarray
+        Input of the next stage (switch times ``ins_next`` plus port) for every output.
+    """
     target_switch = np.asarray(target_switch, dtype=np.int64).reshape(out_switches * outs)
     target_port = np.asarray(target_port, dtype=np.int64).reshape(out_switches * outs)
     return target_switch * ins_next + target_port
 
 
 def path_counts(net: MultistageNetwork) -> np.ndarray:
-    """``paths[i, j]``: input-to-output paths through the layered switch graph, whatever the switch
-    settings (a banyan network has exactly one between every pair)."""
+    """Count the input-to-output paths through a multistage network.
+
+    ``paths[i, j]``: input-to-output paths through the layered switch graph, whatever the switch
+    settings (a banyan network has exactly one between every pair).
+
+    Parameters
+    ----------
+    net : MultistageNetwork
+        The network.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``paths[i, j]`` for input ``i`` and output ``j``.
+    """
     n = net.num_inputs
     counts = np.zeros((n, int(net.in_off[1])), dtype=np.int64)
     counts[np.arange(n), net.net_in] = 1

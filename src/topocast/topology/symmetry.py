@@ -44,7 +44,20 @@ def _numpy_automorphism(topology: Topology, perm: np.ndarray) -> bool:
 
 
 def is_automorphism(topology: Topology, perm: np.ndarray) -> bool:
-    """Whether ``perm`` (``perm[u]`` the image of ``u``) maps the graph onto itself, parallel links counted."""
+    """Tell whether a permutation maps the graph onto itself, parallel links counted.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    perm : numpy.ndarray
+        ``perm[u]`` is the image of node ``u``.
+
+    Returns
+    -------
+    bool
+        True for an automorphism.
+    """
     perm = np.ascontiguousarray(perm, dtype=np.int64)
     if small(topology):
         return _numpy_automorphism(topology, perm)
@@ -87,12 +100,32 @@ def _label_propagation(n: int, generators: list[np.ndarray]) -> np.ndarray:
 
 def checked_orbits(topology: Topology, candidates: Iterable[np.ndarray], strict: bool = True,
                    invariant: np.ndarray | None = None) -> np.ndarray:
-    """Orbit label (the smallest node of its orbit) of every node under the checked candidates.
+    """Label every node by its orbit under the candidates that are checked automorphisms.
 
-    ``strict``: a candidate that would join classes but is not an automorphism raises ``RuntimeError``
-    (the family's construction is wrong); otherwise it is dropped.  ``invariant``: a value per node that
-    every automorphism preserves (a degree, a count of special neighbours); no orbit can join two
-    values, so the search stops once there are as few classes as values (as it stops at one class).
+    The label is the smallest node of the orbit.  ``invariant`` is a value per node that every automorphism
+    preserves (a degree, a count of special neighbours); no orbit can join two values, so the search stops
+    once there are as few classes as values (as it stops at one class).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    candidates : iterable of numpy.ndarray
+        Candidate permutations (a family's construction).
+    strict : bool, default True
+        A candidate that would join classes but is not an automorphism raises; False: it is dropped.
+    invariant : numpy.ndarray, optional
+        An automorphism invariant per node.
+
+    Returns
+    -------
+    numpy.ndarray
+        Orbit label of every node.
+
+    Raises
+    ------
+    RuntimeError
+        With ``strict``, for a candidate that is not an automorphism (the family's construction is wrong).
     """
     n = topology.num_nodes
     floor = 1 if invariant is None else len(np.unique(invariant))
@@ -136,6 +169,17 @@ def checked_orbits(topology: Topology, candidates: Iterable[np.ndarray], strict:
 
 
 def orbit_summary(labels: np.ndarray) -> tuple[int, list[int]]:
-    """``(number of orbits, their sizes in decreasing order)``."""
+    """Count the orbits and their sizes.
+
+    Parameters
+    ----------
+    labels : numpy.ndarray
+        Orbit label of every node.
+
+    Returns
+    -------
+    tuple
+        ``(number of orbits, their sizes in decreasing order)``.
+    """
     _, sizes = np.unique(labels, return_counts=True)
     return len(sizes), sorted((int(s) for s in sizes), reverse=True)

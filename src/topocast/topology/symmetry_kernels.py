@@ -8,10 +8,23 @@ import numpy as np
 
 @nb.njit(cache=True, parallel=True)
 def arcs_preserved(indptr, indices, perm):
-    """Whether every arc ``u -> v`` has an arc ``perm[u] -> perm[v]`` (a simple graph: no parallel links).
+    """Tell whether every arc ``u -> v`` has an arc ``perm[u] -> perm[v]`` (numba kernel, simple graphs).
 
     Per row, the neighbours of ``perm[u]`` are marked in a byte array of the thread's block, the mapped
-    neighbours of ``u`` looked up and the marks cleared: three passes over the row, no search."""
+    neighbours of ``u`` looked up and the marks cleared: three passes over the row, no search.
+
+    Parameters
+    ----------
+    indptr, indices : numpy.ndarray
+        The CSR arrays (no parallel links).
+    perm : numpy.ndarray
+        Image of every node.
+
+    Returns
+    -------
+    bool
+        True when every arc is preserved.
+    """
     n = len(indptr) - 1
     blocks = 64
     size = (n + blocks - 1) // blocks

@@ -22,8 +22,20 @@ from .core import MixedRadixCodec, Topology
 
 
 def terminal_counts(topology: Topology) -> np.ndarray:
-    """Terminals on each node (int64).
+    """Count the terminals attached to each node of a network.
 
+    Parameters
+    ----------
+    topology : Topology
+        The network; families with terminals say so in ``meta``, others have one terminal per node.
+
+    Returns
+    -------
+    numpy.ndarray
+        Terminals per node (int64).
+
+    Examples
+    --------
     >>> import topocast as tc
     >>> terminal_counts(tc.build("fattree:k=2,n=3")).tolist()
     [0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2]
