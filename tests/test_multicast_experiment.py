@@ -254,3 +254,27 @@ def test_results_do_not_depend_on_the_number_of_workers(monkeypatch):
         set_defaults()
     for part in ("runs", "points"):  # same keys in the same order, same values (repr: NaN equals NaN)
         assert repr(list(pooled[part].items())) == repr(list(here[part].items()))
+
+
+def test_link_views_show_each_series_spread_over_the_links(tmp_path):
+    """The report's per-link pages: DP, CP and QG on Figure 3's mesh, each caption's max/mean link load equal to
+    the same run's link table (runs are deterministic for a seed), pages self-contained."""
+    import re
+
+    from topocast.view import from_algorithm
+
+    views = experiment.link_views(tmp_path, cycles=600, seed=0)
+    assert [v.path.name for v in views] == [f"multicast_view_{k}.html" for k in experiment.VIEW_SERIES]
+    caption = views[0].caption
+    found = dict(re.findall(r"(DP|CP|QG e-cube) ([0-9.]+) over", caption))
+    assert set(found) == {"DP", "CP", "QG e-cube"}
+    series = {label: (alg, extra) for key, label, alg, extra in experiment.SERIES}
+    for label, shown in found.items():
+        alg, extra = series[label]
+        run = from_algorithm("mesh:10x10", alg, engine="wormhole", seed=experiment.run_seed(0, 3, 0),
+                             load=experiment.VIEW_LOAD, destinations=10, cycles=600, **extra)
+        flits = run.result.links.bytes
+        assert float(shown) == pytest.approx(flits.max() / flits.mean(), abs=0.006)
+    for view in views:
+        page = view.path.read_text()
+        assert "<html" in page.lower() and not re.search(r"""(src|href)=["']https?://""", page)

@@ -32,7 +32,7 @@ import numpy as np
 from ..algorithms.mesh_multicast import PREP_TIMES, preparation
 from ..infra.fileio import save_figure, write_csv
 from ..infra.progress import Progress
-from ..outputs.report import Claim, Compare, Report, Table, readings_table
+from ..outputs.report import Claim, Compare, Report, Table, View, readings_table
 from ..registry import Experiment, register_experiment
 
 PAPER = "Al-Dubai, Ould-Khaoua, El-Zayyat, Mackenzie: On balancing traffic load in path-based multicast communication"
@@ -803,7 +803,35 @@ def run(quick: bool = False, out: Path | None = None, progress: Progress | None 
         figures, files = write_files(ev, Path(out))
         report.figures += figures
         report.files += files
+        report.views += link_views(Path(out), ev["cycles"], seed)
     return report
+
+
+#: the per-link pages of the report: Figure 3's network and destinations, at a load below saturation
+VIEW_FIGURE, VIEW_LOAD = 3, 0.008
+VIEW_SERIES = ("DP", "CP", "QGE")
+
+
+def link_views(out: Path, cycles: int, seed: int = 0) -> list[View]:
+    """Per-link view pages of DP, CP and QG (e-cube) on Figure 3's mesh at one load below saturation, with
+    how evenly each spreads its flits over the links (the load balance QG is designed for)."""
+    from ..view import from_algorithm, write
+
+    _, spec, dests = next(f for f in FIGURES if f[0] == VIEW_FIGURE)
+    series = {key: (label, alg, extra) for key, label, alg, extra in SERIES}
+    found = []
+    for key in VIEW_SERIES:
+        label, alg, extra = series[key]
+        run = from_algorithm(spec, alg, engine="wormhole", seed=run_seed(seed, VIEW_FIGURE, 0), load=VIEW_LOAD,
+                             destinations=dests, cycles=cycles, **extra)
+        found.append((key, label, run, write(run, out / f"multicast_view_{key}.html")))
+    balance = "; ".join(f"{label} {r.result.metrics['link_imbalance']:.2f} over {r.result.metrics['links_used']} "
+                        f"links (busiest {r.result.metrics['link_bytes_max']:.0f} flits)" for _, label, r, _ in found)
+    return [View(path, f"{label} on {spec}, {dests} destinations, load {VIEW_LOAD:g} flits/node/cycle, "
+                       f"{cycles} cycles: mean latency {run.result.metrics['mean_latency']:.1f} cycles.  Link load "
+                       f"max/mean (flits), of the three: {balance}.  Move the slider to see where each one's worms "
+                       "cross the mesh")
+            for key, label, run, path in found]
 
 
 register_experiment(Experiment("multicast", run, __doc__.split("\n\n")[0], paper=PAPER, weight=10.6))
