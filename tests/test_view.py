@@ -245,3 +245,36 @@ def test_report_embeds_a_view(tmp_path):
             browser.close()
     assert errors == [] and remote == []
     assert state["frames"] == 6 and state["on"] > 0
+
+
+def test_wormhole_highlight_is_the_links_of_the_messages_a_node_started(tmp_path):
+    """Clicking a node of a wormhole run highlights the links its messages' worms crossed: checked against the
+    plan's node sequences (every worm the engine injected, relays counted for the message's source)."""
+    import base64
+
+    from topocast.view import from_algorithm
+    from topocast.view.data import page_data
+
+    def decode(text, kind):
+        return np.frombuffer(base64.b64decode(text), {"u16": "<u2", "u32": "<u4"}[kind]).astype(np.int64)
+
+    run = from_algorithm("mesh:6x6", "multicast-qg", engine="wormhole", seed=3, load=0.004, destinations=6,
+                         cycles=800)
+    data = page_data(run.topology, run.plan, run.result)
+    assert data["highlight_mode"] == "messages"
+    a, b = decode(data["link_a"], "u32"), decode(data["link_b"], "u32")
+    ptr, hl = decode(data["hl_ptr"], "u32"), decode(data["hl_link"], data["frame_link_kind"])
+    plan, trace = run.plan, run.result.trace.trace
+    t = plan.traffic
+    want = defaultdict(set)
+    for m in range(len(plan.source)):
+        for job in range(plan.job_ptr[m], plan.job_ptr[m + 1]):
+            for worm in range(t.job_worm_ptr[job], t.job_worm_ptr[job + 1]):
+                if trace.worm_inject[worm] < 0:
+                    continue
+                nodes = t.path_node[t.path_ptr[worm]:t.path_ptr[worm + 1]]
+                want[int(plan.source[m])] |= {frozenset(map(int, p)) for p in zip(nodes[:-1], nodes[1:], strict=True)}
+    assert any(want.values())
+    for node in range(run.topology.num_nodes):
+        got = {frozenset((int(a[k]), int(b[k]))) for k in hl[ptr[node]:ptr[node + 1]]}
+        assert got == want[node], node

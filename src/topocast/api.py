@@ -486,8 +486,8 @@ def run_bytes(name: str, collective: str, topology: Topology, engine: str) -> fl
     float
         Bytes.
     """
-    from .verify import PER_NODE as VERIFY_PER_NODE
-    from .verify import PER_TRANSFER as VERIFY_PER_TRANSFER
+    from .verify.delivery import PER_NODE as VERIFY_PER_NODE
+    from .verify.delivery import PER_TRANSFER as VERIFY_PER_TRANSFER
 
     n = float(topology.num_nodes)
     messages = n if collective == "allgather" else n * n

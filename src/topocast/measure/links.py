@@ -284,11 +284,10 @@ def from_event(topology, schedule, trace) -> LinkTable:
                   units={"bytes": "bytes", "busy": "s", "peak": "transfers"})
 
 
-def from_wormhole(topology, plan, trace) -> LinkTable:
-    """Per-link records of a wormhole run: every injected worm over its whole path (its alternate when taken)."""
+def worm_arcs(plan, trace) -> tuple[np.ndarray, np.ndarray]:
+    """Every link crossing of a wormhole run: ``(worm, arc)`` per crossing, for every injected worm over its
+    whole path (its alternate route when it took it), worms in order."""
     t = plan.traffic
-    row_of_arc, first = link_rows(topology)
-    size = rows_of(topology, first)
     injected = np.flatnonzero(trace.worm_inject >= 0)
     lo, hi = t.path_ptr[injected], t.path_ptr[injected + 1]
     if trace.worm_route is not None and t.path_alt is not None:
@@ -298,8 +297,15 @@ def from_wormhole(topology, plan, trace) -> LinkTable:
     lengths = hi - lo
     pos = np.repeat(lo - np.cumsum(np.r_[0, lengths[:-1]]), lengths) + np.arange(int(lengths.sum()))
     arcs = t.path_arc[pos]
-    arcs = arcs[arcs >= 0]
-    rows = row_of_arc[arcs]
+    crossing = arcs >= 0
+    return np.repeat(injected, lengths)[crossing], arcs[crossing]
+
+
+def from_wormhole(topology, plan, trace) -> LinkTable:
+    """Per-link records of a wormhole run: every injected worm over its whole path (its alternate when taken)."""
+    row_of_arc, first = link_rows(topology)
+    size = rows_of(topology, first)
+    rows = row_of_arc[worm_arcs(plan, trace)[1]]
     flits = float(plan.flits)
     moved = np.bincount(rows, minlength=size) * flits
     return _table(topology, row_of_arc, first, nbytes=moved, busy=moved.copy(),

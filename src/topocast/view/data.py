@@ -10,7 +10,7 @@ nothing reads an engine's internals beyond the trace the verifier reads too.
   pair of drawn nodes).
 * **Highlight** of a node: the links that carried the messages that started at it (up to
   ``HIGHLIGHT_DELIVERIES`` message deliveries in the run); above that, the links of the transfers it sent or
-  received.
+  received.  A wormhole run: the links its worms crossed, relayed worms counted for the message's origin.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TopocastError
-from ..measure.links import arcs_of, cut_arcs, messages_per_transfer
+from ..measure.links import arcs_of, cut_arcs, messages_per_transfer, worm_arcs
 from .layout import MAX_LINKS, MAX_NODES, clusters, layout
 
 MAX_FRAMES = 200
@@ -110,6 +110,8 @@ def frames_of(topology, plan, result, arc_link: np.ndarray, links: int) -> dict[
         link, load, frame, count = arc_link[arcs], table.bytes, np.zeros(len(table), np.int64), 1
         labels = [f"all {int(result.metrics.get('cycles', 0))} cycles"]
         taken = None
+        worms, crossed = worm_arcs(plan, result.trace.trace)
+        worm_link = (worm_origin(plan)[worms], arc_link[crossed])
     else:
         raise_engine(result.engine)
     keep = (link >= 0) & (load > 0)
@@ -119,7 +121,24 @@ def frames_of(topology, plan, result, arc_link: np.ndarray, links: int) -> dict[
     fr = uniq // links
     ptr = np.searchsorted(fr, np.arange(count + 1))
     return {"count": int(count), "labels": labels, "ptr": ptr, "link": uniq % links, "load": sums,
-            "transfer_link": None if taken is None else (taken, link)}
+            "transfer_link": None if taken is None else (taken, link),
+            "worm_link": worm_link if result.engine == "wormhole" else None}
+
+
+def worm_origin(plan) -> np.ndarray:
+    """Per worm of a wormhole plan the node its message started at (the source of the multicast or unicast its
+    job serves: relayed worms count for the message's origin)."""
+    t = plan.traffic
+    job_of_worm = np.repeat(np.arange(len(t.job_worm_ptr) - 1), np.diff(t.job_worm_ptr))
+    message_of_job = np.repeat(np.arange(len(plan.job_ptr) - 1), np.diff(plan.job_ptr))
+    return np.asarray(plan.source, np.int64)[message_of_job[job_of_worm]]
+
+
+def owner_sets(owner: np.ndarray, link: np.ndarray, nodes: int, links: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per drawn node (CSR) the distinct drawn links of the ``(owner, link)`` pairs (links < 0 dropped)."""
+    ok = link >= 0
+    key = np.unique(owner[ok] * np.int64(links) + link[ok])
+    return np.searchsorted(key // links, np.arange(nodes + 1)), key % links
 
 
 def highlight_sets(plan, node_of: np.ndarray, nodes: int, transfer_link, links: int) -> tuple[str, np.ndarray,
@@ -146,9 +165,8 @@ def highlight_sets(plan, node_of: np.ndarray, nodes: int, transfer_link, links: 
         mode = "transfers"
         owner = np.concatenate([node_of[plan.src[taken]], node_of[plan.dst[taken]]])
         pair_link = np.concatenate([link, link])
-    key = np.unique(owner * np.int64(links) + pair_link)
-    ptr = np.searchsorted(key // links, np.arange(nodes + 1))
-    return mode, ptr, key % links
+    ptr, hl = owner_sets(owner, pair_link, nodes, links)
+    return mode, ptr, hl
 
 
 def raise_engine(engine: str) -> None:
@@ -164,7 +182,12 @@ def page_data(topology, plan, result) -> dict[str, Any]:
     d = drawn(topology)
     links = len(d["link_a"])
     fr = frames_of(topology, plan, result, d["arc_link"], max(links, 1))
-    mode, hl_ptr, hl_link = highlight_sets(plan, d["node_of"], d["nodes"], fr["transfer_link"], max(links, 1))
+    if fr["worm_link"] is not None:
+        owner, worm_link = fr["worm_link"]
+        mode = "messages"
+        hl_ptr, hl_link = owner_sets(d["node_of"][owner], worm_link, d["nodes"], max(links, 1))
+    else:
+        mode, hl_ptr, hl_link = highlight_sets(plan, d["node_of"], d["nodes"], fr["transfer_link"], max(links, 1))
     cut = np.zeros(0, np.int64)
     if result.metrics.get("lower_bound_kind") == "cut":
         cut = np.unique(d["arc_link"][cut_arcs(topology)])
