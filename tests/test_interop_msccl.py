@@ -397,9 +397,9 @@ def test_cli_export_schedule_then_run(tmp_path):
     done = cli("run", "ring:6", "--msccl", str(out), "--json")
     assert done.returncode == 0 and '"verified": true' in done.stdout
     done = cli("export-schedule", "ring:6", "allreduce-ring", "--format", "mscclpp-json", "--out",
-               str(tmp_path / "x.json"))
-    assert done.returncode == 2 and "mscclpp-json is not written" in done.stderr
-    assert not (tmp_path / "x.json").exists()
+               str(tmp_path / "missing" / "x.json"))
+    assert done.returncode == 2 and "--out" in done.stderr
+    assert not (tmp_path / "missing").exists()
     done = cli("run", "ring:6", "allreduce-ring", "--mapping", "0,1")
     assert done.returncode == 2 and "--mapping" in done.stderr
 
