@@ -11,13 +11,15 @@ end its own blocks ``r c .. r c + c - 1`` from scratch to the output).
 Every transfer is a ``put`` over a memory channel into the receiver's buffer: for an all-gather, all-to-all
 or broadcast straight into the output slot of a message the receiver keeps and has not received before,
 else (reductions, relay hops, chunks a rank only passes on) into fresh scratch, never written twice.  A
-rank's operations run in the schedule's step order in one thread block: step ``k`` is the puts of its sends,
-a ``nop`` (the block's threads meet), one ``signal`` per receiver, one ``wait`` per sender, a ``nop``, then
-the local work its receipts need (``re``: a combine added into the block's partial; ``copy``: a partial taken
-in place of its own), and a ``nop``.  A rank whose operations pass the executor's 64 per thread block (or 16
-channels or remote buffers per thread block) continues in the next thread block, which waits for the one
-before through a device semaphore (``sem_release`` / ``sem_acquire``).  Memory channels reach ranks of one
-NVLink/IPC domain; plans across nodes (port channels) are not written.
+rank's operations run in the schedule's step order in one thread block.  It first signals every peer it has a
+channel to and waits for each of them (a peer then knows the rank has left the previous run of the plan and
+its buffers are free); then step ``k`` is the puts of its sends, a ``nop`` (the block's threads meet), one
+``signal`` per receiver, one ``wait`` per sender, a ``nop``, then the local work its receipts need (``re``: a
+combine added into the block's partial; ``copy``: a partial taken in place of its own), and a ``nop``.  A
+rank whose operations pass the executor's 64 per thread block (or 16 channels or remote buffers per thread
+block) continues in the next thread block, which waits for the one before through a device semaphore
+(``sem_release`` / ``sem_acquire``).  Memory channels reach ranks of one NVLink/IPC domain; plans across
+nodes (port channels) are not written.
 """
 
 from __future__ import annotations
@@ -156,10 +158,12 @@ def rank_operations(schedule: Schedule) -> tuple[_Layout, list[_Rank]]:
             steps[op.t] = op.step
     send_slots: list = [None] * count
     recv_slots: list = [None] * count
-    for k in np.unique(steps).tolist():
-        group = np.flatnonzero(steps == k).tolist()
+    order = np.lexsort((np.arange(count), steps))
+    src, dst = schedule.src.tolist(), schedule.dst.tolist()
+    for group in np.split(order, np.flatnonzero(np.diff(steps[order])) + 1):
+        group = group.tolist()
         for t in group:                     # where each transfer reads and writes, in step order
-            u, v = int(schedule.src[t]), int(schedule.dst[t])
+            u, v = src[t], dst[t]
             msgs = plan.messages[t].tolist()
             send_slots[t] = recv_slots[forward[t]] if forward[t] >= 0 else [where[(u, m)] for m in msgs]
             direct = not reduction and not relay[t]
@@ -171,17 +175,24 @@ def rank_operations(schedule: Schedule) -> tuple[_Layout, list[_Rank]]:
             fresh = iter(ranks[v].scratch_run(sum(s is None for s in slots)))
             recv_slots[t] = [s if s is not None else next(fresh) for s in slots]
         for t in group:
-            v = int(schedule.dst[t])
             if not reduction and not relay[t]:
                 for m, slot in zip(plan.messages[t].tolist(), recv_slots[t], strict=True):
-                    where.setdefault((v, m), slot)
-        for r in range(n):
-            _step_ops(r, [t for t in group if int(schedule.src[t]) == r],
-                      [t for t in group if int(schedule.dst[t]) == r], schedule, plan, layout, ranks[r],
-                      send_slots, recv_slots, combine, relay)
+                    where.setdefault((dst[t], m), slot)
+        sends: dict[int, list[int]] = {}
+        recvs: dict[int, list[int]] = {}
+        for t in group:
+            sends.setdefault(src[t], []).append(t)
+            recvs.setdefault(dst[t], []).append(t)
+        for r in sorted(set(sends) | set(recvs)):
+            _step_ops(r, sends.get(r, []), recvs.get(r, []), schedule, plan, layout, ranks[r], send_slots,
+                      recv_slots, combine, relay)
     if layout.coll == "reduce-scatter":
         for r in range(n):
             ranks[r].ops += [{"name": "nop"}, _local("copy", ("s", r * layout.c), ("o", 0), layout.c)]
+    for state in ranks:                       # first every peer says it is in this run (it is done with the last)
+        peers = sorted({p for op in state.ops for p in op.get("_peers", ())})
+        if peers:
+            state.ops[:0] = _sync("signal", peers) + _sync("wait", peers) + [{"name": "nop"}]
     return layout, ranks
 
 
@@ -216,62 +227,63 @@ def _step_ops(r: int, sends: list[int], recvs: list[int], schedule: Schedule, pl
 
 
 def _peers_of(op: dict) -> tuple[set, set]:
-    chans = set(op.get("_peers", ()))
-    rbs = {b["_rb"] for b in op.get("dst_buff", ()) if "_rb" in b}
-    return chans, rbs
+    """The peers whose channels (signal, wait) and the (peer, buffer)s that (put) ``op`` names."""
+    if "_peers" in op:
+        return set(op["_peers"]), set()
+    if op["name"] == "put":
+        return set(), {b["_rb"] for b in op["dst_buff"]}
+    return set(), set()
 
 
-def _pack(rank: int, ops: list[dict]) -> list[list[dict]]:
-    """Split a rank's operations into a chain of thread blocks within the executor's limits."""
-    blocks: list[list[dict]] = [[]]
-    chans: set = set()
-    rbs: set = set()
+def _pack(rank: int, ops: list[dict]) -> list[tuple[list[dict], set, set]]:
+    """Split a rank's operations into a chain of thread blocks within the executor's limits: per thread block
+    its operations, the peers of its channels and its remote buffers."""
+    blocks: list[tuple[list[dict], set, set]] = [([], set(), set())]
     for op in ops:
         c, b = _peers_of(op)
+        block, chans, rbs = blocks[-1]
         head = 2 if len(blocks) > 1 else 0
-        if blocks[-1] and (len(blocks[-1]) + 1 + 2 > MAX_OPERATIONS - head or len(chans | c) > MAX_TB_CHANNELS
-                           or len(rbs | b) > MAX_TB_CHANNELS):
-            blocks.append([])
-            chans, rbs = set(), set()
-        blocks[-1].append(op)
+        if block and (len(block) + 1 + 2 > MAX_OPERATIONS - head or len(chans | c) > MAX_TB_CHANNELS
+                      or len(rbs | b) > MAX_TB_CHANNELS):
+            blocks.append(([], set(), set()))
+            block, chans, rbs = blocks[-1]
+        block.append(op)
         chans |= c
         rbs |= b
     if len(blocks) > MAX_THREAD_BLOCKS:
         raise TopocastError(f"export {FORMAT}: rank {rank} needs {len(blocks)} thread blocks of at most "
                             f"{MAX_OPERATIONS} operations, over the limit of {MAX_THREAD_BLOCKS} (a chain of thread "
                             "blocks that wait for each other must all be resident at once)")
-    for j in range(len(blocks)):              # thread block j waits for j - 1 through semaphore j - 1
+    for j, (block, _, _) in enumerate(blocks):   # thread block j waits for j - 1 through semaphore j - 1
         if j > 0:
-            blocks[j][:0] = [{"name": "sem_acquire", "semaphore_ids": [j - 1]}, {"name": "nop"}]
+            block[:0] = [{"name": "sem_acquire", "semaphore_ids": [j - 1]}, {"name": "nop"}]
         if j < len(blocks) - 1:
-            if blocks[j][-1]["name"] != "nop":
-                blocks[j].append({"name": "nop"})
-            blocks[j].append({"name": "sem_release", "semaphore_ids": [j]})
+            if block[-1]["name"] != "nop":
+                block.append({"name": "nop"})
+            block.append({"name": "sem_release", "semaphore_ids": [j]})
     return blocks
 
 
 def _gpu(rank: int, layout: _Layout, state: _Rank) -> dict:
     blocks = _pack(rank, state.ops)
-    peers = sorted({p for op in state.ops for p in op.get("_peers", ())})
+    peers = sorted(set().union(*(chans for _, chans, _ in blocks)))
     channel_of = {p: i for i, p in enumerate(peers)}
-    remote = sorted({rb for op in state.ops for rb in _peers_of(op)[1]})
+    remote = sorted(set().union(*(rbs for _, _, rbs in blocks)))
     buffer_of = {rb: i for i, rb in enumerate(remote)}
     threadblocks = []
-    for j, block in enumerate(blocks):
-        tb_peers = sorted({p for op in block for p in op.get("_peers", ())})
-        tb_rbs = sorted({rb for op in block for rb in _peers_of(op)[1]})
+    for j, (block, chans, rbs) in enumerate(blocks):
+        tb_peers, tb_rbs = sorted(chans), sorted(rbs)
         local_channel = {p: i for i, p in enumerate(tb_peers)}
         local_buffer = {rb: i for i, rb in enumerate(tb_rbs)}
         ops = []
         for op in block:
-            out = {k: v for k, v in op.items() if not k.startswith("_")}
             if "_peers" in op:
-                out = {"name": op["name"], "channel_ids": [local_channel[p] for p in op["_peers"]],
-                       "channel_type": "memory"}
-            if "dst_buff" in op:
-                out["dst_buff"] = [{"buffer_id": local_buffer[b["_rb"]], "index": b["index"], "size": b["size"]}
-                                   if "_rb" in b else b for b in op["dst_buff"]]
-            ops.append(out)
+                op = {"name": op["name"], "channel_ids": [local_channel[p] for p in op["_peers"]],
+                      "channel_type": "memory"}
+            elif op["name"] == "put":
+                op = dict(op, dst_buff=[{"buffer_id": local_buffer[b["_rb"]], "index": b["index"],
+                                         "size": b["size"]} for b in op["dst_buff"]])
+            ops.append(op)
         threadblocks.append({
             "id": j, "ops": ops,
             "channels": [{"channel_type": "memory", "channel_ids": [channel_of[p] for p in tb_peers]}]
