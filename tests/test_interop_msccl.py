@@ -24,6 +24,12 @@ RING_AR = DATA / "ring_allreduce_4.xml"
 TWO_TB = DATA / "ring_allgather_2tb_4.xml"
 OUT_OF_PLACE = DATA / "ring_allreduce_outofplace_4.xml"
 ALLPAIRS = DATA / "allpairs_allreduce_4.xml"       # received into scratch, then reduced by a local thread block
+#: two sockets of two ranks: 2-chunk reduce and gather steps inside a socket, 1-chunk steps across on two
+#: channels to one peer (the pattern of msccl-tools' allreduce_ndv2)
+TWO_SOCKET = DATA / "two_socket_allreduce_4.xml"
+#: the same with the fault of a public allreduce_ndv2 file: a recv-reduce-send whose local operand is block 1
+#: while its peer adds the result to block 0, and the socket's partial of block 0 never sent across
+RRS_FAULT = DATA / "two_socket_allreduce_rrs_fault_4.xml"
 
 
 def text(path: Path) -> str:
@@ -54,7 +60,7 @@ def edit_step(xml: str, gpu: int, step: int, **attrs) -> str:
 
 
 # -- the fixtures verify, on the ring and routed on a network without the ring's links ----------------------
-@pytest.mark.parametrize("path", [RING_AG, RING_AR, TWO_TB, OUT_OF_PLACE, ALLPAIRS])
+@pytest.mark.parametrize("path", [RING_AG, RING_AR, TWO_TB, OUT_OF_PLACE, ALLPAIRS, TWO_SOCKET])
 def test_fixtures_verify_on_the_ring(path):
     result = tc.msccl.run("complete:4", path)
     assert result.verified, result.first_violation
@@ -116,6 +122,19 @@ def test_a_wrong_offset_is_caught():
     found = verdict(bad)
     assert not found.verified
     assert "rank" in found.first_violation
+
+
+def test_a_recv_reduce_send_on_the_wrong_block_is_caught():
+    bad = tc.msccl.read(RRS_FAULT, tc.build("complete:4"))
+    # what the file does, independently of the verifier: rank 0 sends rank 2 one chunk on channel 0, and it is
+    # its recv-reduce-send of block 1; nothing of block 0 leaves socket {0, 1} before the final gather
+    across = [t for t in range(bad.logical.num_transfers) if {int(bad.logical.src[t]), int(bad.logical.dst[t])}
+              in ({0, 2}, {1, 3})]
+    assert [bad.logical.messages_of(t).tolist() for t in across if int(bad.logical.src[t]) == 0] == [[1], [1]]
+    found = tc.msccl.verify_imported(bad)
+    assert not found.verified
+    assert found.first_violation.startswith("<gpu id=2> <tb id=1> <step s=1> (recv-reduce-send) on rank 2 adds "
+                                            "block 1 to block 0 (a wrong offset)")
 
 
 def test_a_reduce_counted_twice_is_caught():
