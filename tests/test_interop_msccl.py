@@ -30,6 +30,8 @@ TWO_SOCKET = DATA / "two_socket_allreduce_4.xml"
 #: the same with the fault of a public allreduce_ndv2 file: a recv-reduce-send whose local operand is block 1
 #: while its peer adds the result to block 0, and the socket's partial of block 0 never sent across
 RRS_FAULT = DATA / "two_socket_allreduce_rrs_fault_4.xml"
+#: all-pairs allreduce of 3 ranks on two channels: two transfers between two ranks in one step
+TWO_CHANNELS = DATA / "allpairs_allreduce_2ch_3.xml"
 
 
 def text(path: Path) -> str:
@@ -122,6 +124,18 @@ def test_a_wrong_offset_is_caught():
     found = verdict(bad)
     assert not found.verified
     assert "rank" in found.first_violation
+
+
+def test_a_reduction_with_two_transfers_between_two_ranks_in_a_step_is_routed():
+    from topocast.verify_reduction import verify_reduction
+
+    direct = tc.msccl.run("complete:3", TWO_CHANNELS)
+    assert direct.verified and direct.metrics["steps"] == 2          # reduce-scatter, then all-gather
+    routed = tc.msccl.read(TWO_CHANNELS, tc.build("path:3"))          # ranks 0 and 2 are not linked
+    assert tc.msccl.verify_imported(routed).verified
+    assert verify_reduction(routed.routed).complete                    # the routed hops add each rank once
+    assert any("12 transfers follow another of their step between the same two ranks" in n for n in routed.notes)
+    assert tc.msccl.run("path:3", TWO_CHANNELS).verified
 
 
 def test_a_recv_reduce_send_on_the_wrong_block_is_caught():
