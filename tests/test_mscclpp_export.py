@@ -12,6 +12,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from topocast.api import plan, prepare
 from topocast.errors import TopocastError
@@ -327,6 +329,23 @@ def test_plans_obey_the_readers_rules_and_perform_the_schedule(spec, algorithm):
     got = Counter((u, epochs[u].index(k), v, x[0] if s.is_reduction else x) for u, v, values, k in puts
                   for x in values)
     assert got == sends_by_step(s)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(family=st.sampled_from(["ring", "complete", "path"]), n=st.integers(3, 9),
+       algorithm=st.sampled_from(["allgather-ring", "allgather-bfs-trees", "allreduce-ring", "allreduce-bfs-tree",
+                                  "allreduce-halving-doubling", "reduce-scatter-ring", "broadcast-binomial",
+                                  "alltoall-shortest-paths"]),
+       seed=st.integers(0, 3))
+def test_any_plan_obeys_the_rules_and_ends_as_the_collective_needs(family, n, algorithm, seed):
+    try:
+        _, s = schedule_of(f"{family}:{n}", algorithm)
+        p = mscclpp_write.to_plan(s)
+    except TopocastError:
+        assume(False)
+    check_plan(p)
+    puts, outputs = run_plan(p, seed)
+    assert all(out == wanted_output(p, r) for r, out in enumerate(outputs))
 
 
 def test_a_rank_sends_in_the_schedules_step_order():
