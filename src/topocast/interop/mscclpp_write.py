@@ -44,8 +44,6 @@ MAX_THREAD_BLOCKS = 64
 COLLECTIVE = {"allgather": "allgather", "alltoall": "alltoall", "broadcast": "broadcast",
               "allreduce": "allreduce", "reduce-scatter": "reducescatter"}
 FORMAT = "mscclpp-json"
-#: release of MSCCL++ whose plan reader this writer follows
-FOLLOWS = "v0.10.0"
 
 
 @dataclass
