@@ -24,6 +24,14 @@ RING_AR = DATA / "ring_allreduce_4.xml"
 TWO_TB = DATA / "ring_allgather_2tb_4.xml"
 OUT_OF_PLACE = DATA / "ring_allreduce_outofplace_4.xml"
 ALLPAIRS = DATA / "allpairs_allreduce_4.xml"       # received into scratch, then reduced by a local thread block
+#: two sockets of two ranks: 2-chunk reduce and gather steps inside a socket, 1-chunk steps across on two
+#: channels to one peer (the pattern of msccl-tools' allreduce_ndv2)
+TWO_SOCKET = DATA / "two_socket_allreduce_4.xml"
+#: the same with the fault of a public allreduce_ndv2 file: a recv-reduce-send whose local operand is block 1
+#: while its peer adds the result to block 0, and the socket's partial of block 0 never sent across
+RRS_FAULT = DATA / "two_socket_allreduce_rrs_fault_4.xml"
+#: all-pairs allreduce of 3 ranks on two channels: two transfers between two ranks in one step
+TWO_CHANNELS = DATA / "allpairs_allreduce_2ch_3.xml"
 
 
 def text(path: Path) -> str:
@@ -54,7 +62,7 @@ def edit_step(xml: str, gpu: int, step: int, **attrs) -> str:
 
 
 # -- the fixtures verify, on the ring and routed on a network without the ring's links ----------------------
-@pytest.mark.parametrize("path", [RING_AG, RING_AR, TWO_TB, OUT_OF_PLACE, ALLPAIRS])
+@pytest.mark.parametrize("path", [RING_AG, RING_AR, TWO_TB, OUT_OF_PLACE, ALLPAIRS, TWO_SOCKET])
 def test_fixtures_verify_on_the_ring(path):
     result = tc.msccl.run("complete:4", path)
     assert result.verified, result.first_violation
@@ -116,6 +124,31 @@ def test_a_wrong_offset_is_caught():
     found = verdict(bad)
     assert not found.verified
     assert "rank" in found.first_violation
+
+
+def test_a_reduction_with_two_transfers_between_two_ranks_in_a_step_is_routed():
+    from topocast.verify_reduction import verify_reduction
+
+    direct = tc.msccl.run("complete:3", TWO_CHANNELS)
+    assert direct.verified and direct.metrics["steps"] == 2          # reduce-scatter, then all-gather
+    routed = tc.msccl.read(TWO_CHANNELS, tc.build("path:3"))          # ranks 0 and 2 are not linked
+    assert tc.msccl.verify_imported(routed).verified
+    assert verify_reduction(routed.routed).complete                    # the routed hops add each rank once
+    assert any("12 transfers follow another of their step between the same two ranks" in n for n in routed.notes)
+    assert tc.msccl.run("path:3", TWO_CHANNELS).verified
+
+
+def test_a_recv_reduce_send_on_the_wrong_block_is_caught():
+    bad = tc.msccl.read(RRS_FAULT, tc.build("complete:4"))
+    # what the file does, independently of the verifier: rank 0 sends rank 2 one chunk on channel 0, and it is
+    # its recv-reduce-send of block 1; nothing of block 0 leaves socket {0, 1} before the final gather
+    across = [t for t in range(bad.logical.num_transfers) if {int(bad.logical.src[t]), int(bad.logical.dst[t])}
+              in ({0, 2}, {1, 3})]
+    assert [bad.logical.messages_of(t).tolist() for t in across if int(bad.logical.src[t]) == 0] == [[1], [1]]
+    found = tc.msccl.verify_imported(bad)
+    assert not found.verified
+    assert found.first_violation.startswith("<gpu id=2> <tb id=1> <step s=1> (recv-reduce-send) on rank 2 adds "
+                                            "block 1 to block 0 (a wrong offset)")
 
 
 def test_a_reduce_counted_twice_is_caught():
@@ -397,9 +430,9 @@ def test_cli_export_schedule_then_run(tmp_path):
     done = cli("run", "ring:6", "--msccl", str(out), "--json")
     assert done.returncode == 0 and '"verified": true' in done.stdout
     done = cli("export-schedule", "ring:6", "allreduce-ring", "--format", "mscclpp-json", "--out",
-               str(tmp_path / "x.json"))
-    assert done.returncode == 2 and "mscclpp-json is not written" in done.stderr
-    assert not (tmp_path / "x.json").exists()
+               str(tmp_path / "missing" / "x.json"))
+    assert done.returncode == 2 and "--out" in done.stderr
+    assert not (tmp_path / "missing").exists()
     done = cli("run", "ring:6", "allreduce-ring", "--mapping", "0,1")
     assert done.returncode == 2 and "--mapping" in done.stderr
 

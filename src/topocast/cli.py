@@ -570,7 +570,8 @@ def export_schedule(
     max_memory: str | None = typer.Option(None, "--max-memory",
                                           help="refuse runs larger than this (default: half of RAM)"),
 ):
-    """Write an algorithm's schedule (or a synthesized one) as MSCCL XML or Chakra execution traces."""
+    """Write an algorithm's schedule (or a synthesized one) as MSCCL XML, an MSCCL++ execution plan or Chakra
+    execution traces."""
     from .interop.schedules import export_schedule as write_schedule
 
     paths = write_schedule(spec, out_file, file_format, algorithm=algorithm, schedule_file=schedule, form=form,

@@ -215,14 +215,36 @@ def _route(topology, logical: Schedule) -> tuple[Schedule, list[str]]:
             raise TopocastError("mapping: this reduction relays partials itself (recv-copy-send) and sends "
                                 f"between ranks whose nodes {topology.spec} does not link; give a mapping onto "
                                 "linked nodes")
-        routed = embed(topology, logical)
+        split, shared = _one_per_link(logical)
+        routed = embed(topology, split)
     else:
-        routed = _relay(topology, logical)
+        routed, shared = _relay(topology, logical), 0
     hops = int(routed.num_transfers)
     note = (f"{far} of {logical.num_transfers} transfers join ranks whose nodes are not linked in "
             f"{topology.spec}: routed along shortest paths ({hops} hops in all); verification is of the "
             "rank-level schedule, timing of the routed one")
-    return routed, [note]
+    notes = [note]
+    if shared:
+        notes.append(f"{shared} transfers follow another of their step between the same two ranks (several "
+                     "channels or instances): routed one after the other")
+    return routed, notes
+
+
+def _one_per_link(logical: Schedule) -> tuple[Schedule, int]:
+    """The reduction with each step split so that no two of its transfers join the same two ranks (the
+    ``j``-th transfer of a step on a link goes to the step's ``j``-th part), and how many moved."""
+    step = np.asarray(logical.step, dtype=np.int64)
+    seen: dict[tuple[int, int, int], int] = {}
+    part = np.zeros(logical.num_transfers, dtype=np.int64)
+    for t, key in enumerate(zip(step.tolist(), logical.src.tolist(), logical.dst.tolist(), strict=True)):
+        part[t] = seen.get(key, 0)
+        seen[key] = part[t] + 1
+    if not part.any():
+        return logical, 0
+    parts = np.zeros(int(step.max()) + 1, dtype=np.int64)
+    np.maximum.at(parts, step, part + 1)
+    first = np.concatenate([[0], np.cumsum(parts)[:-1]])
+    return replace(logical, step=first[step] + part), int(np.count_nonzero(part))
 
 
 def _relay(topology, logical: Schedule) -> Schedule:

@@ -48,12 +48,12 @@ def _index_within(keys: np.ndarray) -> np.ndarray:
 class _Layout:
     """Buffers and slots of every message at every rank (the module docstring)."""
 
-    def __init__(self, s: Schedule):
+    def __init__(self, s: Schedule, fmt: str = "msccl-xml"):
         n, m = s.num_nodes, s.num_messages
         self.s, self.n = s, n
         coll = s.collective
         if coll not in COLL:
-            raise TopocastError(f"export msccl-xml: a {coll} has no MSCCL collective (it writes "
+            raise TopocastError(f"export {fmt}: a {coll} has no MSCCL collective (it writes "
                                 f"{', '.join(COLL)})")
         origin = np.asarray(s.origin, dtype=np.int64)
         self.scratch: dict[tuple[int, int], int] = {}
@@ -61,14 +61,14 @@ class _Layout:
         if coll == "allgather":
             per = np.bincount(origin, minlength=n)
             if not np.all(per == per[0]) or per[0] == 0:
-                raise TopocastError("export msccl-xml: an all-gather needs the same number of chunks from every "
+                raise TopocastError(f"export {fmt}: an all-gather needs the same number of chunks from every "
                                     "rank")
             self.c = int(per[0])
             self.nchunks = n * self.c
             self.out_slot = origin * self.c + _index_within(origin)
         elif coll == "broadcast":
             if len(np.unique(origin)) != 1 or int(origin[0]) != 0:
-                raise TopocastError("export msccl-xml: an MSCCL broadcast has its root at rank 0; this schedule's "
+                raise TopocastError(f"export {fmt}: an MSCCL broadcast has its root at rank 0; this schedule's "
                                     f"root is node {int(origin[0]) if m else 0}")
             self.c = self.nchunks = m
             self.out_slot = np.arange(m, dtype=np.int64)
@@ -79,7 +79,7 @@ class _Layout:
             offdiag = per.reshape(n, n)[~np.eye(n, dtype=bool)]
             diag = np.diag(per.reshape(n, n))
             if not np.all(offdiag == offdiag[0]) or not (np.all(diag == 0) or np.all(diag == offdiag[0])):
-                raise TopocastError("export msccl-xml: an all-to-all needs the same number of chunks between every "
+                raise TopocastError(f"export {fmt}: an all-to-all needs the same number of chunks between every "
                                     "two distinct ranks (and from a rank to itself that many or none)")
             self.c = int(offdiag[0])
             self.nchunks = n * self.c
@@ -91,7 +91,7 @@ class _Layout:
             self.nchunks = m
             self.c = m // n if coll == "reduce-scatter" else m
             if coll == "reduce-scatter" and (m % n or np.any(np.asarray(s.targets) != np.repeat(np.arange(n), m // n))):
-                raise TopocastError("export msccl-xml: a reduce-scatter needs block b on rank b // (blocks / N)")
+                raise TopocastError(f"export {fmt}: a reduce-scatter needs block b on rank b // (blocks / N)")
         self.coll = coll
 
     def home(self, rank: int, m: int) -> tuple[str, int] | None:

@@ -1,6 +1,6 @@
 """Export a schedule topocast makes (a registered algorithm's plan, or a ``synthesize`` file) in another
-tool's format: ``msccl-xml`` (:mod:`topocast.interop.msccl_write`), ``chakra-et``
-(:mod:`topocast.interop.chakra`).  ``mscclpp-json`` is refused with the reason (docs/interop.md)."""
+tool's format: ``msccl-xml`` (:mod:`topocast.interop.msccl_write`), ``mscclpp-json``
+(:mod:`topocast.interop.mscclpp_write`), ``chakra-et`` (:mod:`topocast.interop.chakra`)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,6 @@ from ..errors import TopocastError
 from ..plans.schedule import Schedule
 
 FORMATS = ("msccl-xml", "chakra-et", "mscclpp-json")
-MSCCLPP_REFUSAL = ("format: mscclpp-json is not written: MSCCL++ publishes no schema of its execution-plan JSON, "
-                   "its examples disagree between releases, and each plan names channel and semaphore ids that "
-                   "only its executor checks; see docs/interop.md")
 
 
 def schedule_for(spec, algorithm: str | None = None, schedule_file: str | Path | None = None,
@@ -61,7 +58,7 @@ def export_schedule(spec, out: str | Path, format: str, algorithm: str | None = 
     out : str or Path
         The file (``chakra-et``: ``OUT.R.et`` per rank ``R``, the suffix ``.et`` of ``out`` dropped).
     format : {"msccl-xml", "chakra-et", "mscclpp-json"}
-        The format; ``mscclpp-json`` is refused with its reason.
+        The format.
     algorithm, schedule_file
         One of them: a registered algorithm, or a schedule file from ``topocast synthesize``.
     form : {"p2p", "collective"}
@@ -78,8 +75,6 @@ def export_schedule(spec, out: str | Path, format: str, algorithm: str | None = 
 
     if format not in FORMATS:
         raise TopocastError(f"format: must be one of {', '.join(FORMATS)}, got '{format}'")
-    if format == "mscclpp-json":
-        raise TopocastError(MSCCLPP_REFUSAL)
     if format != "chakra-et" and form != "p2p":
         raise TopocastError("--form: chooses the Chakra trace form; it applies to chakra-et only")
     check_output_file(out, "--out")
@@ -88,6 +83,10 @@ def export_schedule(spec, out: str | Path, format: str, algorithm: str | None = 
         from .msccl_write import write
 
         return [write(schedule, out, name=name)]
+    if format == "mscclpp-json":
+        from .mscclpp_write import write as write_mscclpp
+
+        return [write_mscclpp(schedule, out, name=name)]
     from .chakra import write as write_chakra
 
     return write_chakra(schedule, out, form)
