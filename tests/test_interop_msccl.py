@@ -127,7 +127,7 @@ def test_a_wrong_offset_is_caught():
 
 
 def test_a_reduction_with_two_transfers_between_two_ranks_in_a_step_is_routed():
-    from topocast.verify_reduction import verify_reduction
+    from topocast.verify.reduction import verify_reduction
 
     direct = tc.msccl.run("complete:3", TWO_CHANNELS)
     assert direct.verified and direct.metrics["steps"] == 2          # reduce-scatter, then all-gather

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import TopocastError
-from ..schedule import Schedule
+from ..plans.schedule import Schedule
 from .msccl_write import _Layout, _runs
 from .rankplan import rank_plan
 
@@ -315,6 +315,6 @@ def to_plan(schedule: Schedule, name: str = "topocast", min_bytes: int = 0, max_
 
 def write(schedule: Schedule, path: str | Path, name: str = "topocast") -> Path:
     """Write :func:`to_plan` of ``schedule`` to ``path`` (JSON) atomically."""
-    from ..fileio import atomic_write
+    from ..infra.fileio import atomic_write
 
     return atomic_write(path, json.dumps(to_plan(schedule, name=name), indent=1) + "\n")
