@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import topocast as tc
-from topocast import bounds, registry
+from topocast import registry
 from topocast.errors import TopocastError
+from topocast.measure import bounds
 from topocast.plans.schedule import ScheduleBuilder
 from topocast.sim.models import CostModel, PortModel
 from topocast.topology.core import Topology

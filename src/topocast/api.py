@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import registry
 from .errors import TopocastError
 from .topology.core import Topology
 
+if TYPE_CHECKING:
+    from .execution.result import RunResult
+    from .sim.models import Model
+    from .topology.core import UnbuiltTopology
+
 
 def info(spec: str | Topology, distances: bool = True, max_memory: float | str | None = None,
-         properties: bool | None = None, faults: str | None = None) -> dict:
+         properties: bool | None = None, faults: str | None = None) -> dict[str, Any]:
     """Nodes, links, degree, diameter, average distance and distance distribution, and the graph
     properties of :mod:`topocast.topology.properties` (``properties``: ``None`` below their default
     size caps, ``True`` below the forced caps, ``False`` none).  With ``faults`` (or a degraded
@@ -97,7 +102,7 @@ def resolve_params(alg: registry.Algorithm, given: dict[str, Any], from_text: bo
 
 
 def plan(topology: Topology, alg: registry.Algorithm, params: dict[str, Any], engine: str, seed: int,
-         max_memory: float | None = None):
+         max_memory: float | None = None) -> Any:
     """The algorithm's plan for ``topology`` from resolved ``params`` (plus ``seed``, ``engine`` and
     ``max_memory`` where the plan function names them).  On a degraded network (``topology.faults``) the
     plan of :func:`topocast.faults.plans.degraded_plan`: on the surviving graph for a fault-aware algorithm,
@@ -113,7 +118,7 @@ def plan(topology: Topology, alg: registry.Algorithm, params: dict[str, Any], en
         return alg.plan(topology, **kwargs)
     from .faults.plans import degraded_plan
 
-    def plan_on(network: Topology, root: int | None = None):
+    def plan_on(network: Topology, root: int | None = None) -> Any:
         return alg.plan(network, **(kwargs if root is None else {**kwargs, "root": root}))
 
     root = kwargs.get("root") if "root" in kwargs and isinstance(kwargs.get("root"), int) else None
@@ -198,6 +203,7 @@ def prepare(spec: str | Topology, algorithm: str, engine: str | None = None, see
         if parse(faults) is not None:
             raise TopocastError(f"faults: a degraded network runs on the {' and '.join(FAULT_ENGINES)} engines, "
                                 f"not '{engine}'")
+    topology: Topology | UnbuiltTopology
     if isinstance(spec, Topology):
         from .faults.degrade import degrade
 
@@ -213,14 +219,15 @@ def prepare(spec: str | Topology, algorithm: str, engine: str | None = None, see
     if alg.families and topology.family not in alg.families:
         raise TopocastError(
             f"algorithm {alg.name}: runs on {', '.join(alg.families)}, not on family '{topology.family}'")
-    # a degraded network's plan is at most the intact one's (sized there: its distances are all finite)
-    check_run_size(alg, getattr(topology, "intact", topology), engine, max_memory)
+    if isinstance(topology, Topology):  # an unbuilt network runs on an engine that needs no such check
+        # a degraded network's plan is at most the intact one's (sized there: its distances are all finite)
+        check_run_size(alg, topology.intact, engine, max_memory)
     return Checked(topology, alg, engine, seed, max_memory, kwargs)
 
 
 def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: int = 0,
         max_memory: float | None = None, params_from_text: bool = False, links: bool = False, faults: Any = None,
-        **params: Any):
+        **params: Any) -> RunResult:
     """Build (if needed), plan ``algorithm``, execute, verify, and return a :class:`RunResult`.
 
     Every check is :func:`prepare`'s; then the algorithm's :func:`plan`, its model, and
@@ -245,7 +252,7 @@ def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: i
                    max_bytes=checked.max_memory, links=links)
 
 
-def model_of(checked: Checked):
+def model_of(checked: Checked) -> Model:
     """The :class:`~topocast.sim.models.Model` a checked run is measured under: the algorithm's, else the default.
 
     Parameters
@@ -352,7 +359,7 @@ def check_run_size(alg: registry.Algorithm, topology: Topology, engine: str, max
                             f"over the limit of {human_bytes(limit)}")
 
 
-def plan_engine(the_plan, engine: str) -> str:
+def plan_engine(the_plan: Any, engine: str) -> str:
     """The engine that runs ``the_plan``: the one asked for, unless the algorithm fell back to a
     frontier plan (it says so in the plan's notes)."""
     from .execution.execute import adapter

@@ -27,6 +27,7 @@ from typing import Any
 
 import numba as nb
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import TopocastError
 from ..infra.validate import choice, integer, number
@@ -203,7 +204,7 @@ class RouterConfig:
         return self.vc_release == "tail-sent"
 
 
-def lone_tail_time(hops, total_hops, config: RouterConfig):
+def lone_tail_time(hops: npt.ArrayLike, total_hops: npt.ArrayLike, config: RouterConfig) -> np.ndarray:
     """Cycles from the end of a worm's start-up to its tail leaving the router ``hops`` hops down its path.
 
     The worm is alone in the network and its path has ``total_hops`` hops;

@@ -19,10 +19,18 @@ engine (:mod:`topocast.sim.circuit`) traces configurations through a network.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 
 ROUTE_DTYPE = np.int16
+
+
+def _offsets(sizes: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=out[1:])
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,21 +45,25 @@ class MultistageNetwork:
     net_in: np.ndarray
     net_out: np.ndarray
     stage_names: tuple[str, ...] = ()
-    meta: dict = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("switches", "ins", "outs", "next_in", "net_in", "net_out"):
             arr = np.ascontiguousarray(getattr(self, name), dtype=np.int64)
             arr.setflags(write=False)
             object.__setattr__(self, name, arr)
-        in_off = np.zeros(self.num_stages + 1, dtype=np.int64)
-        np.cumsum(self.switches * self.ins, out=in_off[1:])
-        out_off = np.zeros(self.num_stages + 1, dtype=np.int64)
-        np.cumsum(self.switches * self.outs, out=out_off[1:])
-        object.__setattr__(self, "in_off", in_off)
-        object.__setattr__(self, "out_off", out_off)
-        if len(self.next_in) != out_off[-1]:
+        if len(self.next_in) != self.out_off[-1]:
             raise ValueError("next_in must have one entry per switch output")
+
+    @cached_property
+    def in_off(self) -> np.ndarray:
+        """Per stage the global index of its first input (and the total at the end)."""
+        return _offsets(self.switches * self.ins)
+
+    @cached_property
+    def out_off(self) -> np.ndarray:
+        """Per stage the global index of its first output (and the total at the end)."""
+        return _offsets(self.switches * self.outs)
 
     @property
     def num_stages(self) -> int:
@@ -118,3 +130,4 @@ def path_counts(net: MultistageNetwork) -> np.ndarray:
         targets = net.next_in[net.out_off[s]:net.out_off[s + 1]] - net.in_off[s + 1]
         nxt[:, targets] = out_counts
         counts = nxt
+    raise ValueError("a multistage network has at least one stage")  # unreachable: in_off[1] exists
