@@ -213,7 +213,8 @@ def prepare(spec: str | Topology, algorithm: str, engine: str | None = None, see
         nodes = fam.estimate(**fam_kwargs)[0] if fam.estimate else None
         check_unbuilt(spec, engine, nodes, max_memory)
         merged = {**_defaults(fam), **fam_kwargs}
-        topology = UnbuiltTopology(fam.name, {p.name: merged[p.name] for p in fam.params if p.name in merged}, nodes)
+        size = None if nodes is None else int(nodes)  # below 2**62: checked
+        topology = UnbuiltTopology(fam.name, {p.name: merged[p.name] for p in fam.params if p.name in merged}, size)
     else:
         topology = build(spec, max_memory=max_memory, faults=faults)
     if alg.families and topology.family not in alg.families:

@@ -143,7 +143,7 @@ class Family:
     aliases: tuple[str, ...] = ()
     positional: str | None = None
     parse_body: Callable[[str], dict[str, Any]] | None = None
-    estimate: Callable[..., tuple[int, int]] | None = None
+    estimate: Callable[..., tuple[int | float, int | float]] | None = None
     #: ``read_bytes(**params) -> (bytes, what)``: memory needed before ``estimate`` can know the size (reading
     #: a file); the memory guard checks it first
     read_bytes: Callable[..., tuple[float, str]] | None = None

@@ -75,7 +75,7 @@ def parse_spec(spec: str) -> tuple[registry.Family, dict[str, Any]]:
     return fam, kwargs
 
 
-def _estimate(fam: registry.Family, kwargs: dict[str, Any]) -> tuple[int, int]:
+def _estimate(fam: registry.Family, kwargs: dict[str, Any]) -> tuple[int | float, int | float]:
     """The family's size estimate, nested specs replaced by their own estimates."""
     nested = NESTED.get(fam.name)
     if nested is not None:

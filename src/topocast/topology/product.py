@@ -84,7 +84,7 @@ def product_of(factors: Sequence[Topology]) -> Topology:
     return cartesian_product(list(factors))
 
 
-def product_estimate(factors: Sequence[tuple[int, int]]) -> tuple[int, int]:
+def product_estimate(factors: Sequence[tuple[int, int]]) -> tuple[int | float, int | float]:
     """``(nodes, directed edges)`` of the product from each factor's ``(nodes, directed edges)``."""
     from ..infra.memory import float_of, product
 
