@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_mypy_finds_no_errors(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> None:
     # mypy's cache in pytest's cache directory: a fresh clone checks from cold (about a minute of CPU), a rerun
     # only what changed
-    cache = request.config.cache
+    cache = getattr(request.config, "cache", None)  # None under -p no:cacheprovider
     cache_dir = cache.mkdir("mypy") if cache is not None else tmp_path_factory.mktemp("mypy_cache")
     stdout, stderr, status = mypy_api.run(["--config-file", str(ROOT / "pyproject.toml"), "--cache-dir",
                                            str(cache_dir), str(ROOT / "src" / "topocast")])

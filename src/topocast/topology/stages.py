@@ -24,7 +24,16 @@ from typing import Any
 
 import numpy as np
 
+from ..infra.validate import Normalised
+
 ROUTE_DTYPE = np.int16
+
+
+def _frozen_ints(value: Any, name: str) -> np.ndarray:
+    """``value`` as a read-only contiguous int64 array."""
+    arr = np.ascontiguousarray(value, dtype=np.int64)
+    arr.setflags(write=False)
+    return arr
 
 
 def _offsets(sizes: np.ndarray) -> np.ndarray:
@@ -38,20 +47,16 @@ class MultistageNetwork:
     """Switch stages and the wires between them (see the module docstring)."""
 
     name: str
-    switches: np.ndarray
-    ins: np.ndarray
-    outs: np.ndarray
-    next_in: np.ndarray
-    net_in: np.ndarray
-    net_out: np.ndarray
+    switches: Normalised[np.ndarray] = Normalised(_frozen_ints)
+    ins: Normalised[np.ndarray] = Normalised(_frozen_ints)
+    outs: Normalised[np.ndarray] = Normalised(_frozen_ints)
+    next_in: Normalised[np.ndarray] = Normalised(_frozen_ints)
+    net_in: Normalised[np.ndarray] = Normalised(_frozen_ints)
+    net_out: Normalised[np.ndarray] = Normalised(_frozen_ints)
     stage_names: tuple[str, ...] = ()
     meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for name in ("switches", "ins", "outs", "next_in", "net_in", "net_out"):
-            arr = np.ascontiguousarray(getattr(self, name), dtype=np.int64)
-            arr.setflags(write=False)
-            object.__setattr__(self, name, arr)
         if len(self.next_in) != self.out_off[-1]:
             raise ValueError("next_in must have one entry per switch output")
 
