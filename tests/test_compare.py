@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import topocast as tc
-from topocast import compare as cmp
 from topocast.cli import main
 from topocast.errors import TopocastError
+from topocast.outputs import compare as cmp
 from topocast.topology.terminals import terminal_counts
 
 SMALL = ["slimfly:q=3", "polarfly:q=5", "hyperx:3x3,t=1x2,p=2", "dragonfly-plus:l=2,s=2,h=2,g=4",
