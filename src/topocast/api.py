@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import registry
 from .errors import TopocastError
 from .topology.core import Topology
 
+if TYPE_CHECKING:
+    from .execution.result import RunResult
+    from .sim.models import Model
+    from .topology.core import UnbuiltTopology
+
 
 def info(spec: str | Topology, distances: bool = True, max_memory: float | str | None = None,
-         properties: bool | None = None, faults: str | None = None) -> dict:
+         properties: bool | None = None, faults: str | None = None) -> dict[str, Any]:
     """Describe a network: size, degree, distances and graph properties.
 
     Gives the node and link counts, the degree, the diameter, the average distance and the distance
@@ -164,7 +169,7 @@ def resolve_params(alg: registry.Algorithm, given: dict[str, Any], from_text: bo
 
 
 def plan(topology: Topology, alg: registry.Algorithm, params: dict[str, Any], engine: str, seed: int,
-         max_memory: float | None = None):
+         max_memory: float | None = None) -> Any:
     """Make the algorithm's plan for a network.
 
     On a degraded network (``topology.faults``) the plan comes from
@@ -207,7 +212,7 @@ def plan(topology: Topology, alg: registry.Algorithm, params: dict[str, Any], en
         return alg.plan(topology, **kwargs)
     from .faults.plans import degraded_plan
 
-    def plan_on(network: Topology, root: int | None = None):
+    def plan_on(network: Topology, root: int | None = None) -> Any:
         return alg.plan(network, **(kwargs if root is None else {**kwargs, "root": root}))
 
     root = kwargs.get("root") if "root" in kwargs and isinstance(kwargs.get("root"), int) else None
@@ -294,6 +299,7 @@ def prepare(spec: str | Topology, algorithm: str, engine: str | None = None, see
         if parse(faults) is not None:
             raise TopocastError(f"faults: a degraded network runs on the {' and '.join(FAULT_ENGINES)} engines, "
                                 f"not '{engine}'")
+    topology: Topology | UnbuiltTopology
     if isinstance(spec, Topology):
         from .faults.degrade import degrade
 
@@ -303,20 +309,22 @@ def prepare(spec: str | Topology, algorithm: str, engine: str | None = None, see
         nodes = fam.estimate(**fam_kwargs)[0] if fam.estimate else None
         check_unbuilt(spec, engine, nodes, max_memory)
         merged = {**_defaults(fam), **fam_kwargs}
-        topology = UnbuiltTopology(fam.name, {p.name: merged[p.name] for p in fam.params if p.name in merged}, nodes)
+        size = None if nodes is None else int(nodes)  # below 2**62: checked
+        topology = UnbuiltTopology(fam.name, {p.name: merged[p.name] for p in fam.params if p.name in merged}, size)
     else:
         topology = build(spec, max_memory=max_memory, faults=faults)
     if alg.families and topology.family not in alg.families:
         raise TopocastError(
             f"algorithm {alg.name}: runs on {', '.join(alg.families)}, not on family '{topology.family}'")
-    # a degraded network's plan is at most the intact one's (sized there: its distances are all finite)
-    check_run_size(alg, getattr(topology, "intact", topology), engine, max_memory)
+    if isinstance(topology, Topology):  # an unbuilt network runs on an engine that needs no such check
+        # a degraded network's plan is at most the intact one's (sized there: its distances are all finite)
+        check_run_size(alg, topology.intact, engine, max_memory)
     return Checked(topology, alg, engine, seed, max_memory, kwargs)
 
 
 def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: int = 0,
         max_memory: float | None = None, params_from_text: bool = False, links: bool = False, faults: Any = None,
-        **params: Any):
+        **params: Any) -> RunResult:
     """Run a collective algorithm on a network: build, plan, execute, verify and measure.
 
     Every check is :func:`prepare`'s; then the algorithm's :func:`plan`, its model, and
@@ -375,7 +383,7 @@ def run(spec: str | Topology, algorithm: str, engine: str | None = None, seed: i
                    max_bytes=checked.max_memory, links=links)
 
 
-def model_of(checked: Checked):
+def model_of(checked: Checked) -> Model:
     """Give the :class:`~topocast.sim.models.Model` a checked run is measured under.
 
     The algorithm's own model when it has one, else the default model.
@@ -537,7 +545,7 @@ def check_run_size(alg: registry.Algorithm, topology: Topology, engine: str, max
                             f"over the limit of {human_bytes(limit)}")
 
 
-def plan_engine(the_plan, engine: str) -> str:
+def plan_engine(the_plan: Any, engine: str) -> str:
     """Name the engine that runs a plan: the one asked for, unless the algorithm fell back to a frontier plan.
 
     The fallback is said in the plan's notes.

@@ -14,11 +14,14 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from .errors import TopocastError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 # Start-up time matters here: this module imports typer and nothing heavy; each command imports
 # what it runs (rich's tables, the registry's modules, numpy work) when it runs.
@@ -31,7 +34,7 @@ class _Console:
 
     def __init__(self, stderr: bool = False):
         self._stderr = stderr
-        self._console = None
+        self._console: Console | None = None
 
     def __getattr__(self, name: str):
         if self._console is None:
@@ -329,7 +332,7 @@ def run(
             result = replay(spec, schedule, engine=engine or "event", max_memory=limit)
             if links is not None:
                 _replay_links(result, spec, schedule, limit)
-        else:
+        elif algorithm is not None:  # exactly one of the three, checked above
             result = api_run(spec, algorithm, engine=engine, seed=seed, max_memory=limit,
                              params_from_text=True, links=links is not None, faults=faults,
                              **parse_settings(settings))
@@ -551,7 +554,7 @@ def export(
             from .interop.simulators import export_booksim, export_sst
 
             paths = (export_sst if sst else export_booksim)(topology, out_file)
-            path = " and ".join(str(p) for p in paths)
+            path: str | Path = " and ".join(str(p) for p in paths)
         else:
             path = write_export(topology, fmt, out_file)
     out.print(f"wrote {path} ({fmt}: {topology.num_nodes} nodes, {topology.num_edges} links)", markup=False)
@@ -660,9 +663,8 @@ def plot(
     if kind == "sweep":
         from .outputs.plot import plot as draw
 
-        for value, option in ((x, "--x"), (y, "--y")):
-            if value is None:
-                raise TopocastError(f"{option}: a sweep plot needs --x and --y")
+        if x is None or y is None:
+            raise TopocastError(f"{'--x' if x is None else '--y'}: a sweep plot needs --x and --y")
         if algorithm is not None or schedule is not None:
             raise TopocastError("--kind: a sweep plot reads a store; an ALGORITHM or --schedule needs --kind "
                                 "link-load or time-space")
@@ -771,7 +773,7 @@ def reproduce(
         if tables:
             from .outputs.render import render_report
 
-            render_report(report, out)
+            render_report(report, out)  # type: ignore[arg-type]  # out: a lazy proxy of a rich Console
         if not live:  # piped: one plain line per reproduction as it is done
             out.print(f"{report.name}: done in {seconds:.0f} s", markup=False)
 
@@ -824,7 +826,7 @@ def _run_app(args: list[str]) -> int:
     try:  # typer >= 0.20 vendors click
         from typer._click import exceptions as click_exceptions
     except ImportError:  # pragma: no cover
-        from click import exceptions as click_exceptions
+        from click import exceptions as click_exceptions  # type: ignore[no-redef]
 
     import logging
     import warnings

@@ -22,7 +22,8 @@ import pkgutil
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from types import FrameType
+from typing import Any, TypeVar
 
 from .errors import TopocastError
 from .infra import validate
@@ -142,7 +143,7 @@ class Family:
     aliases: tuple[str, ...] = ()
     positional: str | None = None
     parse_body: Callable[[str], dict[str, Any]] | None = None
-    estimate: Callable[..., tuple[int, int]] | None = None
+    estimate: Callable[..., tuple[int | float, int | float]] | None = None
     #: ``read_bytes(**params) -> (bytes, what)``: memory needed before ``estimate`` can know the size (reading
     #: a file); the memory guard checks it first
     read_bytes: Callable[..., tuple[float, str]] | None = None
@@ -234,7 +235,7 @@ class _Registry:
     #: kinds whose whole package has been imported (``"family"``, ``"algorithm"``, ``"experiment"``)
     loaded: set[str] = field(default_factory=set)
     #: ``(kind, name) -> module`` whose import registered it
-    origin: dict[tuple[str, str], str] = field(default_factory=dict)
+    origin: dict[tuple[str, str], str | None] = field(default_factory=dict)
     #: family -> modules that attach hooks to it (its router, its constructive cut)
     extensions: dict[str, list[str]] = field(default_factory=dict)
     #: (kind, name) already imported with everything the manifest lists for it
@@ -242,6 +243,8 @@ class _Registry:
 
 
 _REG = _Registry()
+#: what a registry table holds
+Entry = TypeVar("Entry", Family, Algorithm, Experiment)
 
 #: kind -> the package whose modules register it
 PACKAGES = {"family": "topocast.topology", "algorithm": "topocast.algorithms",
@@ -251,7 +254,7 @@ _WORDS = {"family": "family", "algorithm": "algorithm", "experiment": "reproduct
 
 def _importing_module() -> str | None:
     """The module whose top-level code is running the current call (the innermost ``<module>`` frame)."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_name == "<module>":
             return frame.f_globals.get("__name__")
@@ -259,7 +262,7 @@ def _importing_module() -> str | None:
     return None
 
 
-def _tables(kind: str) -> tuple[dict, dict]:
+def _tables(kind: str) -> tuple[dict[str, Any], dict[str, str]]:
     if kind == "family":
         return _REG.families, _REG.aliases
     if kind == "algorithm":
@@ -277,21 +280,23 @@ def manifest() -> Any:
     return _manifest
 
 
-def manifest_entries(kind: str) -> list[dict]:
+def manifest_entries(kind: str) -> list[dict[str, Any]]:
     """The manifest's records of ``kind`` (``"family"``, ``"algorithm"``, ``"experiment"``), sorted by name."""
     data = manifest()
     if data is None:
         return []
-    return {"family": data.FAMILIES, "algorithm": data.ALGORITHMS, "experiment": data.EXPERIMENTS}[kind]
+    entries: list[dict[str, Any]] = {"family": data.FAMILIES, "algorithm": data.ALGORITHMS,
+                                     "experiment": data.EXPERIMENTS}[kind]
+    return entries
 
 
-_INDEX: dict[str, dict[str, dict]] = {}
+_INDEX: dict[str, dict[str, dict[str, Any]]] = {}
 
 
-def _manifest_index(kind: str) -> dict[str, dict]:
+def _manifest_index(kind: str) -> dict[str, dict[str, Any]]:
     """name and aliases -> manifest record."""
     if kind not in _INDEX:
-        index: dict[str, dict] = {}
+        index: dict[str, dict[str, Any]] = {}
         for entry in manifest_entries(kind):
             for key in (entry["name"], *entry.get("aliases", ())):
                 index[key] = entry
@@ -299,7 +304,7 @@ def _manifest_index(kind: str) -> dict[str, dict]:
     return _INDEX[kind]
 
 
-def _import_entry(kind: str, entry: dict) -> None:
+def _import_entry(kind: str, entry: dict[str, Any]) -> None:
     """Import the module that registers ``entry`` and the modules that extend it."""
     key = (kind, entry["name"])
     if key in _REG.ready:
@@ -351,7 +356,7 @@ def extensions(family_name: str) -> list[str]:
     return list(_REG.extensions.get(family_name, ()))
 
 
-def _add(table: dict, aliases: dict, item, what: str):
+def _add(table: dict[str, Entry], aliases: dict[str, str], item: Entry, what: str) -> Entry:
     for key in (item.name, *getattr(item, "aliases", ())):
         if key in table or key in aliases:
             raise RuntimeError(f"{what} name '{key}' registered twice")
@@ -407,8 +412,8 @@ def note_extension(family_name: str, module: str | None = None) -> None:
             listed.append(module)
 
 
-def _lookup(kind: str, name: str):
-    table, aliases = _tables(kind)
+def _lookup(kind: str, name: str, table: dict[str, Entry], aliases: dict[str, str]) -> Entry:
+    """The entry ``name`` of ``kind`` in ``table`` (its registry's own table); imports what registers it."""
     key = aliases.get(name, name)
     entry = _manifest_index(kind).get(name) if isinstance(name, str) else None
     if entry is not None:
@@ -425,17 +430,17 @@ def _lookup(kind: str, name: str):
 
 def family(name: str) -> Family:
     """The family called ``name`` (or an alias of it); imports the module that registers it."""
-    return _lookup("family", name)
+    return _lookup("family", name, _REG.families, _REG.aliases)
 
 
 def algorithm(name: str) -> Algorithm:
     """The algorithm called ``name`` (or an alias of it); imports the module that registers it."""
-    return _lookup("algorithm", name)
+    return _lookup("algorithm", name, _REG.algorithms, _REG.algorithm_aliases)
 
 
 def experiment(name: str) -> Experiment:
     """The paper reproduction called ``name``; imports the module that registers it."""
-    return _lookup("experiment", name)
+    return _lookup("experiment", name, _REG.experiments, {})
 
 
 def families() -> list[Family]:

@@ -69,12 +69,13 @@ def parse_spec(spec: str) -> tuple[registry.Family, dict[str, Any]]:
     for p in fam.params:
         if p.name not in kwargs and p.required:
             raise TopocastError(f"{fam.name}: parameter '{p.name}' is required ({p.doc})")
-    for part in kwargs.get(NESTED.get(fam.name), ()):
+    nested = NESTED.get(fam.name)
+    for part in kwargs.get(nested, ()) if nested is not None else ():
         parse_spec(part)  # validates each factor now, with its own message
     return fam, kwargs
 
 
-def _estimate(fam: registry.Family, kwargs: dict[str, Any]) -> tuple[int, int]:
+def _estimate(fam: registry.Family, kwargs: dict[str, Any]) -> tuple[int | float, int | float]:
     """The family's size estimate, nested specs replaced by their own estimates."""
     nested = NESTED.get(fam.name)
     if nested is not None:
@@ -83,6 +84,8 @@ def _estimate(fam: registry.Family, kwargs: dict[str, Any]) -> tuple[int, int]:
             sub, sub_kwargs = parse_spec(part)
             sizes.append(_estimate(sub, sub_kwargs) if sub.estimate else (0, 0))
         kwargs = {**kwargs, nested: tuple(sizes)}
+    if fam.estimate is None:
+        raise TopocastError(f"{fam.name}: the family has no size estimate")
     return fam.estimate(**kwargs)
 
 

@@ -21,6 +21,8 @@ convolution; tests hold it to the frontier run and the step engine.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..errors import TopocastError
@@ -197,12 +199,13 @@ def product_counts(a: int, b: int, n: int, algorithm: str) -> dict[str, np.ndarr
         receivers = total[1:]
         senders = (total - leaf)[:-1]
     elif algorithm == "iterative":
-        senders, receivers = [], []
+        sent: list[Any] = []
+        got: list[Any] = []
         for r in range(n):
             copies = ring.norm ** r
-            senders += [copies * inner[t - 1] for t in range(1, ring.diameter + 1)]
-            receivers += [copies * h[t] for t in range(1, ring.diameter + 1)]
-        senders, receivers = np.array(senders, dtype=object), np.array(receivers, dtype=object)
+            sent += [copies * inner[t - 1] for t in range(1, ring.diameter + 1)]
+            got += [copies * h[t] for t in range(1, ring.diameter + 1)]
+        senders, receivers = np.array(sent, dtype=object), np.array(got, dtype=object)
     else:
         raise TopocastError(f"algorithm: must be one of {', '.join(ALGORITHMS)}, got '{algorithm}'")
     nodes = ring.norm ** n

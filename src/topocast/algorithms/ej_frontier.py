@@ -345,9 +345,9 @@ class EJRule:
         else:
             line_dim = int(cur)
         rows, cols = np.nonzero(sends)
-        a, e = cols // max(1, len(child)), cols % max(1, len(child))
-        offset = (child[e] - parent[e]) * base ** (k - 1 - a)
-        label = (high + a) * 6 + cdir[e]
+        pos, arm = cols // max(1, len(child)), cols % max(1, len(child))
+        offset = (child[arm] - parent[arm]) * base ** (k - 1 - pos)
+        label = (high + pos) * 6 + cdir[arm]
         target = rows + offset
         assert np.all((target >= 0) & (target < low))
         t_ptr = np.zeros(low + 1, dtype=np.int64)

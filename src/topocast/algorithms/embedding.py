@@ -98,7 +98,11 @@ class _Hops:
     """The physical transfers as they are made: arrays in lists, and the steps each link is taken."""
 
     def __init__(self) -> None:
-        self.src, self.dst, self.step, self.forward, self.combine = [], [], [], [], []
+        self.src: list[int] = []
+        self.dst: list[int] = []
+        self.step: list[int] = []
+        self.forward: list[int] = []
+        self.combine: list[bool] = []
         self.ranges: list[tuple[int, int]] = []     # (first range entry, count) of the logical transfer
         self.busy: dict[tuple[int, int], set[int]] = {}
 
@@ -151,10 +155,17 @@ def _round(out: _Hops, logical: Schedule, transfers: list[int], toward: dict, ba
         common += 1
     last = common
     for t, arc in zip(near, arcs, strict=True):
-        out.add(*arc, common, -1, bool(logical.combine[t]), _ranges(logical, t))
+        out.add(*arc, common, -1, _adds(logical, t), _ranges(logical, t))
     for t in far:
         last = max(last, _relay(out, logical, t, paths[t], first[t], common))
     return last
+
+
+def _adds(logical: Schedule, t: int) -> bool:
+    """Whether logical transfer ``t`` adds its partials to the receiver's (a reduction's ``combine``)."""
+    if logical.combine is None:  # never: embed takes reductions only
+        raise TopocastError("embed: needs a reduction")
+    return bool(logical.combine[t])
 
 
 def _ranges(logical: Schedule, t: int) -> tuple[int, int]:
@@ -176,7 +187,7 @@ def _relay(out: _Hops, logical: Schedule, t: int, path: list[int], first: int, w
     predecessors, the last (which delivers) at or after ``writes_from``; returns the last hop's step.
     """
     prev, step = -1, first
-    combine = bool(logical.combine[t])
+    combine = _adds(logical, t)
     for j in range(len(path) - 1):
         u, v = path[j], path[j + 1]
         last = j == len(path) - 2

@@ -45,6 +45,7 @@ SuccessRate = ``nodes_complete / nodes``.  Times are in seconds.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -238,7 +239,8 @@ def _check_forwarding(forwarding: str, owner: str) -> None:
                             f"{', '.join(FORWARDING)}, got {forwarding!r}")
 
 
-def _targets(n: int, packets_of: np.ndarray, routers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _targets(n: int, packets_of: Sequence[int] | np.ndarray,
+             routers: Sequence[int] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """CSR targets: every packet needs its own router; the packets ``packets_of`` also need ``routers``."""
     extra = np.zeros(n, dtype=bool)
     extra[packets_of] = True

@@ -59,14 +59,19 @@ def factor_broadcast(factor: BaseFactor) -> tuple[np.ndarray, np.ndarray, np.nda
     if factor.kind == "ring":
         right, left = n // 2, (n - 1) // 2
         for r in range(1, right + 1):
-            steps.append(r - 1), src.append(r - 1), dst.append(r)
+            steps.append(r - 1)
+            src.append(r - 1)
+            dst.append(r)
         for j in range(1, left + 1):
-            steps.append(j), src.append((1 - j) % n), dst.append((-j) % n)
+            steps.append(j)
+            src.append((1 - j) % n)
+            dst.append((-j) % n)
     else:
         t = 0
         while (1 << t) < n:
             for i in range(min(1 << t, n - (1 << t)) if factor.kind == "complete" else 1 << t):
-                steps.append(t), src.append(i)
+                steps.append(t)
+                src.append(i)
                 dst.append(i + (1 << t) if factor.kind == "complete" else i ^ (1 << t))
             t += 1
     return np.array(steps, dtype=np.int64), np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)

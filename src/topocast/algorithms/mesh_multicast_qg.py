@@ -64,6 +64,8 @@ and the selected nodes consume the preparation time".
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba as nb
 import numpy as np
 
@@ -565,7 +567,7 @@ def qg_planner(topology: Topology, prep: int, threshold: float = 0.5, leader_pre
         worms_of = lambda node, seq: column_path_worms(node, seq, strides[0])  # noqa: E731
     else:  # two disjoint paths: one high-channel and one low-channel dual-path worm
         worms_of = lambda node, seq: dual_path_worms(node, seq, label)  # noqa: E731
-    kw = dict(dims=tuple(dims), strides=tuple(strides), label=label, prep=prep, leader_prep=lp,
+    kw: dict[str, Any] = dict(dims=tuple(dims), strides=tuple(strides), label=label, prep=prep, leader_prep=lp,
               threshold=threshold, worms_of=worms_of)
     return BatchPlanner(lambda source, dests: qg_plan(source, dests, **kw),
                         qg_batch(tuple(dims), label, prep, lp, threshold, "column" if routing == "ecube" else "dual"))

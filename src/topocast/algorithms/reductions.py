@@ -39,7 +39,7 @@ import math
 import numpy as np
 
 from ..errors import TopocastError
-from ..plans.schedule import Schedule, ScheduleBuilder
+from ..plans.schedule import Schedule, ScheduleBuilder, Targets
 from ..registry import Param
 from ..sim.models import PortModel
 from ..topology.core import Topology
@@ -53,7 +53,7 @@ MAX_CYCLE_SEARCH = 64
 
 
 # -- blocks and builders ---------------------------------------------------------------------------------
-def _blocks(topology: Topology, collective: str, chunks: int, root: int = 0) -> tuple[np.ndarray, object]:
+def _blocks(topology: Topology, collective: str, chunks: int, root: int = 0) -> tuple[np.ndarray, Targets]:
     """``(home of each block, targets)`` of a reduction on ``topology``."""
     n = topology.num_nodes
     if collective == "reduce":
@@ -455,9 +455,9 @@ def _hand_out(builder: ScheduleBuilder, ranks: np.ndarray, n: int, chunks: int, 
     for i in range(p):
         mine = []
         for owner in range(int(lo[i]) // chunks, (int(hi[i]) - 1) // chunks + 1 if hi[i] > lo[i] else 0):
-            first, last = max(int(lo[i]), owner * chunks), min(int(hi[i]), (owner + 1) * chunks)
-            if owner != ranks[i] and last > first:
-                mine.append((int(ranks[i]), owner, first, last - first))
+            begin, end = max(int(lo[i]), owner * chunks), min(int(hi[i]), (owner + 1) * chunks)
+            if owner != ranks[i] and end > begin:
+                mine.append((int(ranks[i]), owner, begin, end - begin))
         sends.append(mine)
     for k in range(max((len(m) for m in sends), default=0)):
         batch = [m[k] for m in sends if len(m) > k]

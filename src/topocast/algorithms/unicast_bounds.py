@@ -96,6 +96,7 @@ def dor_uniform_loads(topology: Topology, lat: Lattice | None = None, ties: str 
             nodes = np.flatnonzero(lat.table[:, 2 * i + sign] >= 0)
             arcs = lat.table[nodes, 2 * i + sign]
             c = (nodes // s) % k
+            pairs: np.ndarray | int
             if topology.family == "hypercube":
                 pairs = np.ones(len(nodes))  # times the N/2 (= N/k) below
                 if sign == 1:

@@ -421,6 +421,8 @@ def draw(pattern: str, topology: Topology, sources: np.ndarray, rng: np.random.G
     if pattern == "uniform":
         return uniform_destinations(n, sources, rng)
     if pattern in PERMUTATIONS:
+        if permutation is None:
+            raise TopocastError(f"unicast: traffic '{pattern}' needs its permutation")
         return permutation[sources]
     if pattern == "nearest-neighbour":
         ptr, nbrs = distinct_neighbours(topology)
@@ -487,6 +489,8 @@ def pattern_law(pattern: str, topology: Topology, *, permutation: np.ndarray | N
     if pattern == "uniform":
         return none, none, np.zeros(0), 1.0 / (n - 1)
     if pattern in PERMUTATIONS:
+        if permutation is None:
+            raise TopocastError(f"unicast: traffic '{pattern}' needs its permutation")
         src = np.flatnonzero(permutation != np.arange(n)).astype(np.int64)
         return src, permutation[src], np.ones(len(src)), 0.0
     if pattern == "nearest-neighbour":

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -64,7 +65,7 @@ class TrafficBuilder:
         self.dests: list[int] = []
         self.dest_slot: list[int] = []
 
-    def add(self, source: int, generated: int, destinations: Sequence[int], jobs: Jobs) -> None:
+    def add(self, source: int, generated: int, destinations: Sequence[int] | np.ndarray, jobs: Jobs) -> None:
         """Add one multicast with its job list.
 
         A destination the jobs never serve, or serve twice, is kept as it is and reported by the verification
@@ -311,8 +312,8 @@ def workload_plan(topology: Topology, planner: Planner, *, load: float, destinat
     gen, src = poisson_arrivals(n, load / flits, cycles, rng)
     counts = destination_counts(len(gen), destinations, spread, n, rng)
     ptr, ids = draw_destinations(n, src, counts, rng)
-    window_kw = dict(cycles=cycles, warmup=warmup, drain=drain, batches=batches, flits=flits, load=float(load),
-                     collective=collective, info=info, notes=notes)
+    window_kw: dict[str, Any] = dict(cycles=cycles, warmup=warmup, drain=drain, batches=batches, flits=flits,
+                                     load=float(load), collective=collective, info=info, notes=notes)
     if isinstance(planner, BatchPlanner):
         return plan_from_arrays(topology, gen, src, ptr, ids, planner.batch(src, ptr, ids), **window_kw)
     builder = TrafficBuilder(topology)

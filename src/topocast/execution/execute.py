@@ -17,12 +17,23 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ..errors import TopocastError
 from ..sim.models import Model
 from ..verify.delivery import Verification
 from .result import RunResult, ratio
+
+if TYPE_CHECKING:
+    from ..plans.circuit import CircuitPlan
+    from ..plans.frontier import FrontierPlan
+    from ..plans.schedule import Schedule
+    from ..plans.wormhole import WormPlan
+    from ..topology.core import Topology, UnbuiltTopology
+
+    #: what an algorithm hands :func:`execute`: one plan type per engine family
+    AnyPlan: TypeAlias = Schedule | CircuitPlan | WormPlan | FrontierPlan
 
 ENGINES = ("step", "event", "circuit", "wormhole", "frontier")
 
@@ -36,20 +47,21 @@ class Outcome:
     units: dict[str, str]
     measured: float | None
     lower_bound: float | None
-    per_step: dict[str, list] | None = None
+    per_step: dict[str, list[Any]] | None = None
     notes: list[str] = field(default_factory=list)
     trace: Any = None
 
 
-def adapter(engine: str):
+def adapter(engine: str) -> ModuleType:
     """The :mod:`topocast.measure` module of ``engine`` (imported on first use)."""
     if engine not in ENGINES:
         raise TopocastError(f"engine: must be one of {', '.join(ENGINES)}, got '{engine}'")
     return importlib.import_module(f"topocast.measure.{engine}")
 
 
-def execute(topology, plan, engine: str, model: Model | None = None, *, algorithm: str = "", seed: int = 0,
-            params: dict[str, Any] | None = None, max_bytes: float | None = None, links: bool = False) -> RunResult:
+def execute(topology: Topology | UnbuiltTopology, plan: AnyPlan, engine: str, model: Model | None = None, *,
+            algorithm: str = "", seed: int = 0, params: dict[str, Any] | None = None, max_bytes: float | None = None,
+            links: bool = False) -> RunResult:
     """Run ``plan`` on ``engine`` under ``model``, verify it, measure it, and return the result.
 
     >>> import topocast as tc
@@ -71,6 +83,8 @@ def execute(topology, plan, engine: str, model: Model | None = None, *, algorith
     model = model or Model()
     max_bytes = default_limit() if max_bytes is None else max_bytes
     outcome = module.measure(topology, plan, model, max_bytes)
+    if topology.num_nodes is None:
+        raise TopocastError(f"{topology.spec}: the node count of the network is unknown")
     metrics: dict[str, Any] = {"lower_bound": outcome.lower_bound,
                                "lower_bound_ratio": ratio(outcome.measured, outcome.lower_bound),
                                "nodes": int(topology.num_nodes)}

@@ -44,7 +44,7 @@ class RunResult:
     params: dict[str, Any] = field(default_factory=dict)
     metrics: dict[str, Any] = field(default_factory=dict)
     units: dict[str, str] = field(default_factory=dict)
-    per_step: dict[str, list] | None = None
+    per_step: dict[str, list[Any]] | None = None
     notes: list[str] = field(default_factory=list)
     trace: Any = None
     links: Any = None
@@ -74,7 +74,7 @@ class RunResult:
         return out
 
 
-def _clean(value):
+def _clean(value: Any) -> Any:
     """JSON-safe: numpy scalars and arrays to Python, NaN to null, infinities to strings."""
     if isinstance(value, dict):
         return {str(k): _clean(v) for k, v in value.items()}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -46,7 +47,7 @@ def resolve_node(topology: Topology, value: Any, option: str) -> int:
             raise TopocastError(f"{option}: must be {rule}, got an empty string")
         if text.lstrip("+-").isdigit():
             return _index(int(text), option, n, rule)
-        target = text
+        target: str | tuple[Any, ...] = text
     elif isinstance(value, (tuple, list)):
         target = tuple(value)
     else:
@@ -69,7 +70,7 @@ def _index(value: Any, option: str, n: int, rule: str) -> int:
 
 
 def route(spec: str | Topology, source: str | int, target: str | int, max_memory: float | str | None = None,
-          options: tuple[str, str] = ("source", "target"), faults: Any = None) -> dict:
+          options: tuple[str, str] = ("source", "target"), faults: Any = None) -> dict[str, Any]:
     """Route from ``source`` to ``target`` (indices, label tuples or label text); returns a JSON-able dict.
 
     ``options`` names the two end points in error messages (the CLI passes ``("--from", "--to")``).
@@ -98,7 +99,7 @@ def route(spec: str | Topology, source: str | int, target: str | int, max_memory
                 raise TopocastError(f"{name}: node {node} is a failed router of {topology.spec} ({topology.faults})")
     # the family's router knows the intact network's structure: its route there, kept when it survives
     path = router(topology.intact, s, t) if router else None
-    if router is not None and not _survives(topology, path):
+    if family is not None and path is not None and not _survives(topology, path):
         router, path = None, None
         note = f"the {family.name} route crosses a failed link: shortest path on the surviving graph"
     path = [int(v) for v in (path if path is not None else shortest_path(topology, s, t))]
@@ -120,12 +121,12 @@ def route(spec: str | Topology, source: str | int, target: str | int, max_memory
     }
 
 
-def _survives(topology: Topology, path) -> bool:
+def _survives(topology: Topology, path: Sequence[int]) -> bool:
     """Whether every hop of ``path`` is a link of the degraded ``topology``."""
     return all(topology.has_edge(int(u), int(v)) for u, v in zip(path, path[1:], strict=False))
 
 
-def _family(name: str):
+def _family(name: str) -> registry.Family | None:
     """The registered family ``name``, or None (a topology made from a networkx graph)."""
     try:
         return registry.family(name)

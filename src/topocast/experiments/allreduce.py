@@ -134,12 +134,12 @@ def _ratio(rows, spec, size, a, b) -> float | None:
 
 def claims(rows: list[dict]) -> list[Claim]:
     specs = sorted({r["spec"] for r in rows})
-    small = {s: _ratio(rows, s, SMALL, "allreduce-halving-doubling", "allreduce-ring") for s in specs}
-    large = {s: _ratio(rows, s, LARGE, "allreduce-ring", "allreduce-halving-doubling") for s in specs}
-    small = {s: v for s, v in small.items() if v is not None}
-    large = {s: v for s, v in large.items() if v is not None}
-    worst_small = max(small, key=small.get)
-    worst_large = max(large, key=large.get)
+    small_all = {s: _ratio(rows, s, SMALL, "allreduce-halving-doubling", "allreduce-ring") for s in specs}
+    large_all = {s: _ratio(rows, s, LARGE, "allreduce-ring", "allreduce-halving-doubling") for s in specs}
+    small: dict[str, float] = {s: v for s, v in small_all.items() if v is not None}
+    large: dict[str, float] = {s: v for s, v in large_all.items() if v is not None}
+    worst_small = max(small, key=lambda s: small[s])
+    worst_large = max(large, key=lambda s: large[s])
     return [
         Claim("At small vectors halving-doubling (log2 N rounds) beats the ring (N-1 rounds) on every network "
               "(Thakur, Rabenseifner and Gropp 2005)", all(v < 1 for v in small.values()),

@@ -8,6 +8,7 @@ under our store-and-forward model, written next to each algorithm.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..algorithms import classic_allgather, classic_alltoall, classic_broadcast
 from ..api import run
@@ -50,7 +51,8 @@ CLOSED_FORMS = {**classic_broadcast.CLOSED_FORMS, **classic_allgather.CLOSED_FOR
 def measure(quick: bool, progress: Progress) -> list[dict]:
     """Compute: run every case on the step and the event engine, beside its closed form (Grama et al. ch. 4)."""
     cases = [(alg, spec) for alg, specs in (CASES_QUICK if quick else CASES_FULL) for spec in specs]
-    kwargs = dict(message_bytes=MESSAGE_BYTES, startup=COST.startup, per_byte=COST.per_byte, per_hop=COST.per_hop)
+    kwargs: dict[str, Any] = dict(message_bytes=MESSAGE_BYTES, startup=COST.startup, per_byte=COST.per_byte,
+                                  per_hop=COST.per_hop)
     evidence = []
     for alg, spec in progress.track(cases, "classic collectives"):
         topology = build(spec)
@@ -96,7 +98,8 @@ def cost_figure(evidence: list[dict], out: Path) -> Path:
     fig, ax = plt.subplots(figsize=(6, 5))
     for family in ("broadcast", "allgather", "alltoall"):
         pts = [(e["closed_form_us"], e["time_us"]) for e in evidence if e["algorithm"].startswith(family)]
-        ax.scatter(*zip(*pts, strict=True), label=family, s=28, alpha=0.8)
+        xs, ys = zip(*pts, strict=True)
+        ax.scatter(xs, ys, label=family, s=28, alpha=0.8)
     lo = min(min(e["closed_form_us"], e["time_us"]) for e in evidence) * 0.8
     hi = max(max(e["closed_form_us"], e["time_us"]) for e in evidence) * 1.25
     ax.plot([lo, hi], [lo, hi], color="grey", lw=0.8, ls="--", label="simulated = closed form")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -95,11 +96,12 @@ class Evidence:
 # -- compute -----------------------------------------------------------------------------------
 def _step_run(topology, algorithm: str) -> dict:
     result = run(topology, algorithm)
-    return {"per_step": dict(result.per_step), "verified": result.verified,
+    return {"per_step": dict(result.per_step or {}), "verified": result.verified,
             "exactly_once": result.metrics["exactly_once"]}
 
 
-def _counts(a: int, b: int, n: int, alg: str, simulate: bool, progress: Progress) -> tuple[dict, str, bool]:
+def _counts(a: int, b: int, n: int, alg: str, simulate: bool,
+            progress: Progress) -> tuple[dict[str, Any], str, bool | None]:
     """Per-step counts, how they were obtained, and whether delivery was checked exactly-once."""
     if simulate:
         res = simulate_broadcast(a, b, n, alg, progress=progress)
@@ -152,7 +154,7 @@ def measure_all_to_all(ev: Evidence, quick: bool, progress: Progress) -> None:
             "spec": spec, "steps": r.per_step and len(r.per_step["senders"]), "messages": m["messages"],
             "delivered": "yes" if r.verified and m["exactly_once"] else f"NO: {r.first_violation}",
             "max_link_messages": m["max_link_messages"],
-            "link_load": " ".join(map(str, r.per_step["max_link_messages"]))})
+            "link_load": " ".join(map(str, (r.per_step or {})["max_link_messages"]))})
 
 
 def measure_formulas() -> dict:

@@ -14,7 +14,9 @@ GFT(2,2,2) with the thesis's configuration for k = 5 drawn.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -110,13 +112,15 @@ def measure_figure55() -> dict:
 def measure_square_counts(quick: bool, rng) -> dict:
     """Sections 5.1.3 and 5.2.3: exhaustive split of GFT(2,2,2) into Latin squares, random bases elsewhere."""
     shape = GFTShape(2, 2, 2)
-    seen, squares_ok, total = set(), 0, 0
+    seen: set[bytes] = set()
+    squares_ok, total = 0, 0
     for base in ft.all_xor_bases(shape):
         check = xor_square(shape, base)
         squares_ok += check.ok
         total += 1
         seen.update(row.tobytes() for row in check.perms)
-    ev = {"total": total, "squares_ok": squares_ok, "distinct": len(seen), "count": ft.latin_square_count(shape),
+    ev: dict[str, Any] = {"total": total, "squares_ok": squares_ok, "distinct": len(seen),
+                          "count": ft.latin_square_count(shape),
           "configurations": ft.xor_configuration_count(shape), "samples": 5 if quick else 40, "trees": []}
     for h, m, w in [(2, 2, 2), (2, 4, 4), (2, 4, 2), (3, 2, 2), (3, 4, 2), (2, 2, 4)]:
         shape = GFTShape(h, m, w)
@@ -139,7 +143,7 @@ def measure_verification(quick: bool, progress: Progress) -> list[dict]:
     rows = []
     for h, m, w in progress.track(trees, "fat-tree schemes"):
         shape = GFTShape(h, m, w)
-        schemes = [("LLS", ft.lls_routes)]
+        schemes: list[tuple[str, Callable[..., Any]]] = [("LLS", ft.lls_routes)]
         if not (m & (m - 1)) and not (w & (w - 1)):
             schemes.append(("CLS", ft.xor_routes))
         for name, make in schemes:
@@ -236,7 +240,7 @@ def measure_timing(quick: bool, progress: Progress) -> list[list]:
     if not quick:
         cases.append((256, "16x16", 8, [(3, 4, 4), (2, 8, 4)]))
     rows = []
-    cost = dict(startup=1e-6, per_byte=1e-10)
+    cost: dict[str, Any] = dict(startup=1e-6, per_byte=1e-10)
     for size in progress.track([1024.0, 1048576.0], "total-exchange timing"):
         for n, mesh, dim, trees in cases:
             bound = exchange_lower_bound(CostModel(**cost), size, n - 1)

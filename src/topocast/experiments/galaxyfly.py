@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -65,7 +66,7 @@ FORWARDING_STARTUPS = (STARTUP, 3e-7)
 SIZE_FREE = {ALGORITHMS["SFATA"], ALGORITHMS["RFATA"], A2A}
 
 # the paper's printed values (time in us, AvgChannel in %)
-PAPER_SFATA = {
+PAPER_SFATA: dict[str, list[float]] = {
     "AvgTime": [34100, 43700, 62400, 57300, 91600],
     "MaxTime": [56500, 73700, 92900, 101300, 132900],
     "MinTime": [8500, 9700, 12900, 11700, 24900],  # printed 117,000 for (4,7,4): errata, see PRINTED_AS
@@ -73,7 +74,7 @@ PAPER_SFATA = {
     "RouterTime": [27366.7, 35057.5, 52587, 46030.4, 82947.5],
     "AvgChannel": [5.69, 5.72, 5.65, 5.73, 4.73],
 }
-PAPER_RFATA = {
+PAPER_RFATA: dict[str, list[float]] = {
     "AvgTime": [44920, 56925, 82000, 71735.7, 137213],
     "MaxTime": [67400, 87000, 112600, 115800, 178700],
     "MinTime": [14600, 17000, 22600, 19000, 48300],
@@ -81,7 +82,7 @@ PAPER_RFATA = {
     "RouterTime": [2440, 2310, 3160, 2096.43, 8006.67],
     "AvgChannel": [4.02, 3.97, 3.80, 4.01, 2.95],
 }
-PAPER_A2A = {
+PAPER_A2A: dict[str, list[float]] = {
     "AvgTime": [14295, 18080, 24696, 28896.4, 38997.5],
     "MaxTime": [21900, 28200, 34800, 39000, 55900],
     "MinTime": [1800, 1800, 2200, 2500, 3800],
@@ -157,7 +158,7 @@ class RunMetrics:
     @classmethod
     def mean(cls, runs: list[RunMetrics]) -> RunMetrics:
         """The records of several runs (every root A) averaged: numbers averaged, checks required of every run."""
-        out = {}
+        out: dict[str, Any] = {}
         for f in fields(cls):
             values = [getattr(r, f.name) for r in runs]
             out[f.name] = all(values) if isinstance(values[0], bool) else float(np.mean(values))
@@ -353,7 +354,8 @@ def measure_roots(runner: Runner, progress: Progress, quick: bool) -> Roots:
     models = [(STARTUP, PER_HOP)] if quick else [(STARTUP, PER_HOP), (0.0, 0.0), (1e-5, PER_HOP)]
     labels = ("SFATA", "RFATA", "RFATA packet")
     jobs = [(c, root) for c in configs for root in range(runner.topology(galaxyfly_spec(*c)).meta["supernodes"])]
-    rows, per_root = [], {}
+    rows: list[Any] = []
+    per_root: dict[tuple[Any, ...], list[RunMetrics]] = {}
     for config, root in progress.track(jobs, "every root A"):
         spec = galaxyfly_spec(*config)
         for startup, per_hop in models:
@@ -397,6 +399,8 @@ def measure_synthesis(progress: Progress) -> list[SynthesisRun]:
     rows = []
     for config in progress.track(PERFORMANCE, "synthesised all-gather"):
         s = synthesize(galaxyfly_spec(*config), "allgather", packet_size=160)
+        if s.ratio is None:
+            raise RuntimeError(f"galaxyfly: the synthesised all-gather on {galaxyfly_spec(*config)} has no bound")
         rows.append(SynthesisRun(config, s.measured, s.lower_bound, s.ratio, s.method, s.seconds,
                                  bool(s.result.verified and s.result.metrics["exactly_once"])))
     return rows
@@ -633,10 +637,11 @@ RELATIONS = {"RFATA / SFATA MaxTime": ("rf", "time", "MaxTime"),
              "SFATA / RFATA AvgChannel, used link directions": ("sf", "used_link_utilisation", None)}
 
 
-def views(ev: Evidence) -> dict[str, tuple[list, list]]:
+def views(ev: Evidence) -> dict[str, tuple[list[Any], list[Any]]]:
     """Every reading of the SFATA and RFATA runs: name -> (SFATA per network, RFATA per network), ``None`` for a
     network a reading did not run; the default reading (:data:`DEFAULT`) first."""
-    out = {f"{fwd} & root=S1": (ev.galaxyfly[sv], ev.galaxyfly[rv]) for fwd, (sv, rv) in FORWARDINGS.items()}
+    out: dict[str, tuple[list[Any], list[Any]]] = {f"{fwd} & root=S1": (ev.galaxyfly[sv], ev.galaxyfly[rv])
+                                                   for fwd, (sv, rv) in FORWARDINGS.items()}
     mean, name = ev.roots.mean, ev.roots.reading
     out.update({f"{fwd} & {name}": (mean[sv], mean[rv]) for fwd, (sv, rv) in FORWARDINGS.items()
                 if sv in mean and rv in mean})
@@ -878,7 +883,7 @@ def _vals(rs: list, key: str) -> list:
     return [getattr(r, key) for r in rs if r is not None]
 
 
-def _both(sf: list, rf: list) -> list[tuple[dict, dict]]:
+def _both(sf: list[Any], rf: list[Any]) -> list[tuple[Any, Any]]:
     """(SFATA, RFATA) evidence of the networks a reading ran."""
     return [(a, b) for a, b in zip(sf, rf, strict=True) if a is not None and b is not None]
 
@@ -992,20 +997,21 @@ def dragonfly_claims(ev: Evidence) -> list[Claim]:
     default = next(iter(read))
     claims = []
     for key, label in (("mean_completion_time", "AvgTime"), ("time", "MaxTime"), ("min_completion_time", "MinTime")):
-        verdicts, numbers = {}, []
+        verdicts, found = {}, []
         for name, (df, sf, rf) in read.items():
             ratio = [getattr(d, key) / min(getattr(a, key), getattr(b, key))
                      for d, a, b in zip(df, sf, rf, strict=True)]
             verdicts[name] = all(r < 1 for r in ratio)
-            numbers.append((name, ratio))
+            found.append((name, ratio))
         paper = [a / min(s, r) for a, s, r in zip(PAPER_A2A[label], PAPER_SFATA[label], PAPER_RFATA[label],
                                                    strict=True)]
         claims.append(Claim(
             f"A2A on the Dragonfly beats SFATA and RFATA in {label} at equal router count", verdicts[default],
-            "A2A/best of SFATA, RFATA = " + ", ".join(f"{r:.3f}" for r in numbers[0][1])
+            "A2A/best of SFATA, RFATA = " + ", ".join(f"{r:.3f}" for r in found[0][1])
             + " (paper: " + ", ".join(f"{r:.3f}" for r in paper) + "); "
-            + "; ".join(f"{name}: {_span(r)}" for name, r in numbers[1:]), readings=verdicts))
-    verdicts, numbers = {}, []
+            + "; ".join(f"{name}: {_span(r)}" for name, r in found[1:]), readings=verdicts))
+    verdicts = {}
+    numbers: list[str] = []
     for name, (df, sf, rf) in read.items():
         for which, key in (("all", "mean_link_utilisation"), ("used", "used_link_utilisation")):
             ratio = [getattr(d, key) / max(getattr(a, key), getattr(b, key))
@@ -1131,7 +1137,8 @@ def _galaxy_figure(out: Path) -> Path:
         pos[s] = (point.real, point.imag)
     for u, v, lab in zip(g.arc_sources, g.indices, g.arc_labels, strict=False):
         if u < v:
-            style = dict(color="tab:blue", lw=1.5) if lab == 0 else dict(color="tab:gray", lw=0.8, ls="--")
+            style: dict[str, Any] = (dict(color="tab:blue", lw=1.5) if lab == 0
+                                     else dict(color="tab:gray", lw=0.8, ls="--"))
             ax.plot(*zip(pos[int(u)], pos[int(v)], strict=False), **style, zorder=1)
     for s, (x, y) in pos.items():
         ax.scatter([x], [y], s=420, color="white", edgecolor="black", zorder=2)

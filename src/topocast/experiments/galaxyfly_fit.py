@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -81,7 +82,8 @@ class _Counted:
     """``evaluate`` with its calls counted and its results kept, so a point is run once."""
 
     def __init__(self, evaluate: Callable[[np.ndarray], np.ndarray]):
-        self.evaluate, self.calls, self.seen = evaluate, 0, {}
+        self.evaluate, self.calls = evaluate, 0
+        self.seen: dict[Any, Any] = {}
 
     def __call__(self, theta: np.ndarray) -> np.ndarray:
         key = tuple(float(t) for t in theta)

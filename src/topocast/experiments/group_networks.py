@@ -302,13 +302,13 @@ def measure(quick: bool, progress: Progress, seed: int = 0) -> dict:
     results = run_points(jobs, workers=1 if quick else 2, progress=progress, description="unicast load points")
     runs = {key: dict(one_run(r), seed=job[3]) for key, job, r in zip(keys, jobs, results, strict=True)}
     grouped: dict = {}
-    for (net, routing, traffic, load, _), one in runs.items():
-        grouped.setdefault((net, routing, traffic, load), []).append(one)
+    for (name, routing, traffic, load, _), one in runs.items():
+        grouped.setdefault((name, routing, traffic, load), []).append(one)
     points = {key: summarise(group) for key, group in grouped.items()}
     curves = {}
-    for (net, routing, traffic), law in laws.items():
-        pts = [(load, points[net, routing, traffic, load]) for load in law["loads"]]
-        curves[net, routing, traffic] = dict(law, **knee(pts, law["zero_load"]), low=pts[0][1], low_load=pts[0][0],
+    for (name, routing, traffic), law in laws.items():
+        pts = [(load, points[name, routing, traffic, load]) for load in law["loads"]]
+        curves[name, routing, traffic] = dict(law, **knee(pts, law["zero_load"]), low=pts[0][1], low_load=pts[0][0],
                                              vcs=pts[0][1]["vcs"])
     return {"networks": nets, "info": info, "curves": curves, "points": points, "runs": runs, "quick": quick,
             "seeds": seeds, "cycles": cycles, "batches": batches, "fractions": fractions, "seed": seed,
@@ -372,8 +372,8 @@ def saturation_table(ev: dict) -> Table:
         table.rows.append([label[net], routing, traffic, c["vcs"], round(c["mean_hops"], 4), round(c["zero_load"], 3),
                            "sat" if low["saturated"] else _pm(low["mean_latency"], low["ci95"], 2),
                            thr, "none up to 1" if c["first_saturated"] is None else c["first_saturated"],
-                           "—" if c["bound"] is None else round(c["bound"], 4),
-                           "—" if c["bound"] is None else round(_over(c), 3)])
+                           "—" if c["bound"] is None else round(float(c["bound"]), 4),
+                           "—" if (over := _over(c)) is None else round(over, 3)])
     table.tidy = (["network", "spec", "routing", "traffic", "vcs", "mean_hops", "zero_load_latency_cycles",
                    "low_load_flits_per_router_cycle", "low_load_latency_cycles", "ci95_low_load_latency_cycles",
                    "saturation_throughput_flits_per_router_cycle", "ci95_saturation_throughput", "knee_load",

@@ -28,12 +28,15 @@ broadcast up to 2,500 nodes (``--quick``) or 30,000 (full).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..algorithms.hdn_routing import compact_path, hops_are_links, path_hops, route_paths, theorem2_bound
 from ..api import run
+from ..errors import TopocastError
 from ..infra.progress import SILENT, Progress
 from ..outputs.report import Claim, Compare, Report, Table
 from ..registry import Experiment, register_experiment
@@ -277,8 +280,9 @@ def measure_route(s: tuple[int, ...], pairs_k2: int, rng) -> dict:
 
 def measure_routing(quick: bool, progress: Progress, seed: int = 0) -> list[dict]:
     """Theorem 2 over the k = 1 configurations (every pair) and a few k = 2 ones (random pairs)."""
-    k1 = [(s1,) for s1 in SIZES if not quick or _layout((s1,)).num_nodes <= 600]
-    k2 = [(6, 15), (15, 30), (30, 30), (5, 10)] if quick else [(6, 15), (5, 2), (2, 5), (1, 30), (2, 2), (3, 10)]
+    k1: list[tuple[int, ...]] = [(s1,) for s1 in SIZES if not quick or _layout((s1,)).num_nodes <= 600]
+    k2: list[tuple[int, ...]] = ([(6, 15), (15, 30), (30, 30), (5, 10)] if quick
+                                 else [(6, 15), (5, 2), (2, 5), (1, 30), (2, 2), (3, 10)])
     pairs_k2 = 20_000 if quick else 100_000
     rng = np.random.default_rng(seed)
     return [measure_route(s, pairs_k2, rng) for s in progress.track(k1 + k2, "routing")]
@@ -319,7 +323,7 @@ def measure_routing_example() -> list[dict]:
     layout = topology.codec.layout
     u, v = topology.index(EXAMPLE_FROM), topology.index(EXAMPLE_TO)
     distance = bfs_distances(topology, u)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for literal in (False, True):
         path = compact_path(route_paths(layout, [u], [v], literal)[0])
         links = [bool(topology.has_edge(a, b)) for a, b in zip(path, path[1:], strict=False)]
@@ -405,7 +409,7 @@ def theorem3_bounds(layout: HDNLayout) -> dict[str, int]:
     {'sum': 9, 'product': 8}
     """
     times = [f.broadcast_steps for f in layout.factors]
-    combine = {"sum": sum, "product": math.prod}
+    combine: dict[str, Callable[[Iterable[int]], int]] = {"sum": sum, "product": math.prod}
 
     def t(subset, reading: str) -> int:
         return combine[reading](times[i] for i in subset) if len(subset) else 0
@@ -634,6 +638,8 @@ def _table3_formulas(spec: str) -> tuple[int, int, int]:
         layout = _layout(tuple(int(x) for x in spec.rsplit("s=", 1)[1].split("/")))
         return layout.num_nodes, layout.degree, layout.theorem1_diameter
     family, params = parse_spec(spec)
+    if family.estimate is None:
+        raise TopocastError(f"{spec}: the family has no size estimate")
     nodes = int(family.estimate(**params)[0])  # the family's node count (2^n, x*y*z), without building
     if spec.startswith("hypercube"):
         return nodes, int(spec.split(":")[1]), int(spec.split(":")[1])
@@ -778,7 +784,8 @@ def diameter_figure(measured: list[dict], out: Path) -> Path:
     fig, ax = plt.subplots(figsize=(6, 5))
     for k in sorted({len(m["s"]) for m in measured}):
         pts = [(m["formula"], m["diameter"]) for m in measured if len(m["s"]) == k]
-        ax.scatter(*zip(*pts, strict=True), label=f"k = {k}", s=30, alpha=0.8)
+        xs, ys = zip(*pts, strict=True)
+        ax.scatter(xs, ys, label=f"k = {k}", s=30, alpha=0.8)
     hi = max(max(m["formula"], m["diameter"]) for m in measured) + 1
     ax.plot([0, hi], [0, hi], color="grey", lw=0.8, ls="--", label="measured = Theorem 1")
     ax.set_xlabel("Theorem 1 diameter formula")

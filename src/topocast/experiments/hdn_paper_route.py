@@ -26,7 +26,11 @@ checks every hop against our links.
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..errors import TopocastError
 from ..topology.core import Topology
+from ..topology.hdn import HDNCodec, HDNLayout
 
 #: the printed route (section 4): u => u' in cluster (0, 0), level-1 names
 PAPER_U_SEGMENT = ((0, 0, 0, 0), (0, 0, 4, 0), (1, 4, 0, 0), (1, 4, 1, 0), (1, 4, 2, 0), (1, 4, 2, 1),
@@ -67,7 +71,7 @@ def paper_node(layout, name: tuple[int, int, int, int], c3_major: bool = False) 
     return level1_node(layout, (c2, u2), (c1, u1, s1, n1), c3_major)
 
 
-def paper_name(layout, node: int) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
+def paper_name(layout: HDNLayout, node: int) -> tuple[tuple[int, int, int, int], tuple[int, ...]]:
     """The paper's names of our ``node``: (level-2 name by Table 4, level-1 name in its cluster)."""
     cluster, serial = (int(x) for x in layout.to_cluster(2, node))
     c2, u2 = divmod(cluster, layout.clusters[2])
@@ -88,17 +92,24 @@ def _name_text(name: tuple[int, ...]) -> str:
     return "(" + ",".join(map(str, name)) + ")"
 
 
+def _layout_of(topology: Topology) -> HDNLayout:
+    """The HDN layout behind ``topology``'s labels."""
+    if not isinstance(topology.codec, HDNCodec):
+        raise TopocastError(f"{topology.spec}: not an HDN network")
+    return topology.codec.layout
+
+
 def route_in_paper_names(topology: Topology, path: list[int]) -> str:
     """``path`` in the paper's level-2 names (Table 4)."""
-    layout = topology.codec.layout
+    layout = _layout_of(topology)
     return " ".join(_name_text(paper_name(layout, int(x))[0]) for x in path)
 
 
 def check_paper_route(topology: Topology) -> dict:
     """The printed route mapped to our nodes: which of its hops are links of our network, under both digit
     orders of ``N1``; whether Table 4 (and, for contrast, our own labels) join its segments."""
-    layout = topology.codec.layout
-    out = {}
+    layout = _layout_of(topology)
+    out: dict[str, Any] = {}
     for c3_major in (False, True):
         path, joins = paper_route(layout, c3_major)
         links = [bool(topology.has_edge(a, b)) for a, b in zip(path, path[1:], strict=False)]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +45,7 @@ FIGURES = (  # (figure, mesh, destinations)
     (6, "mesh:16x16", 20),
 )
 
-SERIES = (  # (key, label, algorithm, extra params)
+SERIES: tuple[tuple[str, str, str, dict[str, Any]], ...] = (  # (key, label, algorithm, extra params)
     ("DP", "DP", "multicast-dp", {}),
     ("MP", "MP", "multicast-mp", {}),
     ("CP", "CP", "multicast-cp", {}),
@@ -167,7 +168,8 @@ def across_seeds(runs: list[dict]) -> dict:
 def _jobs(quick: bool, cycles: int, batches: int, seed: int, seeds: int = SEEDS) -> tuple[list, list]:
     """Every run of Figures 3-6 (both count readings, every series, ``seeds`` seeds) and of the unicast
     baseline, with its key ``(figure, counts, series, load, replication)``."""
-    jobs, keys = [], []
+    jobs: list[Any] = []
+    keys: list[tuple[Any, ...]] = []
     for fig, spec, dests in FIGURES:
         for c, (counts, _, spread_of) in enumerate(COUNTS):
             for i, load in enumerate((QUICK_LOADS if quick else FULL_LOADS)[(_side(spec), dests)]):
@@ -314,8 +316,8 @@ def _model_table(points) -> Table:
             m = next(r for (f, c, k, _), r in mc.items() if k == key)
             table.rows.append([f"{alg} preparation time (cycles), set {prep}",
                                Compare(m["prep"], PREP_TIMES[prep][alg.lower()], kind="setting")])
-    for routing, *keys in ROUTINGS:
-        runs = [r for (f, c, k, _), r in mc.items() if k in keys]
+    for routing, *series in ROUTINGS:
+        runs = [r for (f, c, k, _), r in mc.items() if k in series]
         # Theorem 1: two start-ups, i.e. two message-passing steps (printed by the paper)
         if routing == "disjoint":
             table.rows.append([f"QG routing={routing}: start-ups per multicast, max over all multicasts (Theorem 1)",
@@ -391,7 +393,7 @@ def _arrival_table(points: dict) -> Table:
     tidy = []
     for fig, loads in _loads_of(pts).items():
         for load in loads:
-            row = [fig, load]
+            row: list[Any] = [fig, load]
             for key in ARRIVAL_SERIES:
                 m = pts[(fig, key, load)]
                 row.append("sat" if m["saturated"] else f"{m['arrival_std']:.1f} ±{m['arrival_std_ci95']:.1f}")
@@ -617,7 +619,7 @@ def reading_name(routing: str | None, counts: str, prep: str = "figures") -> str
 def _qg_claim(per: dict, check, prep40: bool) -> tuple[str, dict]:
     """One QG claim under every routing, preparation set and count reading: (text, {reading: (ok, evidence,
     why)}); with ``prep40`` QG's preparation is 40 cycles."""
-    text, readings = None, {}
+    text, readings = "", {}
     for routing, key16, key40 in ROUTINGS:
         for prep, *_ in PREP_SETS:
             for counts, (pts, loads_of) in per.items():

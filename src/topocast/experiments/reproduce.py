@@ -114,7 +114,7 @@ def _forked(names: list[str], quick: bool, out: Path, workers: int, first: list[
 
     global _STATUS
     context = multiprocessing.get_context("fork")
-    _STATUS = context.SimpleQueue()
+    status = _STATUS = context.SimpleQueue()
     try:
         pool = context.Pool(workers)
     except OSError:
@@ -126,7 +126,7 @@ def _forked(names: list[str], quick: bool, out: Path, workers: int, first: list[
 
     def relay() -> None:
         while True:
-            item = _STATUS.get()
+            item = status.get()
             if item is None:
                 return
             board.state(*item)

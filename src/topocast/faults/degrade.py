@@ -163,6 +163,7 @@ def degrade(topology: Topology, faults: str | FaultSpec | None) -> Topology:
     if spec.groups is not None:
         group = groups_of(topology)
         count = int(group.max()) + 1
+        chosen: np.ndarray | list[int]
         if isinstance(spec.groups, Draw):
             chosen = _draw(rng, np.arange(count, dtype=np.int64), spec.groups, count, "groups", "groups")
         else:

@@ -433,12 +433,12 @@ def account(plan: Schedule, topology: Topology, holds: np.ndarray | None) -> tup
     order = np.argsort(node[missing], kind="stable")
     miss_node, miss_msg = node[missing][order], msg[missing][order]
 
-    def missing_of(v: int) -> np.ndarray:
+    def missing_listed(v: int) -> np.ndarray:
         lo, hi = np.searchsorted(miss_node, [v, v + 1])
         return miss_msg[lo:hi]
 
     loss = Loss(int(counted.sum()), int((counted & made).sum()), int(unreachable.sum()),
-                int((missing & connected).sum()), node_missing, node_unreachable, missing_of)
+                int((missing & connected).sum()), node_missing, node_unreachable, missing_listed)
     keep = made | (own & target_ok & live_origin[msg])
     return loss, _csr(m, msg[keep], node[keep])
 

@@ -37,6 +37,7 @@ import math
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import TopocastError
 
@@ -261,7 +262,7 @@ def parse(spec: str | FaultSpec | None) -> FaultSpec | None:
         raise TopocastError(f"faults: {_short(spec)!r} holds a control character (a newline, a tab, an escape ...)")
     if not spec.strip():
         return None
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}
     for item in split_top(spec.strip(), ","):
         key, sep, value = item.partition("=")
         key = key.strip().lower()

@@ -28,7 +28,7 @@ PIECE_WORDS = 1 << 18
 
 
 @nb.njit(cache=True, inline="always")
-def popcount(x):
+def popcount(x: np.uint64) -> int:
     """Set bits of one 64-bit word (SWAR, compiled inline into the caller).
 
     Parameters
@@ -44,7 +44,7 @@ def popcount(x):
     x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
     x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
     x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+    return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)  # type: ignore[return-value]  # numba: an integer
 
 
 def bitmap_popcount(words: np.ndarray) -> int:
@@ -86,7 +86,7 @@ def bit_counts(x: np.ndarray) -> np.ndarray:
 
 
 @nb.njit(cache=True, inline="always")
-def range_mask(word, lo, hi):
+def range_mask(word: int, lo: int, hi: int) -> np.uint64:
     """The bits of word ``word`` that cover ids ``lo .. hi - 1`` (the range must meet the word).
 
     Parameters
@@ -110,14 +110,14 @@ def range_mask(word, lo, hi):
 
 
 @nb.njit(cache=True, inline="always")
-def lowest_bit(x):
+def lowest_bit(x: np.uint64) -> int:
     """Position of the lowest set bit of a non-zero word (the set bits below its lowest one, counted).
 
     >>> lowest_bit(np.uint64(0b101000))
     3
     """
     low = x & (~x + np.uint64(1))
-    return np.int64(popcount(low - np.uint64(1)))
+    return np.int64(popcount(low - np.uint64(1)))  # type: ignore[return-value]  # numba: an integer
 
 
 __all__ = ["ALL_ONES", "WORD", "bit_counts", "bitmap_popcount", "lowest_bit", "popcount", "range_mask"]

@@ -80,7 +80,7 @@ def remove_stale(path: Path) -> list[str]:
     """Delete the temporaries of ``path`` left by topocast processes that no longer run (killed with SIGKILL
     between creating and renaming one); returns the paths removed."""
     pattern = re.compile(rf"^\.{re.escape(path.name)}\.(\d+)\.[0-9a-f]{{8}}\.tmp$")
-    removed = []
+    removed: list[str] = []
     try:
         entries = list(os.scandir(path.parent))
     except OSError:

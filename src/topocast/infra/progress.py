@@ -15,7 +15,10 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from rich.progress import Progress as RichProgress
 
 T = TypeVar("T")
 
@@ -85,7 +88,7 @@ class Board:
 
     def __init__(self, names: list[str], enabled: bool):
         self.names, self.enabled = list(names), enabled
-        self._live = None
+        self._live: RichProgress | None = None
         self._rows: list[Any] = []
         self._words = ["waiting"] * len(self.names)
         self._lock = threading.Lock()
@@ -95,10 +98,11 @@ class Board:
             from rich.progress import Progress as RichProgress
             from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
-            self._live = RichProgress(SpinnerColumn(finished_text="[green]done"), TextColumn("{task.description}"),
-                                      TimeElapsedColumn(), console=_console(), transient=True)
-            self._live.start()
-            self._rows = [self._live.add_task(f"{name}: waiting", total=None, start=False) for name in self.names]
+            live = RichProgress(SpinnerColumn(finished_text="[green]done"), TextColumn("{task.description}"),
+                                TimeElapsedColumn(), console=_console(), transient=True)
+            self._live = live
+            live.start()
+            self._rows = [live.add_task(f"{name}: waiting", total=None, start=False) for name in self.names]
         return self
 
     def __exit__(self, *exc) -> None:

@@ -20,7 +20,7 @@ import sys
 import threading
 from collections.abc import Callable
 
-EXIT_CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+EXIT_CODES: dict[int, int] = {signal.SIGINT: 130, signal.SIGTERM: 143}
 MESSAGE = b"topocast: interrupted; files already written are complete, none is half-written\n"
 
 

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import math
 import numbers as _abc
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, Generic, TypeVar
 
 from ..errors import TopocastError
 
-__all__ = ["choice", "integer", "integers", "number", "numbers"]
+__all__ = ["Normalised", "choice", "integer", "integers", "number", "numbers"]
+
+T = TypeVar("T")
 
 
 def _where(owner: str) -> str:
@@ -195,3 +197,45 @@ def choice(value: Any, name: str, choices: Iterable, *, owner: str = "") -> Any:
         if same and isinstance(value, bool) == isinstance(option, bool):
             return option
     raise _fail(owner, name, "one of " + ", ".join(str(o) for o in options), f"'{value}'")
+
+
+
+#: the default of a :class:`Normalised` field the caller must give
+REQUIRED: Any = object()
+
+
+class Normalised(Generic[T]):
+    """A frozen dataclass's field whose value is checked and normalised as the instance is made.
+
+    The dataclass's ``__init__`` (and :func:`dataclasses.replace`) assigns each field once; this
+    descriptor passes the value through ``check(value, field_name)`` then (a :class:`TopocastError`
+    for a bad one, else the normalised value, e.g. ``integer(2.0) -> 2``), and the frozen class refuses
+    any later assignment.  The class attribute is the ``default`` (none: the field is required), as for
+    a plain field.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Link:
+    ...     delay: Normalised[float] = Normalised(lambda v, name: number(v, name, minimum=0), 1.0)
+    >>> Link(2).delay, Link().delay
+    (2.0, 1.0)
+    """
+
+    def __init__(self, check: Callable[[Any, str], T], default: T = REQUIRED) -> None:
+        self._check = check
+        self._default = default
+        self._name = self._slot = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name, self._slot = name, f"_{name}_value"
+
+    def __get__(self, obj: object | None, owner: type | None = None) -> T:
+        if obj is None:  # the class attribute: the default (dataclasses read it), none for a required field
+            if self._default is REQUIRED:
+                raise AttributeError(self._name)
+            return self._default
+        value: T = obj.__dict__[self._slot]
+        return value
+
+    def __set__(self, obj: object, value: Any) -> None:
+        obj.__dict__[self._slot] = self._check(value, self._name)

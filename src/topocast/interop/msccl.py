@@ -146,7 +146,8 @@ def parse_mapping(text: str) -> list[int]:
 
 
 def _ranges(ids: list[int]) -> tuple[list[int], list[int]]:
-    firsts, counts = [], []
+    firsts: list[int] = []
+    counts: list[int] = []
     for x in ids:
         if counts and x == firsts[-1] + counts[-1]:
             counts[-1] += 1

@@ -181,7 +181,7 @@ def _program(root: ET.Element, where: str, strict: bool = True) -> Program:
         raise TopocastError(f"{w}: 'ngpus' must be >= 2 and 'nchunksperloop' >= 1, got {ngpus} and {nchunks}")
     if not 1 <= nchannels <= MAX_CHANNELS:
         raise TopocastError(f"{w}: 'nchannels' must be in 1..{MAX_CHANNELS} (the executor's channel limit)")
-    proto, coll = root.get("proto"), root.get("coll")
+    proto, coll = root.get("proto", ""), root.get("coll", "")  # both present: checked above
     if proto not in PROTOCOLS:
         raise TopocastError(f"{w}: 'proto' must be one of {', '.join(PROTOCOLS)}, got {proto[:40]!r}")
     if coll not in COLLECTIVES:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +56,10 @@ class _Steps:
     """Every step of the program numbered globally, with its rank, thread block and position."""
 
     def __init__(self, program: Program):
-        self.gpu, self.tb, self.pos, self.items = [], [], [], []
+        self.gpu: list[int] = []
+        self.tb: list[int] = []
+        self.pos: list[int] = []
+        self.items: list[Any] = []
         self.tb_index: dict[tuple[int, int], int] = {}
         self.first: dict[tuple[int, int], int] = {}
         for gpu in program.gpus:
@@ -134,7 +138,8 @@ class _Local:
     def ordered(self, ids: list[int], where: str, what: str) -> list[int]:
         if len({self.steps.tb[v] for v in ids}) <= 1:
             return ids
-        rest, chain = list(ids), []
+        rest = list(ids)
+        chain: list[int] = []
         while rest:                      # the step no other remaining one must precede
             first = next((v for v in rest if not any(self.reaches(w, v) for w in rest if w != v)), rest[0])
             if chain and not self.reaches(chain[-1], first):
@@ -230,7 +235,7 @@ class _Layout:
         """Canonical slot -> value at the start: a message id, or (block, contributor bit set)."""
         p, c, n = self.p, self.per_rank, self.p.ngpus
         coll = p.collective
-        state = {}
+        state: dict[tuple[int, str, int], Any] = {}
         for r in range(n):
             if coll == "allgather":
                 for j in range(c):
@@ -394,7 +399,7 @@ class _Interpreter:
         rank, cnt = gpu.id, step.cnt
         if step.type == "nop":
             return
-        incoming = None
+        incoming: list[Any] = []
         source = -1
         if receives:
             s = self.send_of[v]

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -85,8 +86,9 @@ def _home(layout: _Layout, rank: int, m: int) -> tuple[str, int] | None:
     return None
 
 
-def _local(name: str, src: tuple[str, int], dst: tuple[str, int], size: int, extra=None) -> dict:
-    op = {"name": name, "src_buff": [{"type": src[0], "index": src[1], "size": size}],
+def _local(name: str, src: tuple[str, int], dst: tuple[str, int], size: int,
+           extra: tuple[str, int] | None = None) -> dict[str, Any]:
+    op: dict[str, Any] = {"name": name, "src_buff": [{"type": src[0], "index": src[1], "size": size}],
           "dst_buff": [{"type": dst[0], "index": dst[1], "size": size}]}
     if extra is not None:                    # a reduction's second operand
         op["src_buff"].append({"type": extra[0], "index": extra[1], "size": size})
@@ -142,7 +144,7 @@ def rank_operations(schedule: Schedule) -> tuple[_Layout, list[_Rank]]:
     ranks = [_Rank() for _ in range(n)]
     for r in range(n):
         ranks[r].ops += _initial(layout, r, ranks)
-    where: dict[tuple[int, int], tuple[str, int]] = {}       # (rank, message) -> where it holds it
+    where: dict[tuple[int, int], tuple[str, int] | None] = {}  # (rank, message) -> where it holds it
     for m in range(schedule.num_messages):
         if layout.coll in ("allreduce", "reduce-scatter"):
             for r in range(n):
@@ -165,7 +167,7 @@ def rank_operations(schedule: Schedule) -> tuple[_Layout, list[_Rank]]:
             msgs = plan.messages[t].tolist()
             send_slots[t] = recv_slots[forward[t]] if forward[t] >= 0 else [where[(u, m)] for m in msgs]
             direct = not reduction and not relay[t]
-            slots = [None] * len(msgs)
+            slots: list[tuple[str, int] | None] = [None] * len(msgs)
             for j, m in enumerate(msgs):
                 home = _home(layout, v, m) if direct else None
                 if home is not None and home[0] == "o" and (v, m) not in where:
@@ -215,7 +217,7 @@ def _step_ops(r: int, sends: list[int], recvs: list[int], schedule: Schedule, pl
     for t in recvs:
         if relay[t]:
             continue                          # a relay hop: the partial stays in scratch for the next hop
-        homes = [_home(layout, r, m) for m in plan.messages[t].tolist()]
+        homes: list[Any] = [_home(layout, r, m) for m in plan.messages[t].tolist()]
         got = recv_slots[t]
         for first, n in _runs(homes, got):
             if combine[t]:

@@ -53,6 +53,8 @@ def steps_of(schedule: Schedule) -> np.ndarray:
         return np.asarray(schedule.step, dtype=np.int64)
     out = np.zeros(schedule.num_transfers, dtype=np.int64)
     ptr, ids = schedule.after_ptr, schedule.after_ids
+    if ptr is None or ids is None:  # never: a Schedule has steps or dependencies
+        raise TopocastError("export: the schedule has neither steps nor dependencies")
     for t in range(schedule.num_transfers):       # dependencies name earlier transfers (the builder's order)
         deps = ids[ptr[t]:ptr[t + 1]]
         if len(deps) and deps.max() >= t:

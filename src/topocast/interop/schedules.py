@@ -33,6 +33,8 @@ def schedule_for(spec, algorithm: str | None = None, schedule_file: str | Path |
         topology = spec if not isinstance(spec, str) else build(spec, max_memory=max_memory)
         header, schedule = read(schedule_file, topology, max_memory)
         return topology, schedule, f"synthesized_{header['method']}"
+    if algorithm is None:  # never: checked above
+        raise TopocastError("algorithm: give an algorithm name or --schedule FILE")
     checked = api.prepare(spec, algorithm, None, 0, max_memory, params_from_text, **(params or {}))
     if checked.engine not in ("step", "event"):
         raise TopocastError(f"algorithm {algorithm}: runs on {checked.engine}, not on step/event schedules; "

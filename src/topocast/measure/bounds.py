@@ -53,12 +53,15 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from ..errors import TopocastError
-from ..plans.schedule import Schedule
+from ..plans.frontier import FrontierPlan
+from ..plans.schedule import REDUCTIONS, Schedule
 from ..sim.models import CostModel, PortModel
 from ..topology.core import Topology
 from ..topology.metrics import bfs_distances, diameter
@@ -78,10 +81,10 @@ class Bound:
 
     value: float
     kind: str
-    witness: dict = field(default_factory=dict, compare=False)
+    witness: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
-def _binding(candidates: list[tuple[str, float]]) -> Bound:
+def _binding(candidates: Sequence[tuple[str, float]]) -> Bound:
     """The largest candidate; on a tie the first listed."""
     kind, value = max(candidates, key=lambda c: c[1])
     return Bound(value, kind)
@@ -99,24 +102,26 @@ def _doubling(n: int, p: int) -> int:
     return math.ceil(math.log(n) / math.log(p + 1) - 1e-12)
 
 
-def hop_bound(topology: Topology, schedule: Schedule) -> int:
+def hop_bound(topology: Topology, schedule: Schedule | FrontierPlan) -> int:
     """Hops the farthest required delivery must travel."""
+    if schedule.collective == "broadcast":
+        return int(bfs_distances(topology, int(schedule.origin[0])).max())
+    if isinstance(schedule, FrontierPlan):  # its message (each of them, under symmetry) must reach every node
+        return diameter(topology)
     if schedule.collective == "reduce":
         return int(bfs_distances(topology, int(schedule.targets[0])).max())
     if schedule.collective in ("allreduce", "reduce-scatter"):
         return diameter(topology)
-    if schedule.collective == "broadcast":
-        return int(bfs_distances(topology, int(schedule.origin[0])).max())
     if schedule.collective in HEAVY and isinstance(getattr(schedule, "targets", "all"), str):
         return diameter(topology)
     return farthest_pair(topology, schedule)
 
 
-def spread_size(topology: Topology, schedule: Schedule) -> int:
+def spread_size(topology: Topology, schedule: Schedule | FrontierPlan) -> int:
     """The most nodes one message must end on (its origin counted): every node, or for targets given as a
     CSR pair (a multicast, a collective restricted to the healthy nodes of a degraded network) the largest
     target set; what the doubling bound counts."""
-    if not isinstance(getattr(schedule, "targets", "all"), tuple):  # a frontier plan: every node
+    if isinstance(schedule, FrontierPlan) or not isinstance(schedule.targets, tuple):  # every node
         return topology.num_nodes
     ptr, ids = schedule.targets
     if not schedule.num_messages:
@@ -126,7 +131,7 @@ def spread_size(topology: Topology, schedule: Schedule) -> int:
     return int(others.max()) + 1
 
 
-def hop_kind(schedule: Schedule) -> str:
+def hop_kind(schedule: Schedule | FrontierPlan) -> str:
     """The name of :func:`hop_bound` for this collective."""
     if schedule.collective in HEAVY and not isinstance(getattr(schedule, "targets", "all"), str):
         return "distance"
@@ -153,16 +158,16 @@ def farthest_pair(topology: Topology, schedule: Schedule) -> int:
 
 
 # -- steps --------------------------------------------------------------------------------------
-def step_bound(topology: Topology, schedule: Schedule, ports: PortModel) -> Bound:
+def step_bound(topology: Topology, schedule: Schedule | FrontierPlan, ports: PortModel) -> Bound:
     """Steps: the hop bound and, for broadcast, all-gather and total exchange, the doubling bound."""
-    candidates = [(hop_kind(schedule), hop_bound(topology, schedule))]
-    if schedule.collective in SPREADING or schedule.is_reduction:
+    candidates: list[tuple[str, float]] = [(hop_kind(schedule), hop_bound(topology, schedule))]
+    if schedule.collective in SPREADING or schedule.collective in REDUCTIONS:
         ports_used = _ports(topology, ports, smallest=False)
         candidates.append(("doubling", _doubling(spread_size(topology, schedule), ports_used)))
     return _binding(candidates)
 
 
-def step_lower_bound(topology: Topology, schedule: Schedule, ports: PortModel) -> int:
+def step_lower_bound(topology: Topology, schedule: Schedule | FrontierPlan, ports: PortModel) -> int:
     return int(step_bound(topology, schedule, ports).value)
 
 
@@ -410,7 +415,8 @@ def reduction_bounds(topology: Topology, schedule: Schedule, cost: CostModel, po
 
 def _port_counts(topology: Topology, ports: PortModel) -> np.ndarray:
     degree = np.maximum(topology.port_degree, 1).astype(np.float64)
-    return degree if ports.ports is None else np.minimum(degree, ports.ports)
+    counts: np.ndarray = degree if ports.ports is None else np.minimum(degree, ports.ports)
+    return counts
 
 
 def _reduction_in_out(schedule: Schedule, n: int, vector: float) -> tuple[np.ndarray, np.ndarray]:

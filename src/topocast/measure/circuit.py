@@ -17,11 +17,17 @@ messages (total exchange) or ``rows`` messages (one per permutation).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ..execution.execute import Outcome
+from ..infra.progress import Progress
 from ..plans.circuit import CircuitPlan
 from ..sim.circuit import CircuitTrace, trace, trace_many, trace_plan
 from ..sim.models import CostModel, Model
 from ..verify.delivery import SquareCheck
+
+if TYPE_CHECKING:
+    from ..topology.core import Topology
 
 PLAN = CircuitPlan
 
@@ -31,21 +37,21 @@ UNITS = {"time": "s", "lower_bound": "s"}
 CHECK_BYTES_PER_CELL = 42
 
 
-def measure(topology, plan: CircuitPlan, model: Model, max_bytes: float) -> Outcome:
+def measure(topology: Topology, plan: CircuitPlan, model: Model, max_bytes: float) -> Outcome:
     """Trace and check every row of ``plan``; its time under ``model.cost`` and the exchange's lower bound."""
     check = check_square(plan, max_bytes=max_bytes)
     time = model.cost.circuit_time(plan.message_bytes, configurations(plan))
     bound = exchange_lower_bound(model.cost, plan.message_bytes, messages_per_input(plan))
-    notes = []
+    notes: list[str] = []
     if plan.passes > plan.pass_lower_bound:
         notes.append(f"{plan.passes} passes per permutation against a bound of {plan.pass_lower_bound:g}")
     return Outcome(check.verification, metrics(plan, check, time), dict(UNITS), time, bound, notes=notes,
                    trace=check)
 
 
-def metrics(plan: CircuitPlan, check, time: float) -> dict:
+def metrics(plan: CircuitPlan, check: SquareCheck, time: float) -> dict[str, Any]:
     """The circuit engine's metrics, each under one name."""
-    out = {"permutations": plan.rows, "passes": plan.passes, "pass_lower_bound": plan.pass_lower_bound,
+    out: dict[str, Any] = {"permutations": plan.rows, "passes": plan.passes, "pass_lower_bound": plan.pass_lower_bound,
            "conflicts": check.conflicts, "dropped_circuits": check.dropped}
     if plan.collective == "alltoall":
         out["latin_square"] = check.latin_square
@@ -94,7 +100,7 @@ def check_square_memory(rows: int, inputs: int, max_bytes: float | None, owner: 
                rows * inputs * CHECK_BYTES_PER_CELL, max_bytes)
 
 
-def check_square(plan: CircuitPlan, progress=None, max_bytes: float | None = None) -> SquareCheck:
+def check_square(plan: CircuitPlan, progress: Progress | None = None, max_bytes: float | None = None) -> SquareCheck:
     """Every row of ``plan`` traced in every pass and checked by the one circuit check.
 
     Parameters

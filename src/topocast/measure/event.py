@@ -5,6 +5,7 @@ the trace (:func:`topocast.verify.delivery.check_events`; a reduction by
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,6 +16,9 @@ from ..sim.models import CostModel, Model, PortModel
 from ..verify.delivery import Delivery, Verification, check_events
 from ..verify.reduction import check_reduction_events, reduction_metrics
 from . import bounds
+
+if TYPE_CHECKING:
+    from ..topology.core import Topology
 
 PLAN = Schedule
 
@@ -44,13 +48,13 @@ class EventRun:
     def group_completion_time(self) -> np.ndarray | None:
         return self.delivery.group_completion
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         if name in ("trace", "delivery"):  # not set yet (copy, pickle)
             raise AttributeError(name)
         return getattr(self.trace, name)
 
 
-def run_events(topology, schedule: Schedule, cost: CostModel = CostModel(), ports: PortModel = PortModel(),
+def run_events(topology: Topology, schedule: Schedule, cost: CostModel = CostModel(), ports: PortModel = PortModel(),
                keep_arrival: bool = False, max_bytes: float | None = None) -> EventRun:
     """Time ``schedule`` on the event engine and verify the trace.
 
@@ -81,7 +85,7 @@ def run_events(topology, schedule: Schedule, cost: CostModel = CostModel(), port
     return EventRun(trace, check_events(schedule, trace, schedule.groups, max_bytes))
 
 
-def measure(topology, plan: Schedule, model: Model, max_bytes: float) -> Outcome:
+def measure(topology: Topology, plan: Schedule, model: Model, max_bytes: float) -> Outcome:
     run = run_events(topology, plan, model.cost, model.ports, max_bytes=max_bytes)
     done = run.completion_time
     finite = np.isfinite(done)
@@ -93,8 +97,8 @@ def measure(topology, plan: Schedule, model: Model, max_bytes: float) -> Outcome
                "mean_link_utilisation": float(run.link_utilisation().mean()) if topology.num_arcs else 0.0}
     if plan.is_reduction:
         metrics.update(reduction_metrics(run.delivery))
-    if plan.groups is not None:
-        own = run.group_completion_time
+    own = run.group_completion_time
+    if plan.groups is not None and own is not None:
         metrics["mean_group_completion_time"] = float(own.mean()) if len(own) else 0.0
     bound = bounds.time_bound(topology, plan, model.cost, model.ports)
     metrics["lower_bound_kind"] = bound.kind

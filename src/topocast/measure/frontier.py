@@ -17,14 +17,14 @@ from ..execution.execute import Outcome
 from ..plans.frontier import FrontierPlan
 from ..sim.frontier import FrontierTrace, run_frontier
 from ..sim.models import Model
-from ..topology.core import Topology
+from ..topology.core import Topology, UnbuiltTopology
 from ..verify.delivery import frontier_verification
 from . import bounds
 
 PLAN = FrontierPlan
 
 
-def measure(topology, plan: FrontierPlan, model: Model, max_bytes: float) -> Outcome:
+def measure(topology: Topology | UnbuiltTopology, plan: FrontierPlan, model: Model, max_bytes: float) -> Outcome:
     trace = run_frontier(plan, max_bytes=max_bytes)
     per_step = symmetric_series(trace) if plan.symmetric else trace.per_step()
     metrics = {"steps": trace.steps, "port_model": model.ports.name, "messages": plan.nodes if plan.symmetric else 1,
@@ -48,7 +48,7 @@ def symmetric_series(trace: FrontierTrace) -> dict[str, list[int]]:
             "messages_moved": (trace.transfers * nodes).tolist()}
 
 
-def lower_bound(topology, plan: FrontierPlan, model: Model) -> int | None:
+def lower_bound(topology: Topology | UnbuiltTopology, plan: FrontierPlan, model: Model) -> int | None:
     """The step lower bound of the plan's collective on a built topology, else the plan's hint."""
     if isinstance(topology, Topology):
         return bounds.step_lower_bound(topology, plan, model.ports)

@@ -27,14 +27,27 @@ binding lower bound is the cut bound, the cut's links and what crossed them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
 from ..topology.csr import first_arc
+
+if TYPE_CHECKING:
+    from ..execution.result import RunResult
+    from ..plans.circuit import CircuitPlan
+    from ..plans.schedule import Schedule
+    from ..plans.wormhole import WormPlan
+    from ..sim.event import EventTrace
+    from ..sim.frontier import FrontierTrace
+    from ..sim.step import StepTrace
+    from ..sim.wormhole.engine import WormTrace
+    from ..topology.core import Topology
 
 #: rows of the CSV formatted at a time: the table stays as numpy columns (about 50 bytes per link) and its
 #: text goes to disk chunk by chunk, so a run of millions of links never holds its CSV in memory
@@ -65,7 +78,7 @@ class LinkTable:
     label_codes: np.ndarray
     label_names: tuple[str, ...] = ()
     units: dict[str, str] = field(default_factory=dict)
-    names: Any = None
+    names: Callable[[int], Any] | None = None
 
     def __len__(self) -> int:
         return len(self.src)
@@ -81,7 +94,7 @@ class LinkTable:
         """The table as named columns."""
         return {c: getattr(self, c) for c in COLUMNS}
 
-    def rows(self, lo: int = 0, hi: int | None = None) -> list[tuple]:
+    def rows(self, lo: int = 0, hi: int | None = None) -> list[tuple[Any, ...]]:
         """Rows ``lo .. hi - 1`` as tuples: the six columns, then the labels (when the network has any)."""
         hi = len(self) if hi is None else min(hi, len(self))
         cols = [self.src[lo:hi].tolist(), self.dst[lo:hi].tolist(), self.bytes[lo:hi].tolist(),
@@ -101,7 +114,7 @@ class LinkTable:
     def header(self) -> list[str]:
         return [*COLUMNS, *(("src_label", "dst_label", "label") if self.labelled else ())]
 
-    def to_pandas(self):
+    def to_pandas(self) -> Any:
         """The table as a pandas DataFrame (pandas is optional)."""
         try:
             import pandas as pd
@@ -123,7 +136,7 @@ class LabelCounts:
     def __len__(self) -> int:
         return int(self.counts.size)
 
-    def rows(self, lo: int = 0, hi: int | None = None) -> list[tuple]:
+    def rows(self, lo: int = 0, hi: int | None = None) -> list[tuple[Any, ...]]:
         steps, labels = self.counts.shape if self.counts.ndim == 2 else (0, 0)
         out = [(s + 1, self.label_names[k] if k < len(self.label_names) else str(k), int(self.counts[s, k]))
                for s in range(steps) for k in range(labels)]
@@ -131,7 +144,7 @@ class LabelCounts:
 
 
 # -- links of a topology ------------------------------------------------------------------------------------
-def link_rows(topology) -> tuple[np.ndarray, np.ndarray | None]:
+def link_rows(topology: Topology) -> tuple[np.ndarray, np.ndarray | None]:
     """Per arc its link row (parallel arcs share one), and per row its first arc (None: every arc is a row)."""
     if not topology.has_parallel_links:
         return np.arange(topology.num_arcs, dtype=np.int64), None
@@ -141,12 +154,12 @@ def link_rows(topology) -> tuple[np.ndarray, np.ndarray | None]:
     return np.cumsum(first) - 1, np.flatnonzero(first)
 
 
-def rows_of(topology, first: np.ndarray | None) -> int:
+def rows_of(topology: Topology, first: np.ndarray | None) -> int:
     """Rows of the link table (directed links) given :func:`link_rows`' ``first``."""
     return topology.num_arcs if first is None else len(first)
 
 
-def arcs_of(topology, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+def arcs_of(topology: Topology, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """The first arc ``src[i] -> dst[i]`` of each pair (-1: no link)."""
     keys = topology.arc_sources * np.int64(topology.num_nodes) + topology.indices
     want = np.asarray(src, np.int64) * np.int64(topology.num_nodes) + np.asarray(dst, np.int64)
@@ -156,20 +169,23 @@ def arcs_of(topology, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     return np.where(ok, pos, -1)
 
 
-def _table(topology, row_of_arc, first, *, nbytes, busy, transfers, peak, units) -> LinkTable:
+def _table(topology: Topology, row_of_arc: np.ndarray, first: np.ndarray | None, *, nbytes: np.ndarray,
+           busy: np.ndarray, transfers: np.ndarray, peak: np.ndarray, units: dict[str, str]) -> LinkTable:
     pick = slice(None) if first is None else first
     return LinkTable(topology.arc_sources[pick], topology.indices[pick], nbytes, busy, transfers, peak,
                      topology.arc_labels[pick], topology.label_names, units, topology.node_name)
 
 
-def messages_per_transfer(schedule) -> np.ndarray:
+def messages_per_transfer(schedule: Schedule) -> np.ndarray:
     """Messages each transfer carries (the sum of its ranges' counts)."""
     owner = np.repeat(np.arange(schedule.num_transfers), np.diff(schedule.range_ptr))
     return np.bincount(owner, weights=schedule.range_count, minlength=schedule.num_transfers).astype(np.int64)
 
 
 @nb.njit(cache=True)
-def _walk(indptr, indices, row_of_arc, src, dst, range_ptr, count, step, taken, rows, acc):
+def _walk(indptr: np.ndarray, indices: np.ndarray, row_of_arc: np.ndarray, src: np.ndarray, dst: np.ndarray,
+          range_ptr: np.ndarray, count: np.ndarray, step: np.ndarray, taken: np.ndarray, rows: np.ndarray,
+          acc: np.ndarray) -> int:
     """One pass over the transfers ``taken`` (in the engine's order): per transfer its link row (into
     ``rows``), per row the messages carried, the transfers, and (``step`` given, transfers in step order) the
     busy steps and the most messages in one step; ``acc`` columns: messages, transfers, busy, peak, current
@@ -197,12 +213,15 @@ def _walk(indptr, indices, row_of_arc, src, dst, range_ptr, count, step, taken, 
     return -1
 
 
-def _schedule_links(topology, schedule, taken: np.ndarray, by_step: bool):
+def _schedule_links(topology: Topology, schedule: Schedule, taken: np.ndarray,
+                    by_step: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """Per taken transfer its link row, per row the accumulated columns (see :func:`_walk`), and the rows."""
     row_of_arc, first = link_rows(topology)
     rows = np.empty(len(taken), np.int64)
     acc = np.zeros((rows_of(topology, first), 6), np.int64)
     step = schedule.step if by_step else np.zeros(0, np.int64)
+    if step is None:
+        raise TopocastError("links: a run in steps needs a step per transfer")
     bad = _walk(topology.indptr, topology.indices, row_of_arc, schedule.src, schedule.dst, schedule.range_ptr,
                 schedule.range_count, step, np.ascontiguousarray(taken, np.int64), rows, acc)
     if bad >= 0:
@@ -211,7 +230,7 @@ def _schedule_links(topology, schedule, taken: np.ndarray, by_step: bool):
 
 
 # -- one function per engine --------------------------------------------------------------------------------
-def from_step(topology, schedule, trace) -> LinkTable:
+def from_step(topology: Topology, schedule: Schedule, trace: StepTrace) -> LinkTable:
     """Per-link records of a step-engine run: the transfers the engine took (up to where it stopped)."""
     stop = trace.stop_position
     taken = trace.order if stop < 0 else trace.order[:stop]
@@ -226,7 +245,8 @@ OPEN_SLOTS = 16
 
 
 @nb.njit(cache=True)
-def _open_scan(rows, start, end, size, slots):
+def _open_scan(rows: np.ndarray, start: np.ndarray, end: np.ndarray, size: int,
+               slots: int) -> tuple[np.ndarray, bool]:
     """Per link the most intervals open at once, taking the intervals in the given order: valid when every
     link's starts come in order (each link serves its transfers one after the other) and at most ``slots``
     are open at once; returns (peaks, False) otherwise."""
@@ -272,7 +292,7 @@ def _in_flight_peak(rows: np.ndarray, start: np.ndarray, end: np.ndarray, size: 
     return out
 
 
-def from_event(topology, schedule, trace) -> LinkTable:
+def from_event(topology: Topology, schedule: Schedule, trace: EventTrace) -> LinkTable:
     """Per-link records of an event-engine run: the transfers processed, the engine's per-arc busy time."""
     taken = trace.order[:trace.done]
     rows, acc, row_of_arc, first = _schedule_links(topology, schedule, taken, by_step=False)
@@ -284,7 +304,7 @@ def from_event(topology, schedule, trace) -> LinkTable:
                   units={"bytes": "bytes", "busy": "s", "peak": "transfers"})
 
 
-def worm_arcs(plan, trace) -> tuple[np.ndarray, np.ndarray]:
+def worm_arcs(plan: WormPlan, trace: WormTrace) -> tuple[np.ndarray, np.ndarray]:
     """Every link crossing of a wormhole run: ``(worm, arc)`` per crossing, for every injected worm over its
     whole path (its alternate route when it took it), worms in order."""
     t = plan.traffic
@@ -301,7 +321,7 @@ def worm_arcs(plan, trace) -> tuple[np.ndarray, np.ndarray]:
     return np.repeat(injected, lengths)[crossing], arcs[crossing]
 
 
-def from_wormhole(topology, plan, trace) -> LinkTable:
+def from_wormhole(topology: Topology, plan: WormPlan, trace: WormTrace) -> LinkTable:
     """Per-link records of a wormhole run: every injected worm over its whole path (its alternate when taken)."""
     row_of_arc, first = link_rows(topology)
     size = rows_of(topology, first)
@@ -313,7 +333,7 @@ def from_wormhole(topology, plan, trace) -> LinkTable:
                   units={"bytes": "flits", "busy": "cycles", "peak": ""})
 
 
-def from_circuit(plan) -> LinkTable:
+def from_circuit(plan: CircuitPlan) -> LinkTable:
     """Per-link records of a circuit plan: every wire between stages, over every configuration set."""
     from ..sim.circuit import trace
 
@@ -349,13 +369,13 @@ def from_circuit(plan) -> LinkTable:
                      {"bytes": "bytes", "busy": "configurations", "peak": "circuits"}, name)
 
 
-def from_frontier(trace, topology=None) -> LabelCounts:
+def from_frontier(trace: FrontierTrace, topology: Topology | None = None) -> LabelCounts:
     """Per step the transfers under each link label of a frontier run (label names from a built topology)."""
     names = tuple(getattr(topology, "label_names", ()) or ())
     return LabelCounts(np.asarray(trace.label_counts), names)
 
 
-def link_table(topology, plan, engine: str, trace) -> LinkTable | LabelCounts:
+def link_table(topology: Any, plan: Any, engine: str, trace: Any) -> LinkTable | LabelCounts:
     """The per-link records of a run on ``engine`` from its ``trace`` and ``plan``.
 
     Parameters
@@ -387,7 +407,7 @@ def link_table(topology, plan, engine: str, trace) -> LinkTable | LabelCounts:
     raise TopocastError(f"links: no per-link records for engine '{engine}'")
 
 
-def attach(result, topology, plan):
+def attach(result: RunResult, topology: Any, plan: Any) -> LinkTable | LabelCounts:
     """Give ``result`` (a :class:`~topocast.execution.result.RunResult` with its trace) its per-link records and add
     their summaries to its metrics; returns the table."""
     if result.trace is None:
@@ -409,7 +429,7 @@ def link_name(table: LinkTable, i: int) -> str:
     return f"{text} ({label})" if label else text
 
 
-def cut_arcs(topology) -> np.ndarray:
+def cut_arcs(topology: Topology) -> np.ndarray:
     """Arcs across the best balanced cut of ``topology`` (the one the cut bound uses)."""
     from ..topology.properties import best_cut
 
@@ -427,7 +447,8 @@ def hottest(load: np.ndarray, count: int) -> np.ndarray:
     return rows[np.lexsort((rows, -load[rows]))]
 
 
-def summary(table: LinkTable | LabelCounts, topology=None, bound_kind: str | None = None) -> dict[str, Any]:
+def summary(table: LinkTable | LabelCounts, topology: Topology | None = None,
+            bound_kind: str | None = None) -> dict[str, Any]:
     """Scalar summaries of a link table for the run's result (keys ``link_*``, ``hottest_links``, ``cut_*``)."""
     if isinstance(table, LabelCounts):
         per_label = table.counts.sum(axis=0) if table.counts.size else np.zeros(0)
@@ -445,7 +466,7 @@ def summary(table: LinkTable | LabelCounts, topology=None, bound_kind: str | Non
     hot = hottest(load, HOTTEST)
     out["hottest_links"] = [{"link": link_name(table, i), "src": int(table.src[i]), "dst": int(table.dst[i]),
                              "bytes": float(load[i]), "busy": float(table.busy[i])} for i in hot if load[i] > 0]
-    if bound_kind == "cut" and getattr(topology, "indices", None) is not None:
+    if bound_kind == "cut" and topology is not None and getattr(topology, "indices", None) is not None:
         row_of_arc, _ = link_rows(topology)
         rows = np.unique(row_of_arc[cut_arcs(topology)])
         out["cut_link_count"] = int(len(rows))
@@ -467,7 +488,7 @@ def summary_units(table: LinkTable | LabelCounts) -> dict[str, str]:
     return out
 
 
-def write_csv(table: LinkTable | LabelCounts, path, chunk: int = CSV_CHUNK):
+def write_csv(table: LinkTable | LabelCounts, path: str | Path, chunk: int = CSV_CHUNK) -> str | Path:
     """Write ``table`` to ``path`` as CSV, ``chunk`` rows at a time (never the whole text in memory)."""
     import csv
 

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,6 +16,9 @@ from ..sim.models import Model, PortModel
 from ..verify.delivery import Delivery, Verification, check_steps
 from ..verify.reduction import check_reduction_steps, reduction_metrics
 from . import bounds
+
+if TYPE_CHECKING:
+    from ..topology.core import Topology
 
 PLAN = Schedule
 
@@ -36,13 +40,13 @@ class StepRun:
     def completion_step(self) -> np.ndarray:
         return self.delivery.completion
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         if name in ("trace", "delivery"):  # not set yet (copy, pickle)
             raise AttributeError(name)
         return getattr(self.trace, name)
 
 
-def run_steps(topology, schedule: Schedule, ports: PortModel = PortModel(),
+def run_steps(topology: Topology, schedule: Schedule, ports: PortModel = PortModel(),
               max_bytes: float | None = None) -> StepRun:
     """Run ``schedule`` on the step engine and verify the trace.
 
@@ -71,7 +75,7 @@ def run_steps(topology, schedule: Schedule, ports: PortModel = PortModel(),
     return StepRun(trace, delivery)
 
 
-def measure(topology, plan: Schedule, model: Model, max_bytes: float) -> Outcome:
+def measure(topology: Topology, plan: Schedule, model: Model, max_bytes: float) -> Outcome:
     run = run_steps(topology, plan, model.ports, max_bytes=max_bytes)
     metrics = {"steps": run.steps, "port_model": model.ports.name, "messages": plan.num_messages,
                "transfers": plan.num_transfers, "total_senders": int(run.senders.sum()),

@@ -29,6 +29,7 @@ bound, its mean distance) are the algorithm's, reported in the plan's
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
@@ -38,6 +39,9 @@ from ..plans.wormhole import WormPlan
 from ..sim.models import Model, RouterConfig, lone_tail_time
 from ..sim.wormhole.engine import WormTrace, simulate
 from ..verify.delivery import wormhole_deliveries
+
+if TYPE_CHECKING:
+    from ..topology.core import Topology
 
 PLAN = WormPlan
 
@@ -56,7 +60,7 @@ class WormRun:
     latency: np.ndarray
 
 
-def measure(topology, plan: WormPlan, model: Model, max_bytes: float) -> Outcome:
+def measure(topology: Topology, plan: WormPlan, model: Model, max_bytes: float) -> Outcome:
     router = model.router if model.router is not None else RouterConfig()
     if not isinstance(router, RouterConfig):
         raise TopocastError(f"engine: the wormhole engine needs a RouterConfig as the model's router, "
@@ -115,7 +119,7 @@ def multicast_latency(plan: WormPlan, trace: WormTrace) -> np.ndarray:
     sizes = np.diff(slot_ptr)
     last = np.maximum.reduceat(times, slot_ptr[:-1]) if len(times) else np.zeros(m, np.int64)
     missing = np.add.reduceat((times < 0).astype(np.int64), slot_ptr[:-1]) if len(times) else sizes
-    lat = last - plan.generated
+    lat: np.ndarray = last - plan.generated
     lat[(missing > 0) | (sizes == 0)] = -1
     return lat
 
@@ -128,7 +132,7 @@ def batch_mean(values: np.ndarray, batches: int) -> tuple[float, np.ndarray | No
     return (float(values.mean()) if len(values) else float("nan")), None
 
 
-def latency_statistics(plan: WormPlan, lat: np.ndarray, trace: WormTrace, bound: np.ndarray) -> dict:
+def latency_statistics(plan: WormPlan, lat: np.ndarray, trace: WormTrace, bound: np.ndarray) -> dict[str, Any]:
     """Batch means over the measured window, its 95% interval, saturation, and the bound's batch mean."""
     gen = plan.generated
     measured = np.flatnonzero((gen >= plan.warmup) & (gen < plan.drain_start))
@@ -157,7 +161,9 @@ def alternate_routes(plan: WormPlan, trace: WormTrace) -> float:
     worm_mc = np.repeat(plan.job_multicast(), np.diff(plan.traffic.job_worm_ptr))
     gen = plan.generated[worm_mc]
     measured = (gen >= plan.warmup) & (gen < plan.drain_start) & (trace.worm_inject >= 0)
-    return float(trace.worm_route[measured].mean()) if measured.any() else 0.0
+    if trace.worm_route is None or not measured.any():
+        return 0.0
+    return float(trace.worm_route[measured].mean())
 
 
 def accepted_load(plan: WormPlan, lat: np.ndarray, num_nodes: int) -> float:
@@ -168,7 +174,11 @@ def accepted_load(plan: WormPlan, lat: np.ndarray, num_nodes: int) -> float:
     return float(completed) * plan.flits / (num_nodes * span) if span > 0 else 0.0
 
 
-def _chain_arrays(plan: WormPlan):
+#: per worm its job and rank in the job; per slot the worm serving it and its path position; per job its trigger slot
+Chain: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _chain_arrays(plan: WormPlan) -> Chain:
     """Per worm its job and rank in the job; per slot the worm serving it and its path position."""
     t = plan.traffic
     worm_job = np.repeat(np.arange(t.num_jobs, dtype=np.int64), np.diff(t.job_worm_ptr))
@@ -180,7 +190,8 @@ def _chain_arrays(plan: WormPlan):
     return worm_job, rank, slot_worm, slot_hops, trigger
 
 
-def _slot_tail_time(plan: WormPlan, router: RouterConfig | None, slot_worm, slot_hops) -> np.ndarray:
+def _slot_tail_time(plan: WormPlan, router: RouterConfig | None, slot_worm: np.ndarray,
+                    slot_hops: np.ndarray) -> np.ndarray:
     """Per slot given by ``slot_worm`` and ``slot_hops``: cycles from the end of its worm's start-up to its tail
     passing the slot, the worm alone."""
     if router is None:
@@ -189,7 +200,8 @@ def _slot_tail_time(plan: WormPlan, router: RouterConfig | None, slot_worm, slot
     return lone_tail_time(slot_hops, total[np.maximum(slot_worm, 0)] if len(total) else slot_hops, router)
 
 
-def job_levels(plan: WormPlan, batch: int, router: RouterConfig | None = None, chain=None):
+def job_levels(plan: WormPlan, batch: int, router: RouterConfig | None = None,
+               chain: Chain | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per job: start-ups before it on its chain, its message-passing step, and the earliest cycle it starts.
 
     A job released by time is step 1 with no start-up before it and starts
@@ -227,7 +239,7 @@ def job_levels(plan: WormPlan, batch: int, router: RouterConfig | None = None, c
     return depth, step, ready
 
 
-def startup_chains(plan: WormPlan, batch: int, chain=None) -> tuple[np.ndarray, np.ndarray]:
+def startup_chains(plan: WormPlan, batch: int, chain: Chain | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per multicast: the longest chain of start-ups to a destination, and of jobs (message-passing steps).
 
     A job with ``w`` worms takes ``ceil(w / batch)`` sequential start-ups, and
@@ -235,17 +247,17 @@ def startup_chains(plan: WormPlan, batch: int, chain=None) -> tuple[np.ndarray, 
     (Theorem 1 of Al-Dubai et al. counts two for QG).
     """
     depth, step, _ = job_levels(plan, batch, chain=chain)
-    chain = depth + -(-np.diff(plan.traffic.job_worm_ptr) // batch)
-    chain[depth < 0] = 0
+    longest = depth + -(-np.diff(plan.traffic.job_worm_ptr) // batch)
+    longest[depth < 0] = 0
     mc = plan.job_multicast()
     startups = np.zeros(plan.num_multicasts, dtype=np.int64)
     steps = np.zeros(plan.num_multicasts, dtype=np.int64)
-    np.maximum.at(startups, mc, chain)
+    np.maximum.at(startups, mc, longest)
     np.maximum.at(steps, mc, np.maximum(step, 0))
     return startups, steps
 
 
-def zero_load_latency(plan: WormPlan, router: RouterConfig, chain=None) -> np.ndarray:
+def zero_load_latency(plan: WormPlan, router: RouterConfig, chain: Chain | None = None) -> np.ndarray:
     """Per multicast: its latency with every worm alone in the network (-1 if some destination is unserved).
 
     Exact for any topology and router options (the lone worm's timing of

@@ -66,7 +66,7 @@ MESSAGES = (8.0, 1048576.0)
 class Settings:
     """What ``compare`` measures and how: message sizes per terminal, sampled pairs, seed, which columns."""
 
-    messages: tuple[float, float] = MESSAGES
+    messages: tuple[float, ...] = MESSAGES
     pairs: int = 16
     seed: int = 0
     collectives: bool = True
@@ -353,7 +353,7 @@ def measure(topology, settings: Settings = Settings()) -> dict:
         if ta and tb:
             bounds["cut"] = cut_links(topology, side) * (total - 1) / (ta * tb)
     if bounds:
-        name = min(bounds, key=bounds.get)
+        name = min(bounds, key=lambda k: bounds[k])
         row["throughput_bound"] = float(min(1.0, bounds[name]))
         row["throughput_binding"] = name if bounds[name] < 1.0 else "injection"
     if settings.collectives and n <= CAPS["collectives"]:
@@ -511,7 +511,7 @@ def specs_for(specs: list[str], terminals: int | None, radix: int | None, famili
 
     if (terminals is None) != (radix is None):
         raise TopocastError("compare: --terminals and --radix go together (a target size and a router radix)")
-    target = None
+    target: dict[str, Any] | None = None
     specs = list(specs)
     if terminals is not None:
         terminals = integer(terminals, "terminals", owner="--terminals", minimum=2)

@@ -125,6 +125,7 @@ def scan(path: str | Path) -> Scan:
         return result
     check_input_file(path, "store")
     seen: set[str] = set()
+    why: Any
     with open(path, "rb") as handle:
         for number, line in enumerate(handle, 1):
             result.lines += 1

@@ -30,10 +30,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from ..errors import TopocastError
+from ..infra.validate import Normalised
 from ..topology.stages import ROUTE_DTYPE, MultistageNetwork
 
 CIRCUIT_COLLECTIVES = ("alltoall", "permutation")
@@ -41,33 +43,40 @@ CIRCUIT_COLLECTIVES = ("alltoall", "permutation")
 Expected = Callable[[np.ndarray], np.ndarray] | np.ndarray | None
 
 
+def _whole(value: Any, name: str) -> int:
+    return int(value)
+
+
+def _texts(value: Any, name: str) -> tuple[str, ...]:
+    return tuple(value)
+
+
 @dataclass(frozen=True, eq=False)
 class CircuitPlan:
     """Rows of circuit configurations on ``network`` and what they must deliver (see the module docstring)."""
 
     network: MultistageNetwork
-    rows: int
-    passes: int
-    routes: Callable[[np.ndarray, int], np.ndarray]
-    message_bytes: float
+    rows: Normalised[int] = Normalised(_whole)
+    passes: Normalised[int] = Normalised(_whole)
+    # required (a Normalised field without a default has none at run time; mypy's dataclass plugin assumes one)
+    routes: Callable[[np.ndarray, int], np.ndarray]  # type: ignore[misc]
+    message_bytes: float  # type: ignore[misc]
     collective: str = "alltoall"
     expected: Expected = None
     pass_lower_bound: float = 1.0
     owner: str = "circuit plan"
-    info: dict = field(default_factory=dict)
-    notes: tuple[str, ...] = ()
-    chunk: int = 256
+    info: dict[str, Any] = field(default_factory=dict)
+    notes: Normalised[tuple[str, ...]] = Normalised(_texts, ())
+    chunk: Normalised[int] = Normalised(_whole, 256)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.collective not in CIRCUIT_COLLECTIVES:
             raise TopocastError(f"{self.owner}: a circuit plan's collective must be one of "
                                 f"{', '.join(CIRCUIT_COLLECTIVES)}, got '{self.collective}'")
         for name in ("rows", "passes", "chunk"):
             value = getattr(self, name)
-            if int(value) < 1:
+            if value < 1:
                 raise TopocastError(f"{self.owner}: a circuit plan needs {name} >= 1, got {value}")
-            object.__setattr__(self, name, int(value))
-        object.__setattr__(self, "notes", tuple(self.notes))
 
     @property
     def inputs(self) -> int:

@@ -26,15 +26,20 @@ every block).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import TopocastError
 
 #: collectives whose transfers carry partial aggregates that receivers combine (see the module docstring)
 REDUCTIONS = ("allreduce", "reduce-scatter", "reduce")
+#: ``"all"``, one destination per message, or a CSR pair ``(ptr, ids)`` (see the module docstring)
+Targets: TypeAlias = str | np.ndarray | tuple[np.ndarray, np.ndarray]
+
 COLLECTIVES = ("broadcast", "allgather", "alltoall", "multicast", "unicast", "permutation", "custom", *REDUCTIONS)
 
 
@@ -48,17 +53,17 @@ class Schedule:
     range_first: np.ndarray
     range_count: np.ndarray
     collective: str = "custom"
-    targets: Any = "all"
+    targets: Targets = "all"
     step: np.ndarray | None = None
     after_ptr: np.ndarray | None = None
     after_ids: np.ndarray | None = None
     message_bytes: float = 1.0
-    meta: dict = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
     #: a group label per node (e.g. a Galaxyfly supernode): the event engine then also
     #: reports when each node holds every message that started in its group
     groups: np.ndarray | None = None
     #: facts the algorithm reports beside the engine's metrics (e.g. a paper's bound)
-    info: dict = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     #: reductions: per transfer, whether the receiver adds the carried partials to its own (True) or takes
     #: them in place of its own (False); None for the other collectives
@@ -68,7 +73,7 @@ class Schedule:
     #: on and keeps none of it.  None: no relays.
     forward: np.ndarray | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.collective not in COLLECTIVES:
             raise TopocastError(f"collective: must be one of {', '.join(COLLECTIVES)}")
         if self.step is None and self.after_ptr is None:
@@ -78,10 +83,9 @@ class Schedule:
         if not self.is_reduction and self.combine is not None:
             raise TopocastError(f"schedule: combine is for reductions, not a {self.collective}")
         if self.forward is not None:
-            self._check_forward()
+            self._check_forward(self.forward)
 
-    def _check_forward(self) -> None:
-        forward = self.forward
+    def _check_forward(self, forward: np.ndarray) -> None:
         if len(forward) != len(self.src):
             raise TopocastError("schedule: forward needs one entry per transfer")
         hops = np.flatnonzero(forward >= 0)
@@ -137,6 +141,10 @@ class Schedule:
         return np.arange(m + 1, dtype=np.int64), np.asarray(self.targets, dtype=np.int64)
 
 
+#: the transfers each new transfer waits for: one list per transfer, or a CSR pair ``(ptr, ids)``
+After: TypeAlias = Iterable[npt.ArrayLike] | tuple[npt.ArrayLike, npt.ArrayLike]
+
+
 class ScheduleBuilder:
     """Collects transfers in vectorised batches and freezes them into a :class:`Schedule`.
 
@@ -146,8 +154,8 @@ class ScheduleBuilder:
     1
     """
 
-    def __init__(self, num_nodes: int, origin, collective: str = "custom", targets: Any = "all",
-                 message_bytes: float = 1.0, meta: dict | None = None):
+    def __init__(self, num_nodes: int, origin: npt.ArrayLike, collective: str = "custom", targets: Targets = "all",
+                 message_bytes: float = 1.0, meta: dict[str, Any] | None = None) -> None:
         self.num_nodes = int(num_nodes)
         self.origin = np.asarray(origin, dtype=np.int64)
         self.collective = collective
@@ -165,8 +173,9 @@ class ScheduleBuilder:
         self._uses_after = False
         self._size = 0
 
-    def add(self, src, dst, first, count=1, step: int | np.ndarray | None = None,
-            after=None, combine=False) -> np.ndarray:
+    def add(self, src: npt.ArrayLike, dst: npt.ArrayLike, first: npt.ArrayLike, count: npt.ArrayLike = 1,
+            step: int | np.ndarray | None = None, after: After | None = None,
+            combine: npt.ArrayLike = False) -> np.ndarray:
         """Add transfers carrying one range each; returns their transfer ids.
 
         ``after`` (optional): the transfer ids each new transfer waits for,
@@ -182,8 +191,9 @@ class ScheduleBuilder:
         count = np.broadcast_to(np.asarray(count, dtype=np.int64), (n,))
         return self._append(src, dst, np.ones(n, dtype=np.int64), first, count, step, after, combine)
 
-    def add_ranges(self, src, dst, ranges_per_transfer, first, count, step=None, after=None,
-                   combine=False) -> np.ndarray:
+    def add_ranges(self, src: npt.ArrayLike, dst: npt.ArrayLike, ranges_per_transfer: npt.ArrayLike,
+                   first: npt.ArrayLike, count: npt.ArrayLike, step: int | np.ndarray | None = None,
+                   after: After | None = None, combine: npt.ArrayLike = False) -> np.ndarray:
         """Add transfers carrying several ranges each (``ranges_per_transfer[i]`` of them)."""
         src = np.atleast_1d(np.asarray(src, dtype=np.int64))
         n = len(src)
@@ -195,7 +205,8 @@ class ScheduleBuilder:
             raise ValueError("add_ranges: ranges_per_transfer must sum to the number of ranges")
         return self._append(src, dst, nranges, first, count, step, after, combine)
 
-    def _append(self, src, dst, nranges, first, count, step, after, combine=False) -> np.ndarray:
+    def _append(self, src: np.ndarray, dst: np.ndarray, nranges: np.ndarray, first: np.ndarray, count: np.ndarray,
+                step: int | np.ndarray | None, after: After | None, combine: npt.ArrayLike = False) -> np.ndarray:
         n = len(src)
         ids = np.arange(self._size, self._size + n, dtype=np.int64)
         self._combine.append(np.broadcast_to(np.asarray(combine, dtype=bool), (n,)).copy())
@@ -207,7 +218,8 @@ class ScheduleBuilder:
         self._step.append(np.broadcast_to(np.asarray(-1 if step is None else step, dtype=np.int64), (n,)).copy())
         if after is not None:
             self._uses_after = True
-            if isinstance(after, tuple) and len(after) == 2 and np.ndim(after[0]) == 1 and len(after[0]) == n + 1:
+            if (isinstance(after, tuple) and len(after) == 2 and np.ndim(after[0]) == 1
+                    and np.shape(after[0])[0] == n + 1):
                 ptr, dep_ids = (np.asarray(a, dtype=np.int64) for a in after)
                 lengths = np.diff(ptr)
                 dep_ids = dep_ids[ptr[0]:ptr[-1]]
@@ -224,20 +236,22 @@ class ScheduleBuilder:
         return ids
 
     def build(self) -> Schedule:
-        def cat(parts):
+        def cat(parts: Sequence[np.ndarray]) -> np.ndarray:
             return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
         nranges = cat(self._nranges)
         range_ptr = np.zeros(len(nranges) + 1, dtype=np.int64)
         np.cumsum(nranges, out=range_ptr[1:])
-        step = cat(self._step)
-        after_ptr = after_ids = None
+        steps = cat(self._step)
+        step: np.ndarray | None = steps
+        after_ptr: np.ndarray | None = None
+        after_ids: np.ndarray | None = None
         if self._uses_after:
             lengths = cat([batch[0] for batch in self._after])
             after_ptr = np.zeros(len(lengths) + 1, dtype=np.int64)
             np.cumsum(lengths, out=after_ptr[1:])
             after_ids = cat([batch[1] for batch in self._after])
-        if np.any(step < 0):
+        if np.any(steps < 0):
             if not self._uses_after:
                 raise TopocastError("schedule: every transfer needs a step when there are no dependencies")
             step = None

@@ -494,6 +494,8 @@ class EventTrace:
             from ..infra.footprint import guard
 
             s = self.schedule
+            if s is None:
+                raise ValueError("arrival: the trace keeps no schedule to compute it from")
             guard(f"arrival times of {s.num_messages:,} messages on {s.num_nodes:,} nodes",
                   8 * s.num_nodes * s.num_messages, self.max_bytes)
             tr = Transfers(s.src, s.dst, s.range_ptr, s.range_first, s.range_count)
@@ -555,18 +557,17 @@ def simulate(topology: Topology, schedule: Schedule, cost: CostModel = CostModel
     links = Links(topology.indptr, topology.indices, rev)
     empty = np.zeros(1, np.int64)
     use_deps = schedule.after_ptr is not None
-    if use_deps:
-        ids = schedule.after_ids
-        if len(ids) and (ids.min() < 0 or ids.max() >= nt):
-            raise TopocastError("schedule: a dependency names a transfer that does not exist")
+    ids = schedule.after_ids
+    if use_deps and ids is not None and len(ids) and (ids.min() < 0 or ids.max() >= nt):
+        raise TopocastError("schedule: a dependency names a transfer that does not exist")
     feeders = _reads(schedule, what, max_bytes) if schedule.is_reduction else _feeders(schedule, tr, what, max_bytes)
-    if use_deps:
+    if schedule.after_ptr is not None and ids is not None:
         succ_order = np.argsort(ids, kind="stable")
         succ = np.repeat(np.arange(nt, dtype=np.int64), np.diff(schedule.after_ptr))[succ_order]
         succ_ptr = np.searchsorted(ids[succ_order], np.arange(nt + 1)).astype(np.int64)
         order, after_ptr = empty, schedule.after_ptr
     else:
-        order = np.argsort(schedule.step, kind="stable").astype(np.int64)
+        order = np.argsort(np.asarray(schedule.step), kind="stable").astype(np.int64)
         succ, succ_ptr, after_ptr = empty, empty, np.zeros(nt + 1, np.int64)
     costs = Costs(cost.startup, cost.per_byte, cost.per_hop, float(schedule.message_bytes),
                   0 if ports.ports is None else int(ports.ports), ports.duplex == "half")

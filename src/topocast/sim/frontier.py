@@ -38,6 +38,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import numba as nb
 import numpy as np
@@ -101,7 +102,7 @@ class Workers:
 
     def __init__(self, threads: int | None = None):
         if threads is None:
-            threads = min(os.cpu_count() or 1, int(nb.config.NUMBA_NUM_THREADS))
+            threads = min(os.cpu_count() or 1, int(nb.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
         self.threads = max(1, int(threads))
         self._pool = ThreadPoolExecutor(self.threads) if self.threads > 1 else None
 
@@ -183,7 +184,7 @@ def run_frontier(plan: FrontierPlan, record: bool = False, progress: Progress = 
     counts = np.zeros((total, 5), np.int64)
     label_counts = np.zeros((total, plan.rule.labels), np.int64)
     names: list[str] = []
-    records = [] if record else None
+    records: list[Any] | None = [] if record else None
     ticks = iter(progress.track(range(total), "frontier steps", total=total))
     if hasattr(plan.rule, "expand_compact"):
         held_total = _run_compact(plan, record, ticks, counts, label_counts, names, records, threads)

@@ -22,14 +22,15 @@ not in an engine: an algorithm imports this module, never an engine's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import numba as nb
 import numpy as np
+import numpy.typing as npt
 
 from ..errors import TopocastError
-from ..infra.validate import choice, integer, number
+from ..infra.validate import Normalised, choice, integer, number
 
 
 @nb.njit(cache=True, inline="always")
@@ -42,14 +43,20 @@ def link_time(startup: float, per_byte: float, nbytes: float) -> float:
     return startup + nbytes * per_byte
 
 
+def _port_count(value: Any, name: str) -> int | None:
+    return None if value is None else integer(value, name, minimum=1)
+
+
+def _non_negative(value: Any, name: str) -> float:
+    return number(value, name, minimum=0)
+
+
 @dataclass(frozen=True)
 class PortModel:
-    ports: int | None = None
+    ports: Normalised[int | None] = Normalised(_port_count, None)
     duplex: str = "full"
 
-    def __post_init__(self):
-        if self.ports is not None:
-            object.__setattr__(self, "ports", integer(self.ports, "ports", minimum=1))
+    def __post_init__(self) -> None:
         if self.duplex not in ("full", "half"):
             raise TopocastError(f"duplex: must be 'full' or 'half', got '{self.duplex}'")
 
@@ -89,15 +96,11 @@ class CostModel:
         Time per byte to combine a received partial aggregate (gamma), seconds.
     """
 
-    startup: float = 1e-6
-    per_byte: float = 1e-10
-    per_hop: float = 0.0
-    setup: float = 0.0
-    per_byte_reduce: float = 0.0
-
-    def __post_init__(self):
-        for f in fields(self):
-            object.__setattr__(self, f.name, number(getattr(self, f.name), f.name, minimum=0))
+    startup: Normalised[float] = Normalised(_non_negative, 1e-6)
+    per_byte: Normalised[float] = Normalised(_non_negative, 1e-10)
+    per_hop: Normalised[float] = Normalised(_non_negative, 0.0)
+    setup: Normalised[float] = Normalised(_non_negative, 0.0)
+    per_byte_reduce: Normalised[float] = Normalised(_non_negative, 0.0)
 
     @classmethod
     def from_bandwidth(cls, bits_per_second: float, startup: float = 0.0, per_hop: float = 0.0) -> CostModel:
@@ -136,6 +139,24 @@ class Model:
 VC_RELEASES = ("tail-left", "tail-sent")
 
 
+def _cycles(value: Any, name: str) -> int:
+    """A router parameter that may be 0 (start-up, delays, ejection channels)."""
+    return integer(value, name, owner="wormhole", minimum=0)
+
+
+def _count(value: Any, name: str) -> int:
+    return integer(value, name, owner="wormhole", minimum=1)
+
+
+def _optional_count(value: Any, name: str) -> int | None:
+    return None if value is None else _count(value, name)
+
+
+def _vc_release(value: Any, name: str) -> str:
+    release: str = choice(value, name, VC_RELEASES, owner="wormhole")
+    return release
+
+
 @dataclass(frozen=True)
 class RouterConfig:
     """The router's cycle parameters, the ``router`` of :class:`~topocast.sim.models.Model`.
@@ -157,31 +178,21 @@ class RouterConfig:
     :func:`topocast.sim.wormhole.engine.simulate` starts).
     """
 
-    startup: int = 33
-    flits: int = 32
-    injection_channels: int = 4
-    ejection_channels: int = 4
-    worms_per_startup: int | None = None
+    startup: Normalised[int] = Normalised(_cycles, 33)
+    flits: Normalised[int] = Normalised(_count, 32)
+    injection_channels: Normalised[int] = Normalised(_count, 4)
+    ejection_channels: Normalised[int] = Normalised(_cycles, 4)
+    worms_per_startup: Normalised[int | None] = Normalised(_optional_count, None)
     intermediate_ejection: bool = True
-    watchdog: int = 2000
-    vcs: int | None = 1
-    buffer_depth: int = 1
-    router_delay: int = 0
-    link_latency: int = 1
-    credit_delay: int = 0
-    vc_release: str = "tail-left"
+    watchdog: Normalised[int] = Normalised(_count, 2000)
+    vcs: Normalised[int | None] = Normalised(_optional_count, 1)
+    buffer_depth: Normalised[int] = Normalised(_count, 1)
+    router_delay: Normalised[int] = Normalised(_cycles, 0)
+    link_latency: Normalised[int] = Normalised(_count, 1)
+    credit_delay: Normalised[int] = Normalised(_cycles, 0)
+    vc_release: Normalised[str] = Normalised(_vc_release, "tail-left")
 
-    def __post_init__(self):
-        for name in ("startup", "flits", "injection_channels", "ejection_channels", "watchdog", "vcs",
-                     "buffer_depth", "router_delay", "link_latency", "credit_delay"):
-            if name == "vcs" and self.vcs is None:
-                continue
-            minimum = 0 if name in ("startup", "ejection_channels", "router_delay", "credit_delay") else 1
-            object.__setattr__(self, name, integer(getattr(self, name), name, owner="wormhole", minimum=minimum))
-        if self.worms_per_startup is not None:
-            object.__setattr__(self, "worms_per_startup",
-                               integer(self.worms_per_startup, "worms_per_startup", owner="wormhole", minimum=1))
-        object.__setattr__(self, "vc_release", choice(self.vc_release, "vc_release", VC_RELEASES, owner="wormhole"))
+    def __post_init__(self) -> None:
         quiet = self.router_delay + self.link_latency + self.credit_delay
         if self.watchdog < quiet:
             raise TopocastError(f"wormhole: parameter 'watchdog' must be >= router_delay + link_latency + "
@@ -203,7 +214,7 @@ class RouterConfig:
         return self.vc_release == "tail-sent"
 
 
-def lone_tail_time(hops, total_hops, config: RouterConfig):
+def lone_tail_time(hops: npt.ArrayLike, total_hops: npt.ArrayLike, config: RouterConfig) -> np.ndarray:
     """Cycles from the end of a worm's start-up to its tail leaving the router ``hops`` hops down its path.
 
     The worm is alone in the network and its path has ``total_hops`` hops;

@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from ..errors import TopocastError
 from ..infra.parallel import twin
 from ..plans.schedule import Schedule
 from ..topology.core import Topology
@@ -55,7 +56,7 @@ class Transfers(NamedTuple):
     dst: np.ndarray
     range_ptr: np.ndarray
     first: np.ndarray
-    count: np.ndarray
+    count: np.ndarray  # type: ignore[assignment]  # a field the compiled kernels read, shadowing tuple.count
 
 
 class Rules(NamedTuple):
@@ -243,6 +244,8 @@ def step_order(schedule: Schedule) -> np.ndarray:
         int64 transfer ids.
     """
     step, dst, count = schedule.step, schedule.dst, schedule.num_transfers
+    if step is None:
+        raise TopocastError("step engine: the schedule needs a step per transfer")
     if count == 0 or np.all(step[1:] >= step[:-1]):
         order = np.arange(count, dtype=np.int64)
     else:

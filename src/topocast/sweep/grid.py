@@ -226,7 +226,7 @@ def run_key(spec: str, algorithm: str, engine: str | None, params: dict, seed: i
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def grid_size(grid: dict) -> int:
+def grid_size(grid: dict[str, Any]) -> int | float:
     """How many runs ``grid`` spells out (the product of its lists' lengths, repeats included)."""
     from ..infra.memory import product
 
@@ -244,7 +244,7 @@ def check_size(grid: dict, max_memory: float | None = None) -> int:
         raise TopocastError(f"sweep: the grid holds {words(runs, 'runs')}, more than the {MAX_RUNS:,} one sweep "
                             "may run; split it into several grids")
     check_need(f"planning the grid's {words(runs, 'runs')}", runs * BYTES_PER_RUN, max_memory)
-    return runs
+    return int(runs)
 
 
 def check_grid(grid: dict) -> None:
@@ -532,7 +532,7 @@ class Reporter:
     def advance(self, failed: bool = False) -> None:
         self.done += 1
         self.failed += bool(failed)
-        if self._bar is not None:
+        if self._bar is not None and self._task is not None:
             self._bar.update(self._task, advance=1, failed=self.failed)
         elif self.mode == "lines" and time.monotonic() - self.last >= self.interval:
             self.last = time.monotonic()

@@ -30,7 +30,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,6 +41,9 @@ from ..sim.models import Model
 from ..topology.core import Topology
 from . import greedy, steps
 from .model import COLLECTIVES, model_record, resolve_model
+
+if TYPE_CHECKING:
+    from .known import Known
 
 ENGINES = ("event", "step")
 #: most chunks per message, and most relabelling restarts, a synthesis takes
@@ -66,25 +69,28 @@ class Synthesis:
     chunks: int = 1
     reference: str = ""
     seconds: float = 0.0
-    candidates: list[dict] = field(default_factory=list)
+    candidates: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     #: ``synthesized`` (a method of this package) or ``registered`` (``method`` is the algorithm's name)
     origin: str = "synthesized"
     #: the bound's kind, value and witness, every bound computed, and what they hold for (:func:`certificate`)
-    bound: dict = field(default_factory=dict)
+    bound: dict[str, Any] = field(default_factory=dict)
 
     @property
     def measured(self) -> float:
         """The engine's time (s, event) or steps (step) of the verified run."""
-        return self.result.metrics["time" if self.engine == "event" else "steps"]
+        value: float = self.result.metrics["time" if self.engine == "event" else "steps"]
+        return value
 
     @property
     def lower_bound(self) -> float:
-        return self.result.metrics["lower_bound"]
+        value: float = self.result.metrics["lower_bound"]
+        return value
 
     @property
     def ratio(self) -> float | None:
-        return self.result.metrics["lower_bound_ratio"]
+        value: float | None = self.result.metrics["lower_bound_ratio"]
+        return value
 
     def summary(self) -> dict[str, Any]:
         """Plain JSON-able facts: spec, model, bound, ratio, verification, method and timing."""
@@ -177,8 +183,8 @@ def _chunked(origin: np.ndarray, targets: Any, chunks: int) -> tuple[np.ndarray,
     return np.repeat(origin, chunks), targets if isinstance(targets, str) else np.repeat(targets, chunks)
 
 
-def to_schedule(plan: greedy.TimedTransfers, num_nodes: int, origin, targets, collective: str,
-                chunk_bytes: float, step: np.ndarray | None = None, meta: dict | None = None) -> Schedule:
+def to_schedule(plan: greedy.TimedTransfers, num_nodes: int, origin: np.ndarray, targets: Any, collective: str,
+                chunk_bytes: float, step: np.ndarray | None = None, meta: dict[str, Any] | None = None) -> Schedule:
     """A step-ordered :class:`Schedule` from a plan: ``step`` is the dense rank of the start time, so the
     event engine keeps each link's order and every transfer after the ones that brought its data."""
     if step is None:
@@ -197,7 +203,8 @@ def _relabelled(topology: Topology, perm: np.ndarray) -> Topology:
     return Topology.from_arcs(topology.family, dict(topology.params), topology.num_nodes, src, dst)
 
 
-def _event_candidates(topology: Topology, collective: str, chunks: int | None, restarts: int):
+def _event_candidates(topology: Topology, collective: str, chunks: int | None,
+                      restarts: int) -> list[tuple[int, int, float, int]]:
     """(chunks, cap, wait, relabel index) tried by the event synthesis, in a fixed order; ``wait`` is in
     start-ups (how long a free link may wait for chunks already on their way to its sender)."""
     if collective == "broadcast":
@@ -209,7 +216,9 @@ def _event_candidates(topology: Topology, collective: str, chunks: int | None, r
     return [(c, 0, w, k) for k in range(restarts + 1) for w in WAITS]
 
 
-def _plan_event(topology, collective, model, message_bytes, origin, targets, chunks, cap, wait, relabel, seed):
+def _plan_event(topology: Topology, collective: str, model: Model, message_bytes: float, origin: np.ndarray,
+                targets: Any, chunks: int, cap: int, wait: float, relabel: int, seed: int
+                ) -> tuple[greedy.TimedTransfers, np.ndarray, Any]:
     """One greedy plan (on a relabelled copy when ``relabel`` > 0, mapped back)."""
     from .route import route
 
@@ -237,10 +246,14 @@ def _default_restarts(topology: Topology, collective: str) -> int:
     return 3 if work <= 2_000_000 else 0
 
 
-def _synthesize_event(topology, collective, model, params, origin, targets, seed, budget, chunks, restarts, t0):
+def _synthesize_event(topology: Topology, collective: str, model: Model, params: dict[str, Any], origin: np.ndarray,
+                      targets: Any, seed: int, budget: float, chunks: int | None, restarts: int | None,
+                      t0: float) -> tuple[Schedule, str, int, list[dict[str, Any]], list[str]]:
     cands = _event_candidates(topology, collective, chunks, _default_restarts(topology, collective)
                               if restarts is None else restarts)
-    best, tried, notes = None, [], []
+    best: tuple[greedy.TimedTransfers, np.ndarray, Any, int] | None = None
+    tried: list[dict[str, Any]] = []
+    notes: list[str] = []
     for c, cap, wait, relabel in cands:
         if tried and time.perf_counter() - t0 > budget:
             notes.append(f"budget of {budget:g} s reached after {len(tried)} of {len(cands)} candidates")
@@ -250,12 +263,15 @@ def _synthesize_event(topology, collective, model, params, origin, targets, seed
         tried.append({"chunks": c, "cap": cap, "wait": wait, "restart": relabel, "planned": plan.makespan})
         if best is None or plan.makespan < best[0].makespan:
             best = (plan, origin_c, targets_c, c)
+    if best is None:
+        raise TopocastError("synthesize: no candidate to try")
     plan, origin_c, targets_c, c = best
     schedule = to_schedule(plan, topology.num_nodes, origin_c, targets_c, collective, params["message_bytes"] / c)
     return schedule, "greedy", c, tried, notes
 
 
-def _synthesize_steps(topology, collective, model, params, origin, seed, restarts):
+def _synthesize_steps(topology: Topology, collective: str, model: Model, params: dict[str, Any], origin: np.ndarray,
+                      seed: int, restarts: int | None) -> tuple[Schedule, str, int, list[dict[str, Any]], list[str]]:
     if collective != "broadcast":
         raise TopocastError(f"synthesize: the step engine synthesises broadcast only, not '{collective}'; "
                             "use engine='event'")
@@ -265,12 +281,15 @@ def _synthesize_steps(topology, collective, model, params, origin, seed, restart
         src, dst, step = steps.bfs_broadcast(topology, root)
         method, tried = "bfs", [{"steps": int(step.max(initial=-1)) + 1}]
     else:
-        best, tried = None, []
+        best: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        tried = []
         for k in range(1 + (3 if restarts is None else restarts)):
             out = steps.port_broadcast(topology, root, ports, np.random.default_rng([seed, k // 2]), mode=k % 2)
             tried.append({"restart": k, "steps": int(out[2].max(initial=-1)) + 1})
             if best is None or tried[-1]["steps"] < int(best[2].max(initial=-1)) + 1:
                 best = out
+        if best is None:
+            raise TopocastError("synthesize: no candidate to try")
         (src, dst, step), method = best, "matching"
     builder = ScheduleBuilder(topology.num_nodes, origin=origin, collective="broadcast",
                               message_bytes=params["message_bytes"])
@@ -326,18 +345,20 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
         return Synthesis(topology.spec, collective, engine, method, seed, schedule, model_record(resolved, model),
                          result, c, reference, round(time.perf_counter() - t0, 3), tried, notes, origin,
                          certificate(topology, schedule, engine, model))
-    origin, targets = _messages(topology, collective, integer(root, "root", minimum=0))
-    best_known, records, skipped = None, [], []
+    sources, targets = _messages(topology, collective, integer(root, "root", minimum=0))
+    best_known: Known | None = None
+    records: list[dict[str, Any]] = []
+    skipped: list[str] = []
     if known:  # first, and whatever the budget: the result is never slower than a registered algorithm
         from .known import run_known
 
-        best_known, records, skipped = run_known(topology, collective, engine, model, resolved, int(origin[0]),
+        best_known, records, skipped = run_known(topology, collective, engine, model, resolved, int(sources[0]),
                                                  seed, max_memory, chunks)
     if engine == "event":
-        schedule, method, c, tried, notes = _synthesize_event(topology, collective, model, resolved, origin, targets,
+        schedule, method, c, tried, notes = _synthesize_event(topology, collective, model, resolved, sources, targets,
                                                               seed, budget, chunks, restarts, t0)
     else:
-        schedule, method, c, tried, notes = _synthesize_steps(topology, collective, model, resolved, origin, seed,
+        schedule, method, c, tried, notes = _synthesize_steps(topology, collective, model, resolved, sources, seed,
                                                               restarts)
     tried = [{"origin": "synthesized", "method": method, **entry} for entry in tried]
     result = verify(topology, schedule, engine, model, method, seed, resolved, max_memory)
@@ -380,7 +401,9 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
 EXACT_SECONDS = 60.0
 
 
-def _exact(topology, collective, engine, model, params, root, seed, max_memory, horizons, time_limit):
+def _exact(topology: Topology, collective: str, engine: str, model: Model, params: dict[str, Any], root: int, seed: int,
+           max_memory: float | None, horizons: list[float], time_limit: float
+           ) -> tuple[tuple[Schedule, RunResult] | None, dict[str, Any]]:
     """``((schedule, verified run) of the program or None, the proof record)``; see :mod:`.exact`."""
     from .exact import solve
     from .greedy import TimedTransfers
@@ -450,7 +473,8 @@ TREE_TRANSFERS = 20_000_000
 TREE_NODES = 512
 
 
-def _tree_candidate(topology, root, model, params, seed, chunks, max_memory, notes):
+def _tree_candidate(topology: Topology, root: int, model: Model, params: dict[str, Any], seed: int, chunks: int | None,
+                    max_memory: float | None, notes: list[str]) -> tuple[Schedule, RunResult, int, int] | None:
     """``(schedule, verified run, chunks, trees)`` of the tree-packed broadcast (:mod:`.trees`), or None."""
     from .trees import best_packing, chunk_count, tree_broadcast
 
@@ -475,7 +499,7 @@ def _tree_candidate(topology, root, model, params, seed, chunks, max_memory, not
     return schedule, verify(topology, schedule, "event", model, "trees", seed, params, max_memory), c, len(packing)
 
 
-def _tree_height(topology, parent_arc, root) -> int:
+def _tree_height(topology: Topology, parent_arc: np.ndarray, root: int) -> int:
     from .trees import _depths
 
     return int(_depths(topology, parent_arc, root).max())
@@ -487,7 +511,7 @@ def origin_of(schedule: Schedule) -> int:
 
 
 def verify(topology: Topology, schedule: Schedule, engine: str, model: Model, method: str, seed: int = 0,
-           params: dict | None = None, max_memory: float | None = None) -> RunResult:
+           params: dict[str, Any] | None = None, max_memory: float | None = None) -> RunResult:
     """Run ``schedule`` through :func:`topocast.execution.execute.execute`; raise unless delivered exactly once."""
     from ..execution.execute import execute
 
@@ -527,7 +551,7 @@ COMMAND_OPTIONS = ("seed", "budget", "engine", "out", "max_memory", "max-memory"
 
 def cli_synthesize(spec: str, collective: str, out: str, sets: list[str] | None = None, budget: float = 300.0,
                    seed: int = 0, engine: str = "event", root: int | None = None, chunks: int | None = None,
-                   max_memory: float | None = None, exact: bool = False) -> dict:
+                   max_memory: float | None = None, exact: bool = False) -> dict[str, Any]:
     """What ``topocast synthesize SPEC COLLECTIVE --set k=v ... --out FILE`` does; returns the summary.
 
     ``--set`` takes the model parameters of ``run`` and the search settings ``chunks``, ``restarts`` and

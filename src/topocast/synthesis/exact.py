@@ -27,12 +27,19 @@ minimise ``T >= A[v, i]``.  Big-M constants are the horizon's.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import TopocastError
+
+if TYPE_CHECKING:
+    from ..plans.schedule import Targets
+    from ..sim.models import CostModel, PortModel
+    from ..topology.core import Topology
 
 #: most time slots up to the horizon, and most variables, an exact synthesis takes on
 MAX_SLOTS = 400
@@ -46,7 +53,7 @@ class ExactPlan:
     src: np.ndarray
     dst: np.ndarray
     start: np.ndarray
-    carried: list
+    carried: list[list[int]]
     unit: float
     makespan: float
     dual_bound: float
@@ -76,8 +83,8 @@ def grid(values: list[float], horizon: float) -> tuple[float, list[int]]:
     return float(unit), [int(f / unit) for f in fracs]
 
 
-def solve(topology, origin: np.ndarray, targets, cost, ports, message_bytes: float, horizon: float,
-          time_limit: float = 60.0, lower: float = 0.0) -> ExactPlan:
+def solve(topology: Topology, origin: np.ndarray, targets: Targets, cost: CostModel, ports: PortModel,
+          message_bytes: float, horizon: float, time_limit: float = 60.0, lower: float = 0.0) -> ExactPlan:
     """The optimal whole-message schedule of the messages ``origin`` (to ``targets``: "all" or one per message)
     with makespan at most ``horizon`` (seconds), or the best found within ``time_limit`` seconds (no
     transfers when none was found: ``makespan`` is then inf).  ``lower``: a proven lower bound (seconds)."""
@@ -97,12 +104,12 @@ def solve(topology, origin: np.ndarray, targets, cost, ports, message_bytes: flo
     dist = all_distances(topology).astype(np.int64)
     hop = a + b + h
     # needed[v, i]: v must end with message i; relay[v, i]: v may carry it on
-    cols: dict = {}
+    cols: dict[tuple[Any, ...], int] = {}
     lo: list[float] = []
     hi: list[float] = []
     integral: list[int] = []
 
-    def var(key, upper=1.0, integer=1):
+    def var(key: tuple[Any, ...], upper: float = 1.0, integer: int = 1) -> int:
         cols[key] = len(lo)
         lo.append(0.0)
         hi.append(upper)
@@ -110,11 +117,11 @@ def solve(topology, origin: np.ndarray, targets, cost, ports, message_bytes: flo
         return cols[key]
 
     starts = range(0, max(0, H - hop) + 1)
-    ys: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    ys: dict[tuple[int, int], list[int]] = {}
     for e in range(E):
         u, v = int(asrc[e]), int(adst[e])
         for t in starts:
-            carried = []
+            carried: list[int] = []
             for i in keep:
                 o, target = messages[i]
                 if v == o or t < dist[o, u] * hop:
@@ -138,9 +145,13 @@ def solve(topology, origin: np.ndarray, targets, cost, ports, message_bytes: flo
     if len(lo) > MAX_VARIABLES:
         raise TopocastError(f"exact: the program has {len(lo):,} variables, more than the {MAX_VARIABLES:,} an "
                             "exact synthesis takes; use a smaller network or a tighter time grid")
-    rows, cidx, vals, rlo, rhi = [], [], [], [], []
+    rows: list[int] = []
+    cidx: list[int] = []
+    vals: list[float] = []
+    rlo: list[float] = []
+    rhi: list[float] = []
 
-    def row(terms, low, high):
+    def row(terms: list[tuple[int, float]], low: float, high: float) -> None:
         r = len(rlo)
         for c, w in terms:
             rows.append(r)
@@ -196,25 +207,30 @@ def solve(topology, origin: np.ndarray, targets, cost, ports, message_bytes: flo
         return ExactPlan(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), [], unit, math.inf,
                          max(dual, lo[T]) * unit, False, math.inf, nvar, str(res.message))
     xs = res.x
-    src, dst, start, carried = [], [], [], []
+    src: list[int] = []
+    dst: list[int] = []
+    start: list[float] = []
+    picked: list[list[int]] = []
     for (e, t), ids in ys.items():
         if xs[cols[("x", e, t)]] > 0.5:
             src.append(int(asrc[e]))
             dst.append(int(adst[e]))
             start.append(t * unit)
-            carried.append(sorted(i for i in ids if xs[cols[("y", e, t, i)]] > 0.5))
+            picked.append(sorted(i for i in ids if xs[cols[("y", e, t, i)]] > 0.5))
     # on the grid the optimum is a whole number of units, so the dual bound rounds up
     best = float(round(res.fun)) if abs(res.fun - round(res.fun)) < 1e-6 else float(res.fun)
     dual = max(float(math.ceil(dual - 1e-6)), lo[T])
-    return ExactPlan(np.asarray(src, np.int64), np.asarray(dst, np.int64), np.asarray(start), carried, unit,
+    return ExactPlan(np.asarray(src, np.int64), np.asarray(dst, np.int64), np.asarray(start), picked, unit,
                      best * unit, min(dual, best) * unit, res.status == 0,
                      float(getattr(res, "mip_gap", 0.0) or 0.0), nvar, str(res.message))
 
 
-def _conflicts(row, cols, ys, asrc, adst, topology, ports, a, b):
+def _conflicts(row: Callable[[list[tuple[int, float]], float, float], None], cols: dict[tuple[Any, ...], int],
+               ys: dict[tuple[int, int], list[int]], asrc: np.ndarray, adst: np.ndarray, topology: Topology,
+               ports: PortModel, a: int, b: int) -> None:
     """Two transfers sharing a resource (a channel; under a port limit a sender or a receiver) do not overlap:
     if both run, the earlier one, ``a + b count`` long, ends by the later one's start."""
-    groups: dict = {}
+    groups: dict[tuple[str, int], list[tuple[int, int]]] = {}
     rev = topology.reverse_arc
     for (e, t) in ys:
         channel = min(e, int(rev[e])) if ports.duplex == "half" else e

@@ -25,12 +25,16 @@ import json
 import math
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import TopocastError
 from ..plans.schedule import Schedule
+
+if TYPE_CHECKING:
+    from ..topology.core import Topology
+    from . import Synthesis
 
 FORMAT = "topocast-schedule"
 VERSION = 1
@@ -73,7 +77,7 @@ def _decode(record: Any, name: str, where: str, max_bytes: float) -> np.ndarray:
         raise TopocastError(f"schedule file {where}: array '{name}' is corrupt ({exc})") from None
 
 
-def header_of(synthesis) -> dict[str, Any]:
+def header_of(synthesis: Synthesis) -> dict[str, Any]:
     """Every header field of a :class:`~topocast.synthesis.Synthesis` (no timing, so files are reproducible)."""
     summary = synthesis.summary()
     summary.pop("synthesis_seconds")
@@ -82,7 +86,7 @@ def header_of(synthesis) -> dict[str, Any]:
             "chunk_bytes": float(schedule.message_bytes), **summary}
 
 
-def write(path: str | Path, synthesis) -> Path:
+def write(path: str | Path, synthesis: Synthesis) -> Path:
     """Write ``synthesis`` (already verified) to ``path`` atomically."""
     from ..infra.fileio import atomic_write
 
@@ -186,7 +190,8 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def read(path: str | Path, topology=None, max_bytes: float | None = None) -> tuple[dict[str, Any], Schedule]:
+def read(path: str | Path, topology: Topology | None = None,
+         max_bytes: float | None = None) -> tuple[dict[str, Any], Schedule]:
     """``(header, Schedule)`` from ``path``; refuses a file made for another topology than ``topology``, and a
     file whose messages are not those of its collective (an all-gather relabelled a broadcast)."""
     from ..infra.memory import default_limit
@@ -277,7 +282,8 @@ def _check_shapes(s: Schedule, where: str) -> None:
     """Refuse arrays that do not fit together (a truncated or edited file)."""
     t = s.num_transfers
     ok = (len(s.dst) == t and (s.step is None or len(s.step) == t) and len(s.range_ptr) == t + 1
-          and (s.after_ptr is None or (len(s.after_ptr) == t + 1 and _csr_ok(s.after_ptr, s.after_ids, t)))
+          and (s.after_ptr is None or (len(s.after_ptr) == t + 1 and s.after_ids is not None
+                                     and _csr_ok(s.after_ptr, s.after_ids, t)))
           and len(s.range_first) == len(s.range_count)
           and (t == 0 or (s.range_ptr[0] == 0 and s.range_ptr[-1] == len(s.range_first)
                           and np.all(np.diff(s.range_ptr) >= 0)))

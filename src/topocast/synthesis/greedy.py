@@ -30,6 +30,7 @@ ranges); :func:`topocast.synthesis.synthesize` turns it into a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numba as nb
 import numpy as np
@@ -37,6 +38,10 @@ import numpy as np
 from ..infra.bits import popcount
 from ..infra.heap import grow, pop, push
 from ..sim.models import link_time
+
+if TYPE_CHECKING:
+    from ..sim.models import CostModel, PortModel
+    from ..topology.core import Topology
 
 _INF = np.inf
 
@@ -70,7 +75,7 @@ class TimedTransfers:
 
 
 @nb.njit(cache=True)
-def _lacks(held, known, u, v):
+def _lacks(held: np.ndarray, known: np.ndarray, u: int, v: int) -> int:
     total = 0
     for w in range(held.shape[1]):
         total += popcount(held[u, w] & ~known[v, w])
@@ -84,7 +89,9 @@ _START, _END = 0, 1
 
 
 @nb.njit(cache=True)
-def _flood(indptr, indices, channel, held, startup, per_byte, per_hop, chunk_bytes, one_port, cap, wait):
+def _flood(indptr: np.ndarray, indices: np.ndarray, channel: np.ndarray, held: np.ndarray, startup: float,
+           per_byte: float, per_hop: float, chunk_bytes: float, one_port: bool, cap: int, wait: float
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
     """The flooding greedy for broadcast and all-gather (every node needs every chunk)."""
     n, words = held.shape
     known = held.copy()
@@ -178,8 +185,8 @@ def _flood(indptr, indices, channel, held, startup, per_byte, per_hop, chunk_byt
             taken = _cap(diff, cap)
             ti, tf, tp = grow(ti, nt), grow(tf, nt), grow(tp, nt + 1)
             nr = tp[nt]
-            run_first = np.int64(-1)
-            run_len = np.int64(0)
+            run_first: int | np.int64 = np.int64(-1)
+            run_len: int | np.int64 = np.int64(0)
             for w in range(words):
                 d = diff[w]
                 if d == 0:
@@ -231,7 +238,8 @@ def _flood(indptr, indices, channel, held, startup, per_byte, per_hop, chunk_byt
 
 
 @nb.njit(cache=True)
-def _add_soon(u, v, t, wait, known, diff, in_head, ti, tf, tp, rr):
+def _add_soon(u: int, v: int, t: float, wait: float, known: np.ndarray, diff: np.ndarray, in_head: np.ndarray,
+              ti: np.ndarray, tf: np.ndarray, tp: np.ndarray, rr: np.ndarray) -> float:
     """Add to ``diff`` the chunks ``v`` lacks that reach ``u`` within ``wait``; returns the start time."""
     start = t
     prev = -1
@@ -261,7 +269,7 @@ def _add_soon(u, v, t, wait, known, diff, in_head, ti, tf, tp, rr):
 
 
 @nb.njit(cache=True)
-def _cap(diff, cap):
+def _cap(diff: np.ndarray, cap: int) -> int:
     """Keep the ``cap`` lowest set bits of ``diff`` (all when ``cap`` is 0); returns how many are kept."""
     taken = 0
     for w in range(len(diff)):
@@ -279,7 +287,7 @@ def _cap(diff, cap):
     return taken
 
 
-def channels(topology, duplex: str) -> np.ndarray:
+def channels(topology: Topology, duplex: str) -> np.ndarray:
     """The channel of every arc: the arc itself, or (half duplex) the pair ``min(e, reverse(e))``."""
     arcs = np.arange(topology.num_arcs, dtype=np.int64)
     if duplex == "half":
@@ -287,14 +295,14 @@ def channels(topology, duplex: str) -> np.ndarray:
     return arcs
 
 
-def port_order(topology) -> np.ndarray:
+def port_order(topology: Topology) -> np.ndarray:
     """Each node's arcs by port label, then neighbour: ties go to the lowest port (a hypercube's lowest
     dimension), so one-port nodes pair up consistently, as in dimension-ordered exchanges."""
     return np.lexsort((np.arange(topology.num_arcs), topology.arc_labels, topology.arc_sources))
 
 
-def flood(topology, origin_bits: np.ndarray, cost, ports, chunk_bytes: float, cap: int = 0, wait: float = 0.0
-          ) -> TimedTransfers:
+def flood(topology: Topology, origin_bits: np.ndarray, cost: CostModel, ports: PortModel, chunk_bytes: float,
+          cap: int = 0, wait: float = 0.0) -> TimedTransfers:
     """Greedy schedule in which every node ends holding every chunk (broadcast, all-gather).
 
     ``origin_bits`` is the ``(N, ceil(C/64))`` bit matrix of the chunks each node starts with.

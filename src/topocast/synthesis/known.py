@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import registry
 from ..errors import TopocastError
 from ..execution.result import RunResult
 from ..plans.schedule import Schedule
@@ -39,10 +40,11 @@ class Known:
     chunks: int
 
     def measured(self, engine: str) -> float:
-        return self.result.metrics["time" if engine == "event" else "steps"]
+        value: float = self.result.metrics["time" if engine == "event" else "steps"]
+        return value
 
 
-def applicable(topology: Topology, collective: str, engine: str) -> list:
+def applicable(topology: Topology, collective: str, engine: str) -> list[registry.Algorithm]:
     """Registered algorithms of ``collective`` that run on ``topology``'s family and on ``engine``, by name."""
     from .. import registry
 
@@ -51,7 +53,7 @@ def applicable(topology: Topology, collective: str, engine: str) -> list:
                    and (not a.families or topology.family in a.families)), key=lambda a: a.name)
 
 
-def _given(alg, params: dict[str, Any], model: Model, root: int) -> dict[str, Any]:
+def _given(alg: registry.Algorithm, params: dict[str, Any], model: Model, root: int) -> dict[str, Any]:
     """The run parameters to hand ``alg``: the model by canonical name, and the broadcast root."""
     names = {p.name for p in alg.params}
     out = {k: params[k] for k in MODEL_KEYS if k in names}
@@ -116,7 +118,7 @@ def _blocks(schedule: Schedule, collective: str, n: int, root: int, vector: floa
 
 def run_known(topology: Topology, collective: str, engine: str, model: Model, params: dict[str, Any],
               root: int, seed: int, max_memory: float | None, chunks: int | None = None
-              ) -> tuple[Known | None, list[dict], list[str]]:
+              ) -> tuple[Known | None, list[dict[str, Any]], list[str]]:
     """Run every applicable registered algorithm under ``model``; ``(the fastest verified run or None, candidate
     records, notes)``.  Only the fastest run is kept (the others' plans are dropped as soon as they lose).
 

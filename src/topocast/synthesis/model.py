@@ -48,6 +48,8 @@ def resolve_model(family: str, collective: str, given: dict[str, Any], from_text
     ref = reference_algorithm(family, collective)
     alg = _pseudo(collective, ref)
     params = resolve_params(alg, given, from_text=from_text)
+    if alg.model is None:  # never: the reference is an algorithm with a model, else the standard one
+        raise TopocastError(f"synthesize: no model for {collective} on {family}")
     return params, alg.model(params), ref.name if ref else ""
 
 

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TopocastError, VerificationError
+from ..execution.result import RunResult
 from ..plans.schedule import Schedule, ScheduleBuilder
 from ..sim.models import Model
 from ..topology.core import Topology
@@ -47,6 +48,8 @@ def reversed_schedule(schedule: Schedule, collective: str, targets: Any) -> Sche
 def followed_by(first: Schedule, then: Schedule, collective: str) -> Schedule:
     """``first`` and then ``then`` (its steps after ``first``'s last), as one ``collective`` schedule whose
     second part copies (an allreduce's all-gather half)."""
+    if first.step is None or then.step is None or first.combine is None:
+        raise TopocastError("synthesize: only step-ordered schedules, the first a reduction, can be joined")
     offset = int(first.step.max(initial=-1)) + 1
     builder = ScheduleBuilder(first.num_nodes, origin=first.origin, collective=collective, targets="all",
                               message_bytes=first.message_bytes, meta=dict(first.meta))
@@ -79,7 +82,8 @@ def dual_candidate(topology: Topology, collective: str, params: dict[str, Any], 
 
 def synthesize_reduction(topology: Topology, collective: str, engine: str, model: Model, params: dict[str, Any],
                          seed: int, budget: float, root: int, chunks: int | None, max_memory: float | None,
-                         known: bool = True):
+                         known: bool = True
+                         ) -> tuple[Schedule, RunResult, str, int, list[dict[str, Any]], list[str], str]:
     """``(schedule, verified run, method, blocks, candidates, notes, origin)``: the fastest verified of the
     dual (event engine) and, with ``known``, every registered algorithm of the collective
     (:func:`.known.run_known`); ``blocks``, the pieces the vector travels in, is the file's ``chunks`` (so

@@ -11,6 +11,8 @@ the store-and-forward cost model rewards when the start-up dominates.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numba as nb
 import numpy as np
 
@@ -19,11 +21,17 @@ from ..sim.models import link_time
 from ..topology.metrics import all_distances
 from .greedy import TimedTransfers, channels
 
+if TYPE_CHECKING:
+    from ..sim.models import CostModel, PortModel
+    from ..topology.core import Topology
+
 _INF = np.inf
 
 
 @nb.njit(cache=True)
-def _enqueue(c, u, t, target, dist, indptr, indices, channel, link_free, qlen, head, tail, nxt, cost_per_chunk):
+def _enqueue(c: int, u: int, t: float, target: np.ndarray, dist: np.ndarray, indptr: np.ndarray, indices: np.ndarray,
+             channel: np.ndarray, link_free: np.ndarray, qlen: np.ndarray, head: np.ndarray, tail: np.ndarray,
+             nxt: np.ndarray, cost_per_chunk: float) -> int:
     """Put chunk ``c`` (at node ``u``) into the queue of its best next-hop arc; returns the arc."""
     d = target[c]
     best = -1
@@ -47,8 +55,9 @@ def _enqueue(c, u, t, target, dist, indptr, indices, channel, link_free, qlen, h
 
 
 @nb.njit(cache=True)
-def _route(indptr, indices, channel, arc_src, dist, origin, target, startup, per_byte, per_hop, chunk_bytes,
-           one_port):
+def _route(indptr: np.ndarray, indices: np.ndarray, channel: np.ndarray, arc_src: np.ndarray, dist: np.ndarray,
+           origin: np.ndarray, target: np.ndarray, startup: float, per_byte: float, per_hop: float, chunk_bytes: float,
+           one_port: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
     n = len(indptr) - 1
     arcs = len(indices)
     nc = len(origin)
@@ -160,7 +169,8 @@ def _ranges(tptr: np.ndarray, carried: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return ptr, carried[first_idx], counts
 
 
-def route(topology, origin: np.ndarray, target: np.ndarray, cost, ports, chunk_bytes: float) -> TimedTransfers:
+def route(topology: Topology, origin: np.ndarray, target: np.ndarray, cost: CostModel, ports: PortModel,
+          chunk_bytes: float) -> TimedTransfers:
     """Greedy total-exchange plan: every chunk from ``origin[c]`` to ``target[c]`` on shortest paths."""
     out = _route(topology.indptr, topology.indices, channels(topology, ports.duplex),
                  topology.arc_sources.astype(np.int64), all_distances(topology), np.asarray(origin, np.int64),

@@ -18,12 +18,17 @@ win.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..topology.metrics import bfs_distances
 
+if TYPE_CHECKING:
+    from ..topology.core import Topology
 
-def bfs_broadcast(topology, root: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+
+def bfs_broadcast(topology: Topology, root: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(src, dst, step) of the breadth-first all-port broadcast: the first neighbour one hop closer sends."""
     dist = bfs_distances(topology, root).astype(np.int64)
     src_arc = topology.arc_sources.astype(np.int64)
@@ -34,7 +39,7 @@ def bfs_broadcast(topology, root: int) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return src, dst, dist[dst] - 1
 
 
-def tree_urgency(topology, root: int, rng: np.random.Generator) -> np.ndarray:
+def tree_urgency(topology: Topology, root: int, rng: np.random.Generator) -> np.ndarray:
     """Steps a one-port broadcast needs to finish each node's subtree of a random breadth-first tree.
 
     The optimal schedule on a tree sends to the children in decreasing order of
@@ -62,7 +67,8 @@ def tree_urgency(topology, root: int, rng: np.random.Generator) -> np.ndarray:
     return urgency
 
 
-def _greedy_step(cand_src, cand_dst, ports, urgency, key, mode, n):
+def _greedy_step(cand_src: np.ndarray, cand_dst: np.ndarray, ports: int, urgency: np.ndarray, key: np.ndarray,
+                 mode: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     """One greedy b-matching: the most urgent receivers first; ``mode`` 0 then prefers receivers with few
     candidate senders, ``mode`` 1 senders with few candidate receivers."""
     per_dst = np.bincount(cand_dst, minlength=n)
@@ -85,7 +91,7 @@ def _greedy_step(cand_src, cand_dst, ports, urgency, key, mode, n):
     return np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
 
 
-def port_broadcast(topology, root: int, ports: int, rng: np.random.Generator, mode: int = 0
+def port_broadcast(topology: Topology, root: int, ports: int, rng: np.random.Generator, mode: int = 0
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(src, dst, step) of a greedy ``ports``-port broadcast from ``root``."""
     n = topology.num_nodes

@@ -21,10 +21,16 @@ limit or a shared link would make the trees contend).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
+if TYPE_CHECKING:
+    from ..sim.models import CostModel
+    from ..topology.core import Topology
 
-def root_connectivity(topology, root: int) -> int:
+
+def root_connectivity(topology: Topology, root: int) -> int:
     """``min over v != root of maxflow(root, v)`` with unit arc capacities: Edmonds' number of arc-disjoint
     spanning arborescences rooted at ``root``."""
     from scipy.sparse import csr_array
@@ -42,7 +48,7 @@ def root_connectivity(topology, root: int) -> int:
     return best
 
 
-def pack(topology, root: int, k: int, rng: np.random.Generator, shallow: bool = False) -> list[np.ndarray]:
+def pack(topology: Topology, root: int, k: int, rng: np.random.Generator, shallow: bool = False) -> list[np.ndarray]:
     """Up to ``k`` arc-disjoint spanning arborescences rooted at ``root``, each as a parent-arc array
     (``-1`` at the root); fewer when the greedy packing gets stuck.  ``shallow``: the shallowest sender
     first, then the one with most unused arcs (else the reverse)."""
@@ -80,7 +86,7 @@ def pack(topology, root: int, k: int, rng: np.random.Generator, shallow: bool = 
     return [parent[i] for i in range(k) if inside[i].all()]
 
 
-def best_packing(topology, root: int, seed: int, restarts: int = 6) -> tuple[list[np.ndarray], int]:
+def best_packing(topology: Topology, root: int, seed: int, restarts: int = 6) -> tuple[list[np.ndarray], int]:
     """The packing with the most trees, then the lowest height, over seeded restarts (both orders), and
     Edmonds' ``k``."""
     k = root_connectivity(topology, root)
@@ -96,7 +102,7 @@ def best_packing(topology, root: int, seed: int, restarts: int = 6) -> tuple[lis
     return best, k
 
 
-def _depths(topology, parent_arc: np.ndarray, root: int) -> np.ndarray:
+def _depths(topology: Topology, parent_arc: np.ndarray, root: int) -> np.ndarray:
     n = topology.num_nodes
     depth = np.full(n, -1, dtype=np.int64)
     depth[root] = 0
@@ -111,7 +117,7 @@ def _depths(topology, parent_arc: np.ndarray, root: int) -> np.ndarray:
     return depth
 
 
-def chunk_count(trees: int, height: int, cost, message_bytes: float, most: int) -> int:
+def chunk_count(trees: int, height: int, cost: CostModel, message_bytes: float, most: int) -> int:
     """Chunks minimising the pipeline's estimate ``(q + height - 1) (t_s + B t_w / (q trees))`` over ``q``
     chunks per tree (a geometric grid, ratio 1.1), at most ``most`` in all."""
     best, best_t = trees, np.inf
@@ -125,7 +131,7 @@ def chunk_count(trees: int, height: int, cost, message_bytes: float, most: int) 
     return best
 
 
-def tree_broadcast(topology, root: int, trees: list[np.ndarray], chunks: int
+def tree_broadcast(topology: Topology, root: int, trees: list[np.ndarray], chunks: int
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(src, dst, first chunk, step)``: chunk ``j`` down tree ``j mod len(trees)``, one chunk per transfer."""
     src_all, dst_all, first_all, step_all = [], [], [], []

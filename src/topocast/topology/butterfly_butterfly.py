@@ -140,7 +140,7 @@ def butterfly_butterfly(n: int, d: int = 2) -> Topology:
                             {"spec": f"{FAMILY}:n={n},d={d}", "lines": d ** n, "middle_stage": n - 1})
 
 
-def _estimate(n: int, d: int = 2) -> tuple[int, int]:
+def _estimate(n: int, d: int = 2) -> tuple[int | float, int | float]:
     from ..infra.memory import power
 
     stages = 2 * n - 1

@@ -199,6 +199,11 @@ class EJRing:
         -------
         numpy.ndarray
             The weights.
+
+        Raises
+        ------
+        ValueError
+            No candidate representative (cannot happen for a valid ring).
         """
         a, b, norm = self.a, self.b, self.norm
         x = np.asarray(x, dtype=np.int64)
@@ -209,11 +214,13 @@ class EJRing:
         t = np.floor_divide(-b * x + a * y, norm)
         x = x - (s * a - t * b)
         y = y - (s * b + t * (a + b))
-        best = None
+        best: np.ndarray | None = None
         for i in range(-1, 3):
             for j in range(-1, 3):
                 w = hex_norm(x - (i * a - j * b), y - (i * b + j * (a + b)))
                 best = w if best is None else np.minimum(best, w)
+        if best is None:  # never: sixteen candidates
+            raise ValueError("hex distance: no candidate")
         return best
 
     def distance_formula(self, u, v) -> np.ndarray:
@@ -439,7 +446,7 @@ def distance_distribution_formula(a: int, b: int) -> np.ndarray:
     T = (a + b) / 2
     M = (a + 2 * b) / 3
     top = int(np.floor(M))
-    out = []
+    out: list[int | None] = []
     for s in range(top + 1):
         if s == 0:
             out.append(1)
@@ -576,6 +583,8 @@ def node_sectors(topology: Topology, node: int) -> tuple[int, ...]:
         raise TopocastError(f"node_sectors: needs an 'ej' topology, not '{topology.family}'")
     topology.label(node)  # range check with the usual message
     codec = topology.codec
+    if not isinstance(codec, EJCodec):
+        raise TopocastError(f"node_sectors: needs an 'ej' topology, not '{topology.family}'")
     return tuple(int(codec.ring.sector[c]) for c in codec.coordinates(node))
 
 
@@ -654,7 +663,7 @@ def eisenstein_jacobi(a: int, b: int, n: int = 1) -> Topology:
                     codec=EJCodec(ring, n), vertex_transitive=True, meta=prod.meta)
 
 
-def _estimate(a: int, b: int, n: int = 1) -> tuple[int, int]:
+def _estimate(a: int, b: int, n: int = 1) -> tuple[int | float, int | float]:
     a, b, n = check_alpha(a, b, n)
     from ..infra.memory import power
 

@@ -246,7 +246,10 @@ def gft_network(h: int, m: int, w: int) -> MultistageNetwork:
     """
     h, m, w = check_gft_params(h, m, w)
     shape = GFTShape(h, m, w)
-    switches, ins, outs, names = [], [], [], []
+    switches: list[int] = []
+    ins: list[int] = []
+    outs: list[int] = []
+    names: list[str] = []
     for x in range(h):
         down, up = shape.switch_size(x)
         _stage(switches, ins, outs, names, shape.level_count(x), down, up, f"up level {x}")
@@ -378,7 +381,7 @@ def gft(h: int, m: int, w: int) -> Topology:
               "switch_sizes": sizes, "kind": shape.kind, "opened_stages": 2 * h + 1})
 
 
-def _estimate(h: int, m: int, w: int) -> tuple[int, int]:
+def _estimate(h: int, m: int, w: int) -> tuple[int | float, int | float]:
     from ..infra.memory import power
 
     n = w * power(max(m, w), h)

@@ -272,7 +272,8 @@ def _check_graphml(path: Path) -> None:
     """One ``<graph>`` (none nested), every node id declared once, every edge end declared."""
     import xml.etree.ElementTree as ET
 
-    graphs, nodes, ends = 0, set(), []
+    graphs, nodes = 0, set()
+    ends: list[str] = []
     for _, element in ET.iterparse(path, events=("end",)):
         tag = element.tag.rsplit("}", 1)[-1]
         if tag == "graph":

@@ -15,7 +15,7 @@ constructive bisection (:func:`topocast.topology.properties.register_cut`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -30,7 +30,7 @@ def _base_generators(layout: HDNLayout) -> list[np.ndarray]:
     coords = layout.base_coords(np.arange(layout.N0))
     gens = []
     for i, f in enumerate(layout.factors):
-        moves = []
+        moves: list[Callable[..., np.ndarray]] = []
         if f.kind == "hypercube":
             moves = [lambda c, b=b: c ^ (1 << b) for b in range(f.param)]
         else:

@@ -137,7 +137,7 @@ def bisection_links(dims, trunk) -> int | None:
     return min(cuts) if cuts else None
 
 
-def _estimate(dims, t=(1,), p: int = 1) -> tuple[int, int]:
+def _estimate(dims, t=(1,), p: int = 1) -> tuple[int | float, int | float]:
     n = product(dims)
     trunk = tuple(t) * (len(dims) if len(tuple(t)) == 1 else 1)
     radix = sum((s - 1) * k for s, k in zip(dims, trunk, strict=False))

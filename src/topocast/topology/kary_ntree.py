@@ -141,7 +141,7 @@ def kary_ntree_orbits(topology: Topology) -> np.ndarray:
     return cache["orbits"]
 
 
-def _estimate(k: int, n: int) -> tuple[int, int]:
+def _estimate(k: int, n: int) -> tuple[int | float, int | float]:
     width = power(k, n - 1)
     return n * width, 2 * (n - 1) * width * k
 

@@ -296,10 +296,10 @@ def clos_network(n: int, m: int, r: int, n2: int = 0, m2: int | None = None) -> 
     off = np.concatenate([[0], np.cumsum(switches * ins)])
     a, b = np.meshgrid(np.arange(r), np.arange(m), indexing="ij")
     w0 = (b * r2 + a // n2) * n2 + a % n2                                # into sub-network b, its input a
-    sb, q, c = np.meshgrid(np.arange(m), np.arange(r2), np.arange(m2), indexing="ij")
-    w1 = (sb * m2 + c) * r2 + q                                          # sub b: input switch q, output c
-    sb, c, q2 = np.meshgrid(np.arange(m), np.arange(m2), np.arange(r2), indexing="ij")
-    w2 = (sb * r2 + q2) * m2 + c                                         # sub b: middle c, output q2
+    sb, q, mid = np.meshgrid(np.arange(m), np.arange(r2), np.arange(m2), indexing="ij")
+    w1 = (sb * m2 + mid) * r2 + q                                          # sub b: input switch q, output c
+    sb, mid, q2 = np.meshgrid(np.arange(m), np.arange(m2), np.arange(r2), indexing="ij")
+    w2 = (sb * r2 + q2) * m2 + mid                                        # sub b: middle c, output q2
     sb, q2, p = np.meshgrid(np.arange(m), np.arange(r2), np.arange(n2), indexing="ij")
     w3 = (q2 * n2 + p) * m + sb                                          # sub b output a' -> switch a', input b
     next_in = np.concatenate([w0.reshape(-1) + off[1], w1.reshape(-1) + off[2], w2.reshape(-1) + off[3],
@@ -440,12 +440,12 @@ def network_topology(net: MultistageNetwork, family: str, params: dict, meta: di
     last = np.arange(net.switches[-1] * net.outs[-1])
     src.append(off[stages] + last // net.outs[-1])
     dst.append(off[stages + 1] + net.net_out)
-    s, d = np.concatenate(src), np.concatenate(dst)
-    labels = np.concatenate([np.zeros(len(s), np.int16), np.ones(len(s), np.int16)])
+    heads, tails = np.concatenate(src), np.concatenate(dst)
+    labels = np.concatenate([np.zeros(len(heads), np.int16), np.ones(len(heads), np.int16)])
     meta = dict(meta, stages=stages, switches_per_stage=[int(v) for v in net.switches],
                 switch_sizes=[f"{a}x{b}" for a, b in zip(net.ins, net.outs, strict=False)], terminals=n_in)
-    return Topology.from_arcs(family, params, int(off[-1]), np.concatenate([s, d]), np.concatenate([d, s]),
-                              labels, ("forward", "backward"), codec=codec, meta=meta)
+    return Topology.from_arcs(family, params, int(off[-1]), np.concatenate([heads, tails]),
+                              np.concatenate([tails, heads]), labels, ("forward", "backward"), codec=codec, meta=meta)
 
 
 _MIN_BUILDERS = {"butterfly": butterfly_network, "omega": omega_network, "baseline": baseline_network,

@@ -148,7 +148,7 @@ def product_of(factors: Sequence[Topology]) -> Topology:
     return cartesian_product(list(factors))
 
 
-def product_estimate(factors: Sequence[tuple[int, int]]) -> tuple[int, int]:
+def product_estimate(factors: Sequence[tuple[int, int]]) -> tuple[int | float, int | float]:
     """Estimate the size of a product from the sizes of its factors.
 
     Parameters

@@ -176,6 +176,11 @@ def metis_bisection(topology: Topology, seeds=(0, 1, 2, 3), ufactors=(1, 30)) ->
     -------
     tuple
         ``(links cut, side)``.
+
+    Raises
+    ------
+    ValueError
+        No seed or imbalance factor to try.
     """
     csr = weighted_csr(topology)
     best = None
@@ -185,6 +190,8 @@ def metis_bisection(topology: Topology, seeds=(0, 1, 2, 3), ufactors=(1, 30)) ->
             cut = cut_links(topology, side)
             if best is None or cut < best[0]:
                 best = (cut, side)
+    if best is None:
+        raise ValueError("best_cut: no seed or imbalance factor to try")
     return best
 
 
@@ -370,7 +377,8 @@ class FlowGraph:
             The flow value (at most ``limit`` when given).
         """
         if not self.python:
-            return min(self._scipy_flow(s, t), limit if limit is not None else math.inf)
+            flow = self._scipy_flow(s, t)
+            return flow if limit is None else min(flow, limit)
         residual = list(self.capacity)
         head, out, flow = self.head, self.out, 0
         while limit is None or flow < limit:
@@ -441,10 +449,10 @@ def edge_connectivity(topology: Topology) -> int:
     if topology.vertex_transitive and not topology.has_parallel_links and is_connected(topology):
         return int(topology.port_degree[0])   # Mader 1971
     graph = _flow_graph(topology, split=False, flows=n - 1)
-    best = None
+    best: int | None = None
     for w in range(1, n):
         best = graph.max_flow(0, w, best)
-    return int(best)
+    return int(best) if best is not None else 0  # n >= 2: at least one flow
 
 
 def node_connectivity(topology: Topology) -> int:

@@ -19,10 +19,27 @@ engine (:mod:`topocast.sim.circuit`) traces configurations through a network.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 
+from ..infra.validate import Normalised
+
 ROUTE_DTYPE = np.int16
+
+
+def _frozen_ints(value: Any, name: str) -> np.ndarray:
+    """``value`` as a read-only contiguous int64 array."""
+    arr = np.ascontiguousarray(value, dtype=np.int64)
+    arr.setflags(write=False)
+    return arr
+
+
+def _offsets(sizes: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=out[1:])
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -30,29 +47,29 @@ class MultistageNetwork:
     """Switch stages and the wires between them (see the module docstring)."""
 
     name: str
-    switches: np.ndarray
-    ins: np.ndarray
-    outs: np.ndarray
-    next_in: np.ndarray
-    net_in: np.ndarray
-    net_out: np.ndarray
+    switches: Normalised[np.ndarray] = Normalised(_frozen_ints)
+    ins: Normalised[np.ndarray] = Normalised(_frozen_ints)
+    outs: Normalised[np.ndarray] = Normalised(_frozen_ints)
+    next_in: Normalised[np.ndarray] = Normalised(_frozen_ints)
+    net_in: Normalised[np.ndarray] = Normalised(_frozen_ints)
+    net_out: Normalised[np.ndarray] = Normalised(_frozen_ints)
     stage_names: tuple[str, ...] = ()
-    meta: dict = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         """Check that the arrays agree in length."""
-        for name in ("switches", "ins", "outs", "next_in", "net_in", "net_out"):
-            arr = np.ascontiguousarray(getattr(self, name), dtype=np.int64)
-            arr.setflags(write=False)
-            object.__setattr__(self, name, arr)
-        in_off = np.zeros(self.num_stages + 1, dtype=np.int64)
-        np.cumsum(self.switches * self.ins, out=in_off[1:])
-        out_off = np.zeros(self.num_stages + 1, dtype=np.int64)
-        np.cumsum(self.switches * self.outs, out=out_off[1:])
-        object.__setattr__(self, "in_off", in_off)
-        object.__setattr__(self, "out_off", out_off)
-        if len(self.next_in) != out_off[-1]:
+        if len(self.next_in) != self.out_off[-1]:
             raise ValueError("next_in must have one entry per switch output")
+
+    @cached_property
+    def in_off(self) -> np.ndarray:
+        """Per stage the global index of its first input (and the total at the end)."""
+        return _offsets(self.switches * self.ins)
+
+    @cached_property
+    def out_off(self) -> np.ndarray:
+        """Per stage the global index of its first output (and the total at the end)."""
+        return _offsets(self.switches * self.outs)
 
     @property
     def num_stages(self) -> int:
@@ -182,6 +199,11 @@ def path_counts(net: MultistageNetwork) -> np.ndarray:
     -------
     numpy.ndarray
         ``paths[i, j]`` for input ``i`` and output ``j``.
+
+    Raises
+    ------
+    ValueError
+        A network without stages (cannot happen: the constructor refuses it).
     """
     n = net.num_inputs
     counts = np.zeros((n, int(net.in_off[1])), dtype=np.int64)
@@ -198,3 +220,4 @@ def path_counts(net: MultistageNetwork) -> np.ndarray:
         targets = net.next_in[net.out_off[s]:net.out_off[s + 1]] - net.in_off[s + 1]
         nxt[:, targets] = out_counts
         counts = nxt
+    raise ValueError("a multistage network has at least one stage")  # unreachable: in_off[1] exists

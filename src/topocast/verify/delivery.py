@@ -30,8 +30,9 @@ from every receipt, the earliest per message.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numba as nb
 import numpy as np
@@ -41,6 +42,10 @@ from ..infra.bits import lowest_bit, popcount, range_mask
 from ..infra.parallel import twin
 from ..plans.schedule import Schedule
 from ..topology.csr import bucket
+
+if TYPE_CHECKING:
+    from ..plans.frontier import FrontierPlan
+    from ..plans.wormhole import WormPlan
 
 #: greater than every key (positions and steps are int64)
 _NEVER = np.int64(2**63 - 1)
@@ -82,7 +87,7 @@ class Verification:
     def verified(self) -> bool:
         return self.exactly_once and self.first_violation is None
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "verified": self.verified,
             "complete": self.complete,
@@ -113,7 +118,7 @@ class DeliveryPlan(NamedTuple):
     dst: np.ndarray
     range_ptr: np.ndarray
     first: np.ndarray
-    count: np.ndarray
+    counts: np.ndarray
     #: origin node of every message
     origin: np.ndarray
     #: the messages that start at node ``v``: ``origin_msgs[origin_ptr[v]:origin_ptr[v + 1]]``
@@ -164,11 +169,11 @@ class NodeFindings(NamedTuple):
 
 
 @nb.njit(cache=True, inline="always")
-def _first_lacking(held, plan, t):
+def _first_lacking(held: np.ndarray, plan: DeliveryPlan, t: int) -> int:
     """The first message transfer ``t`` carries (range by range) that is not set in ``held``, or -1."""
     for r in range(plan.range_ptr[t], plan.range_ptr[t + 1]):
         lo = plan.first[r]
-        hi = lo + plan.count[r]
+        hi = lo + plan.counts[r]
         for w in range(lo // 64, (hi + 63) // 64):
             missing = range_mask(w, lo, hi) & ~held[w]
             if missing:
@@ -177,7 +182,7 @@ def _first_lacking(held, plan, t):
 
 
 @nb.njit(cache=True, inline="always")
-def _take(held, req, plan, v, t):
+def _take(held: np.ndarray, req: np.ndarray, plan: DeliveryPlan, v: int, t: int) -> tuple[int, int, int, int, int]:
     """Set the bits of transfer ``t``'s messages at node ``v``; returns (receipts, redundant, newly
     required, newly held of ``v``'s group, words touched)."""
     receipts = 0
@@ -187,8 +192,8 @@ def _take(held, req, plan, v, t):
     touched = 0
     for r in range(plan.range_ptr[t], plan.range_ptr[t + 1]):
         lo = plan.first[r]
-        hi = lo + plan.count[r]
-        receipts += plan.count[r]
+        hi = lo + plan.counts[r]
+        receipts += plan.counts[r]
         again = 0
         for w in range(lo // 64, (hi + 63) // 64):
             mask = range_mask(w, lo, hi)
@@ -208,26 +213,27 @@ def _take(held, req, plan, v, t):
             touched += 1
         redundant += again
         if plan.all_required:
-            fresh_required += plan.count[r] - again
+            fresh_required += plan.counts[r] - again
     return receipts, redundant, fresh_required, fresh_group, touched
 
 
 @nb.njit(cache=True)
-def _exact_times(held, req, plan, run, v):
+def _exact_times(held: np.ndarray, req: np.ndarray, plan: DeliveryPlan, run: EngineRun,
+                 v: int) -> tuple[float, float]:
     """(completion, group completion) of node ``v`` from every receipt, the earliest per message: for a
     node that received some message twice.  ``req`` still holds ``v``'s required bits."""
     total = 0
     for i in range(run.in_ptr[v], run.in_ptr[v + 1]):
         t = run.in_ids[i]
         for r in range(plan.range_ptr[t], plan.range_ptr[t + 1]):
-            total += plan.count[r]
+            total += plan.counts[r]
     msgs = np.empty(total, np.int64)
     times = np.empty(total, np.float64)
     k = 0
     for i in range(run.in_ptr[v], run.in_ptr[v + 1]):
         t = run.in_ids[i]
         for r in range(plan.range_ptr[t], plan.range_ptr[t + 1]):
-            for m in range(plan.first[r], plan.first[r] + plan.count[r]):
+            for m in range(plan.first[r], plan.first[r] + plan.counts[r]):
                 msgs[k] = m
                 times[k] = run.when[t]
                 k += 1
@@ -252,7 +258,8 @@ def _exact_times(held, req, plan, run, v):
 
 
 @nb.njit(cache=True)
-def _replay_node(plan, run, found, v, held, req):
+def _replay_node(plan: DeliveryPlan, run: EngineRun, found: NodeFindings, v: int, held: np.ndarray,
+                 req: np.ndarray) -> None:
     """Replay node ``v``: its start, its receipts and sends merged in the engine's order, its findings."""
     # stage 1: what v holds at the start and what it must end holding
     for i in range(plan.origin_ptr[v], plan.origin_ptr[v + 1]):
@@ -331,7 +338,7 @@ def _replay_node(plan, run, found, v, held, req):
         for i in range(run.in_ptr[v], run.in_ptr[v + 1]):
             t = run.in_ids[i]
             for r in range(plan.range_ptr[t], plan.range_ptr[t + 1]):
-                for w in range(plan.first[r] // 64, (plan.first[r] + plan.count[r] + 63) // 64):
+                for w in range(plan.first[r] // 64, (plan.first[r] + plan.counts[r] + 63) // 64):
                     held[w] = 0
     if not plan.all_required:
         for i in range(plan.target_ptr[v], plan.target_ptr[v + 1]):
@@ -339,7 +346,7 @@ def _replay_node(plan, run, found, v, held, req):
 
 
 @nb.njit(cache=True)
-def _replay(plan, run, found, bounds, words):
+def _replay(plan: DeliveryPlan, run: EngineRun, found: NodeFindings, bounds: np.ndarray, words: int) -> None:
     """Replay every node, chunk by chunk (chunk ``c``: nodes ``bounds[c] .. bounds[c + 1] - 1``), each chunk
     with its own bit sets of ``words`` words (in parallel in :data:`_replay_parallel`)."""
     for c in nb.prange(len(bounds) - 1):
@@ -354,7 +361,7 @@ _replay_parallel = twin(_replay, "_replay_parallel")
 
 
 @nb.njit(cache=True)
-def _bucket_transfers(node_of, order, k, n):
+def _bucket_transfers(node_of: np.ndarray, order: np.ndarray, k: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     """The transfers ``order[:k]`` grouped by ``node_of`` (their receiver or sender), in that order."""
     ptr = np.zeros(n + 1, np.int64)
     for i in range(k):
@@ -371,7 +378,7 @@ def _bucket_transfers(node_of, order, k, n):
 
 
 @nb.njit(cache=True)
-def _targets_by_node(ptr, ids, n):
+def _targets_by_node(ptr: np.ndarray, ids: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Required messages per node from the targets per message (CSR ``ptr, ids``)."""
     out_ptr = np.zeros(n + 1, np.int64)
     for i in range(len(ids)):
@@ -388,7 +395,7 @@ def _targets_by_node(ptr, ids, n):
 
 
 @nb.njit(cache=True)
-def _positions(order, k, size):
+def _positions(order: np.ndarray, k: int, size: int) -> np.ndarray:
     """Position of each transfer in ``order[:k]`` (-1 for the others)."""
     pos = np.full(size, -1, np.int64)
     for i in range(k):
@@ -417,7 +424,7 @@ class Delivery:
 
 
 @nb.njit(cache=True)
-def _most_receipts(dst, range_ptr, count, n):
+def _most_receipts(dst: np.ndarray, range_ptr: np.ndarray, count: np.ndarray, n: int) -> int:
     """The most messages any one node receives."""
     got = np.zeros(n, np.int64)
     for t in range(len(dst)):
@@ -494,16 +501,19 @@ def check_deliveries(schedule: Schedule, order: np.ndarray, applied: int, checke
     else:
         target_ptr, target_msgs = _targets_by_node(*schedule.target_csr(), n)
     grouped = groups is not None
-    if grouped:
-        groups = np.asarray(groups, dtype=np.int64)
-        group_need = np.bincount(groups[schedule.origin], minlength=int(groups.max(initial=0)) + 1)
+    group_of, group_need = empty, empty
+    if groups is not None:
+        group_of = np.asarray(groups, dtype=np.int64)
+        group_need = np.bincount(group_of[schedule.origin], minlength=int(group_of.max(initial=0)) + 1)
+        group_need = group_need.astype(np.int64)
     plan = DeliveryPlan(schedule.src, schedule.dst, schedule.range_ptr, schedule.range_first, schedule.range_count,
                         schedule.origin, origin_ptr, origin_msgs, target_ptr, target_msgs, all_required,
-                        groups if grouped else empty, group_need.astype(np.int64) if grouped else empty, grouped)
+                        group_of, group_need, grouped)
     timed = finish is not None
-    run = EngineRun(pos if key is None else key, pos, finish if timed else np.zeros(1), timed,
+    run = EngineRun(pos if key is None else key, pos, finish if finish is not None else np.zeros(1), timed,
                     in_ptr, in_ids, out_ptr, out_ids)
-    found = NodeFindings(*(np.zeros(n, np.int64) for _ in range(6)), np.zeros(n, np.float64),
+    need, have, receipts, redundant, fail_pos, fail_msg = (np.zeros(n, np.int64) for _ in range(6))
+    found = NodeFindings(need, have, receipts, redundant, fail_pos, fail_msg, np.zeros(n, np.float64),
                          np.zeros(n if grouped else 1, np.float64))
     threads = nb.get_num_threads()
     chunks = max(1, min(n, threads * CHUNKS_PER_THREAD))
@@ -538,7 +548,7 @@ def describe_transfer(schedule: Schedule, t: int) -> str:
     return f"transfer {t} ({where}) {int(schedule.src[t])} -> {int(schedule.dst[t])}"
 
 
-def check_steps(schedule: Schedule, trace, max_bytes: float | None = None) -> Delivery:
+def check_steps(schedule: Schedule, trace: Any, max_bytes: float | None = None) -> Delivery:
     """Verify a run of the step engine (:class:`topocast.sim.step.StepTrace`) on its trace.
 
     A transfer may carry only what its sender held before its step; deliveries of the step the engine
@@ -563,11 +573,14 @@ def check_steps(schedule: Schedule, trace, max_bytes: float | None = None) -> De
     """
     nt = schedule.num_transfers
     order, stop = trace.order, int(trace.stop_position)
+    step = schedule.step
+    if step is None:
+        raise TopocastError("step engine: the schedule needs a step per transfer")
 
     def limits(position: int) -> tuple[int, int]:
         if position < 0:
             return nt, nt
-        return int(trace.step_ptr[schedule.step[order[position]]]), position
+        return int(trace.step_ptr[step[order[position]]]), position
 
     applied, checked = limits(stop)
     found, lacking, message = check_deliveries(schedule, order, applied, checked, key=schedule.step,
@@ -586,7 +599,7 @@ def check_steps(schedule: Schedule, trace, max_bytes: float | None = None) -> De
     return Delivery(delivery_verdict(schedule, found, violation), completion, None, lacking)
 
 
-def check_events(schedule: Schedule, trace, groups: np.ndarray | None = None,
+def check_events(schedule: Schedule, trace: Any, groups: np.ndarray | None = None,
                  max_bytes: float | None = None) -> Delivery:
     """Verify a run of the event engine (:class:`topocast.sim.event.EventTrace`) on its trace.
 
@@ -631,7 +644,7 @@ def check_events(schedule: Schedule, trace, groups: np.ndarray | None = None,
 
 # -- wormhole engine
 
-def wormhole_deliveries(plan, trace) -> Verification:
+def wormhole_deliveries(plan: WormPlan, trace: Any) -> Verification:
     """Check a wormhole run (Al-Dubai et al. 2003, section 4): each destination absorbs exactly one copy.
 
     The promise: every multicast released before the drain window starts
@@ -666,10 +679,11 @@ def wormhole_deliveries(plan, trace) -> Verification:
                    promise=promise, in_flight=int((late & ~stuck).sum()), what="delivery")
 
 
-def _worm_violation(plan, trace, planned, count, lost, stuck) -> str | None:
+def _worm_violation(plan: WormPlan, trace: Any, planned: np.ndarray, count: np.ndarray, lost: np.ndarray,
+                    stuck: np.ndarray) -> str | None:
     """The first broken rule of a wormhole run, named after its multicast and destination."""
     if trace.deadlock is not None:
-        return trace.deadlock
+        return str(trace.deadlock)
     checks = ((planned > 1, "the plan sends destination {node} {planned} copies"),
               (count > 1, "destination {node} received {count} copies"),
               (planned == 0, "destination {node} is on no worm's path"),
@@ -690,7 +704,7 @@ def _worm_violation(plan, trace, planned, count, lost, stuck) -> str | None:
 # -- frontier engine
 
 
-def frontier_verification(trace, plan) -> Verification:
+def frontier_verification(trace: Any, plan: FrontierPlan) -> Verification:
     """Check a frontier run (:mod:`topocast.sim.frontier`): every node reached, none twice, half-duplex kept.
 
     ``trace`` follows the message of the plan's source.  Under translation
@@ -785,13 +799,17 @@ class SquareCheck:
     passes: int
     circuits: int
     latin_square: bool
+    verification: Verification
     wrong_rows: int = 0
     pairs_twice: int = 0
-    verification: Verification | None = None
 
     @property
     def ok(self) -> bool:
-        return self.verification is not None and self.verification.verified
+        return self.verification.verified
+
+
+#: the rows a circuit plan promises: ``expected(rows) -> int[len(rows), N]`` (:meth:`CircuitPlan.expected_rows`)
+Expected = Callable[[np.ndarray], np.ndarray | None]
 
 
 class CircuitSquare:
@@ -825,7 +843,7 @@ class CircuitSquare:
         """Keep the first description of a ``kind`` of fault ("conflict", "dropped")."""
         self.first.setdefault(kind, text)
 
-    def finish(self, expected=None, chunk: int = 256) -> SquareCheck:
+    def finish(self, expected: Expected | None = None, chunk: int = 256) -> SquareCheck:
         """Count, compare with ``expected(rows) -> int[k, N]`` (or None) and give the verdict."""
         unrouted = int(np.count_nonzero(self.times == 0))
         repeated = int(np.count_nonzero(self.times > 1))
@@ -840,9 +858,9 @@ class CircuitSquare:
         verification = verdict(unrouted == 0, redundant, unrouted, violation, receipts=self.circuits,
                                promise=CIRCUIT_PROMISES[self.collective], what="circuit")
         return SquareCheck(self.merged, self.conflicts, self.dropped, unrouted, repeated, self.passes,
-                           self.circuits, bool(square), wrong, pairs_twice, verification)
+                           self.circuits, bool(square), verification, wrong_rows=wrong, pairs_twice=pairs_twice)
 
-    def _wrong_rows(self, expected, chunk: int) -> int:
+    def _wrong_rows(self, expected: Expected | None, chunk: int) -> int:
         if expected is None:
             return 0
         wrong = 0

@@ -28,12 +28,19 @@ already holds.  Two methods:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
 from ..plans.schedule import Schedule
+
+if TYPE_CHECKING:
+    from .delivery import Delivery, Verification
+
+#: per transfer when it read its sender's partials and when it landed (``send``, ``recv``)
+Timing: TypeAlias = tuple[np.ndarray, np.ndarray]
 
 PRIME = (1 << 61) - 1
 #: word operations (64 contributors each) beyond which the exact method gives way to fingerprints
@@ -128,10 +135,31 @@ def verify_reduction(schedule: Schedule, send: np.ndarray | None = None, recv: n
     return _fingerprint(schedule, send, recv, seed, limit)
 
 
+def _forward(schedule: Schedule) -> np.ndarray:
+    """``schedule.forward`` of a schedule with relay chains."""
+    if schedule.forward is None:
+        raise ValueError("reduction check: the schedule has no relay chains")
+    return schedule.forward
+
+
+def _combine(schedule: Schedule) -> np.ndarray:
+    """``schedule.combine`` (every reduction schedule has it)."""
+    if schedule.combine is None:
+        raise ValueError("reduction check: the schedule says for no transfer whether it adds or copies")
+    return schedule.combine
+
+
+def _steps(schedule: Schedule) -> np.ndarray:
+    """``schedule.step`` of a schedule in steps."""
+    if schedule.step is None:
+        raise ValueError("reduction check: the schedule has no steps")
+    return schedule.step
+
+
 def _chains(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
     """``(first, last)``: the first and last hop of every relay chain (a transfer no other forwards, and the
     hops that carry its payload on), by first hop."""
-    forward = schedule.forward
+    forward = _forward(schedule)
     following = np.full(schedule.num_transfers, -1, np.int64)
     hops = np.flatnonzero(forward >= 0)
     following[forward[hops]] = hops
@@ -147,20 +175,20 @@ def _chains(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
 
 def _early_hop(schedule: Schedule, send: np.ndarray, recv: np.ndarray) -> int:
     """The first hop (by its read time) that forwards a payload before the hop bringing it has landed, or -1."""
-    hops = np.flatnonzero(schedule.forward >= 0)
-    early = hops[send[hops] < recv[schedule.forward[hops]]]
+    hops = np.flatnonzero(_forward(schedule) >= 0)
+    early = hops[send[hops] < recv[_forward(schedule)[hops]]]
     return int(early[np.argmin(send[early])]) if len(early) else -1
 
 
-def _relayed(schedule: Schedule, send, recv, reference, limit: float, method: str | None, seed: int
-             ) -> ReductionCheck:
+def _relayed(schedule: Schedule, send: np.ndarray, recv: np.ndarray, reference: Timing | None, limit: float,
+             method: str | None, seed: int) -> ReductionCheck:
     """Check a schedule with relay chains as the schedule of its chains: each reads at its first hop and lands
     at its last (relays keep nothing, so that is what the receivers see), every hop checked to leave only once
     the payload it forwards has landed (in the run and in step order)."""
     from dataclasses import replace
 
     first, last = _chains(schedule)
-    logical = replace(_ran(schedule, first), dst=schedule.dst[last], combine=schedule.combine[last], forward=None,
+    logical = replace(_ran(schedule, first), dst=schedule.dst[last], combine=_combine(schedule)[last], forward=None,
                       meta={**schedule.meta, "hop_ids": last})
     timed = (send[first], recv[last])
     ref = None if reference is None else (reference[0][first], reference[1][last])
@@ -175,7 +203,7 @@ def _relayed(schedule: Schedule, send, recv, reference, limit: float, method: st
         early = _early_hop(schedule, *reference)
     if early >= 0:
         text = (f"{_describe(schedule, early)} forwards its payload before the hop that brings it (transfer "
-                f"{int(schedule.forward[early])}) has arrived")
+                f"{int(_forward(schedule)[early])}) has arrived")
         found = replace(found, complete=False, first_violation=text)
     return found
 
@@ -219,7 +247,7 @@ def _events(transfer: np.ndarray, send: np.ndarray, recv: np.ndarray) -> np.ndar
 
 # -- exact -------------------------------------------------------------------------------------------------
 @nb.njit(cache=True)
-def _first_bit(words):
+def _first_bit(words: np.ndarray) -> int:
     for w in range(len(words)):
         if words[w]:
             x = words[w]
@@ -231,7 +259,9 @@ def _first_bit(words):
 
 
 @nb.njit(cache=True)
-def _replay_sets(events, transfer, block, lo, src, dst, combine, relay, source, rows, n, snaps, slot_of):
+def _replay_sets(events: np.ndarray, transfer: np.ndarray, block: np.ndarray, lo: int, src: np.ndarray,
+                 dst: np.ndarray, combine: np.ndarray, relay: np.ndarray, source: np.ndarray, rows: np.ndarray, n: int,
+                 snaps: np.ndarray, slot_of: np.ndarray) -> tuple[int, int, int, int, int, np.ndarray]:
     """Replay the events on contributor bit sets ``rows[(block - lo) * n + node]``.
 
     A read snapshots the sender's partial (or, for a forwarding hop, the payload ``source[i]`` brought) into a
@@ -343,7 +373,7 @@ def block_chunks(schedule: Schedule, limit: float, state_per_block: float) -> li
     return chunks
 
 
-def _exact(schedule: Schedule, reference, timed, limit: float) -> ReductionCheck:
+def _exact(schedule: Schedule, reference: Timing, timed: Timing | None, limit: float) -> ReductionCheck:
     n = schedule.num_nodes
     need = required_nodes(schedule)
     receipts = redundant = missing = 0
@@ -369,14 +399,15 @@ def _exact(schedule: Schedule, reference, timed, limit: float) -> ReductionCheck
 
 
 @nb.njit(cache=True)
-def _own_bits(rows, n):
+def _own_bits(rows: np.ndarray, n: int) -> None:
     """Row ``b * n + v`` (node ``v``'s partial of block ``b``) starts as ``{v}``."""
     for r in range(len(rows)):
         v = r % n
         rows[r, v // 64] = np.uint64(1) << np.uint64(v % 64)
 
 
-def _replay_chunk(schedule: Schedule, transfer, block, lo: int, hi: int, timing) -> dict:
+def _replay_chunk(schedule: Schedule, transfer: np.ndarray, block: np.ndarray, lo: int, hi: int,
+                  timing: Timing) -> dict[str, Any]:
     n = schedule.num_nodes
     words = (n + 63) // 64
     rows = np.zeros(((hi - lo) * n, words), dtype=np.uint64)
@@ -385,7 +416,7 @@ def _replay_chunk(schedule: Schedule, transfer, block, lo: int, hi: int, timing)
     snaps = np.zeros((max(1, _in_flight(events, schedule.relay_hops[transfer])), words), dtype=np.uint64)
     slot_of = np.zeros(len(transfer), dtype=np.int64)
     bad, kind, node, receipts, redundant, hashes = _replay_sets(
-        events, transfer, block, lo, schedule.src, schedule.dst, schedule.combine, schedule.relay_hops,
+        events, transfer, block, lo, schedule.src, schedule.dst, _combine(schedule), schedule.relay_hops,
         _sources(schedule, transfer), rows, n, snaps, slot_of)
     return {"rows": rows, "violation": None if bad < 0 else (int(bad), int(kind), int(node)),
             "receipts": int(receipts), "redundant": int(redundant), "hashes": hashes, "events": events}
@@ -403,17 +434,18 @@ def _describe(schedule: Schedule, t: int) -> str:
             f"(relayed)")
 
 
-def _double_count(schedule: Schedule, transfer, block, run: dict) -> str:
+def _double_count(schedule: Schedule, transfer: np.ndarray, block: np.ndarray, run: dict[str, Any]) -> str:
     pair, kind, node = run["violation"]
     t = int(transfer[pair])
     if kind == 2:
         return (f"{_describe(schedule, t)} forwards block {int(block[pair])} before the hop that brings it "
-                f"(transfer {int(schedule.forward[t])}) has arrived")
+                f"(transfer {int(_forward(schedule)[t])}) has arrived")
     return (f"{_describe(schedule, t)} adds block {int(block[pair])}'s partial to a node that already holds "
             f"node {node}'s contribution: counted twice")
 
 
-def _late(schedule: Schedule, transfer, block, ref: dict, run: dict, timed) -> str | None:
+def _late(schedule: Schedule, transfer: np.ndarray, block: np.ndarray, ref: dict[str, Any], run: dict[str, Any],
+          timed: Timing) -> str | None:
     """The first read (in the run's order) whose set differs from the step-order replay's."""
     differ = ref["hashes"] != run["hashes"]
     if not differ.any():
@@ -426,15 +458,16 @@ def _late(schedule: Schedule, transfer, block, ref: dict, run: dict, timed) -> s
             f"arrived yet)")
 
 
-def _short_of_full(rows: np.ndarray, lo: int, hi: int, n: int, need) -> tuple[int, tuple | None]:
+def _short_of_full(rows: np.ndarray, lo: int, hi: int, n: int,
+                   need: np.ndarray | None) -> tuple[int, tuple[int, int, int] | None]:
     """Required (node, block) pairs of blocks ``lo..hi-1`` not holding all ``n`` contributions, and one."""
     counts = _popcounts(rows).reshape(hi - lo, n)
     if need is None:
         short = counts != n
     else:
         short = np.zeros_like(counts, dtype=bool)
-        b = np.arange(hi - lo)
-        short[b, need[lo:hi]] = counts[b, need[lo:hi]] != n
+        blocks = np.arange(hi - lo)
+        short[blocks, need[lo:hi]] = counts[blocks, need[lo:hi]] != n
     where = np.argwhere(short)
     if len(where) == 0:
         return 0, None
@@ -443,7 +476,7 @@ def _short_of_full(rows: np.ndarray, lo: int, hi: int, n: int, need) -> tuple[in
 
 
 @nb.njit(cache=True)
-def _popcounts(rows):
+def _popcounts(rows: np.ndarray) -> np.ndarray:
     out = np.zeros(rows.shape[0], np.int64)
     for r in range(rows.shape[0]):
         c = 0
@@ -458,7 +491,9 @@ def _popcounts(rows):
 
 # -- fingerprints --------------------------------------------------------------------------------------------
 @nb.njit(cache=True)
-def _replay_sums(events, transfer, block, src, dst, combine, relay, source, n, fp, cnt, snap_fp, snap_cnt):
+def _replay_sums(events: np.ndarray, transfer: np.ndarray, block: np.ndarray, src: np.ndarray, dst: np.ndarray,
+                 combine: np.ndarray, relay: np.ndarray, source: np.ndarray, n: int, fp: np.ndarray, cnt: np.ndarray,
+                 snap_fp: np.ndarray, snap_cnt: np.ndarray) -> tuple[int, int, int]:
     """:func:`_replay_sets` on fingerprints (weight sum mod 2^61-1, count); returns ``(receipts, redundant,
     first pair forwarded before it arrived or -1)``."""
     receipts = redundant = 0
@@ -490,7 +525,7 @@ def _replay_sums(events, transfer, block, src, dst, combine, relay, source, n, f
     return receipts, redundant, -1
 
 
-def _fingerprint(schedule: Schedule, send, recv, seed: int, limit: float) -> ReductionCheck:
+def _fingerprint(schedule: Schedule, send: np.ndarray, recv: np.ndarray, seed: int, limit: float) -> ReductionCheck:
     n = schedule.num_nodes
     rng = np.random.default_rng([seed, n, 61])
     weight = rng.integers(1, PRIME, size=n, dtype=np.uint64)
@@ -503,7 +538,7 @@ def _fingerprint(schedule: Schedule, send, recv, seed: int, limit: float) -> Red
         fp, cnt = np.tile(weight, hi - lo), np.ones(n * (hi - lo), dtype=np.int64)
         events = _events(transfer, send, recv)
         got, again, early = _replay_sums(
-            events, transfer, block - lo, schedule.src, schedule.dst, schedule.combine, schedule.relay_hops,
+            events, transfer, block - lo, schedule.src, schedule.dst, _combine(schedule), schedule.relay_hops,
             _sources(schedule, transfer), n, fp, cnt, np.zeros(len(transfer), np.uint64),
             np.zeros(len(transfer), np.int64))
         receipts, redundant = receipts + got, redundant + again
@@ -515,7 +550,7 @@ def _fingerprint(schedule: Schedule, send, recv, seed: int, limit: float) -> Red
         if violation is None and early >= 0:
             t = int(transfer[early])
             violation = (f"{_describe(schedule, t)} forwards block {int(block[early])} before the hop that brings "
-                         f"it (transfer {int(schedule.forward[t])}) has arrived")
+                         f"it (transfer {int(_forward(schedule)[t])}) has arrived")
         if violation is None and wrong.any():
             r = int(required.ravel()[np.flatnonzero(wrong.ravel())[0]])
             b, node = divmod(r, n)
@@ -548,7 +583,7 @@ def _ran(schedule: Schedule, keep: np.ndarray) -> Schedule:
     return replace(schedule, src=schedule.src[keep], dst=schedule.dst[keep], range_ptr=ptr,
                    range_first=schedule.range_first[ranges], range_count=schedule.range_count[ranges],
                    step=None if schedule.step is None else schedule.step[keep],
-                   after_ptr=None, after_ids=None, combine=schedule.combine[keep], forward=forward)
+                   after_ptr=None, after_ids=None, combine=_combine(schedule)[keep], forward=forward)
 
 
 def _completion(schedule: Schedule, found: ReductionCheck, when: np.ndarray, never: float) -> np.ndarray:
@@ -574,7 +609,7 @@ def _completion(schedule: Schedule, found: ReductionCheck, when: np.ndarray, nev
     return out
 
 
-def check_reduction_steps(schedule: Schedule, trace, max_bytes: float | None = None):
+def check_reduction_steps(schedule: Schedule, trace: Any, max_bytes: float | None = None) -> Delivery:
     """Verify a step engine run (:class:`topocast.sim.step.StepTrace`) of a reduction schedule.
 
     The transfers of the step the engine stopped in (a link or port rule broken) and after do not count;
@@ -593,13 +628,13 @@ def check_reduction_steps(schedule: Schedule, trace, max_bytes: float | None = N
     if stop >= 0:
         t = int(trace.order[stop])
         violation = f"{describe_transfer(schedule, t)} is rejected: {trace.stop_reason}"
-        ran = _ran(schedule, np.flatnonzero(schedule.step < schedule.step[t]))
+        ran = _ran(schedule, np.flatnonzero(_steps(schedule) < _steps(schedule)[t]))
     found = verify_reduction(ran, max_bytes=max_bytes)
     completion = _completion(ran, found, np.asarray(ran.step, np.float64) + 1, -1.0).astype(np.int64)
     return Delivery(_verification(found, violation), completion, None, -1, found.method, found.error_bound)
 
 
-def check_reduction_events(schedule: Schedule, trace, max_bytes: float | None = None):
+def check_reduction_events(schedule: Schedule, trace: Any, max_bytes: float | None = None) -> Delivery:
     """Verify an event engine run (:class:`topocast.sim.event.EventTrace`) of a reduction schedule: every
     transfer read its sender's partials when it started and was combined when it finished.
 
@@ -626,7 +661,7 @@ def check_reduction_events(schedule: Schedule, trace, max_bytes: float | None = 
     return Delivery(_verification(found, violation), completion, None, -1, found.method, found.error_bound)
 
 
-def _verification(found: ReductionCheck, violation: str | None):
+def _verification(found: ReductionCheck, violation: str | None) -> Verification:
     """The :class:`~topocast.verify.delivery.Verification` of a check, with the engine's stop as its first violation."""
     from .delivery import verdict
 
@@ -636,6 +671,6 @@ def _verification(found: ReductionCheck, violation: str | None):
                    what="contribution")
 
 
-def reduction_metrics(delivery) -> dict:
+def reduction_metrics(delivery: Delivery) -> dict[str, Any]:
     """The metrics a reduction run adds: how it was verified and the chance a fault went unseen."""
     return {"verification_method": delivery.method, "verification_error_bound": float(delivery.error_bound)}

@@ -116,6 +116,8 @@ def load(source: str, algorithm: str | None = None, schedule: str | None = None,
         if settings:
             raise TopocastError("--set: a schedule file carries its own model; --set does not apply to --schedule")
         return from_schedule(source, schedule, engine=engine or "event", max_memory=max_memory)
+    if algorithm is None:  # never: without a schedule file an algorithm was given (checked above)
+        raise TopocastError("algorithm: give an algorithm name or --schedule FILE")
     return from_algorithm(source, algorithm, engine=engine, seed=seed, max_memory=max_memory, params_from_text=True,
                           **(settings or {}))
 

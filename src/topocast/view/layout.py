@@ -167,7 +167,7 @@ def clusters(lay: Layout, count: int = CLUSTERS) -> np.ndarray:
         if g.max(initial=0) < 4 * count:
             return g.reshape(-1)
     side = max(1, int(math.sqrt(count)))
-    if lay.kind == "levels":
+    if lay.kind == "levels" and lay.group is not None:
         _, lv = np.unique(lay.group, return_inverse=True)
         per_level = max(1, count // (lv.max(initial=0) + 1))
         cell = np.minimum((lay.x * per_level).astype(np.int64), per_level - 1)

@@ -51,7 +51,9 @@ def link_load(run, out: str | Path) -> Path:
                          np.column_stack([d["x"][d["link_b"]], d["y"][d["link_b"]]])], axis=1)
     order = np.argsort(total, kind="stable")  # hottest drawn last, on top
     unit = run.result.units.get("link_bytes_max", "bytes")
-    lines = LineCollection(segments[order], array=total[order], cmap="viridis", linewidths=1.6)
+    # an (n, 2, 2) array is a sequence of segments; matplotlib's stubs ask for a Sequence
+    lines = LineCollection(segments[order], array=total[order], cmap="viridis",  # type: ignore[arg-type]
+                           linewidths=1.6)
     net.add_collection(lines)
     net.scatter(d["x"], d["y"], s=6 if d["nodes"] > 400 else 14, c="#555", zorder=3)
     net.set_aspect("equal")
@@ -101,7 +103,7 @@ def time_space(run, out: str | Path) -> Path:
     plt = _pyplot()
     figure, ax = plt.subplots(figsize=(9, 6))
     colour = plan.src[taken] if len(taken) else np.zeros(0)
-    ax.add_collection(LineCollection(segments, array=colour.astype(float), cmap="turbo",
+    ax.add_collection(LineCollection(segments, array=colour.astype(float), cmap="turbo",  # type: ignore[arg-type]
                                      linewidths=0.6 if len(taken) > 5000 else 1.0, alpha=0.8))
     ax.autoscale()
     ax.set_xlabel(axis)

@@ -258,6 +258,7 @@ def simulate(num_nodes: int, num_arcs: int, traffic: WormTraffic, config: Router
     path_vc, top_vc = vc_array(traffic, config)
     if config.vcs is None:
         config = replace(config, vcs=top_vc + 1)
+    assert config.vcs is not None  # set just above
     top_arc = int(traffic.path_arc.max()) if len(traffic.path_arc) else -1
     if top_arc >= num_arcs:
         raise TopocastError(f"wormhole: the plan names arc {top_arc}, the topology has {num_arcs} arcs")

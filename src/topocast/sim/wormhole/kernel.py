@@ -183,7 +183,7 @@ def _watchdog(t, due, last_move, n_active, pool, flit, procs, paths, out, net, f
     return True
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False)  # type: ignore[call-overload]  # numba's private option, not in its stubs
 def _cycles(kern, run, net, procs, paths, out, flit, trn, fifo, ugal):
     """The cycle loop, stages 1 to 5 (:mod:`.kernel`), from cycle ``kern.regs[G_T]`` on; the registers saved.
     True when the watchdog is due at the end of cycle ``regs[G_T]`` (``regs[G_DUE]``: nothing moved for

@@ -227,7 +227,7 @@ def wait_for_cycle(traffic: WormTraffic, worm_pos, worm_tail, owner, dead, confi
                                sharers)) is not None}
     for start in waits:
         seen: dict[int, int] = {}
-        order = []
+        order: list[int] = []
         w = start
         while w in waits and w not in seen:
             seen[w] = len(order)

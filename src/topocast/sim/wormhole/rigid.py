@@ -113,7 +113,7 @@ def _rigid_watchdog(t, due, last_move, n_active, procs, paths, out, net):
     return True
 
 
-@nb.njit(cache=True, _nrt=False)
+@nb.njit(cache=True, _nrt=False)  # type: ignore[call-overload]  # numba's private option, not in its stubs
 def _rigid_cycles(regs, chans, run, net, procs, paths, out):
     """The cycle loop of the rigid kernel from cycle ``regs[G_T]`` on (registers ``G_*``, channels ``chans``,
     the other groups of :mod:`.state`); the registers saved.  True when the watchdog is due at the end of cycle
