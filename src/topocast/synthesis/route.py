@@ -48,8 +48,9 @@ def _enqueue(c, u, t, target, dist, indptr, indices, channel, link_free, qlen, h
 
 @nb.njit(cache=True)
 def _route(indptr, indices, channel, arc_src, dist, origin, target, startup, per_byte, per_hop, chunk_bytes,
-           one_port):
+           ports):
     n = len(indptr) - 1
+    one_port = ports > 0
     arcs = len(indices)
     nc = len(origin)
     head = np.full(arcs, -1, np.int64)
@@ -58,8 +59,8 @@ def _route(indptr, indices, channel, arc_src, dist, origin, target, startup, per
     nxt = np.full(nc, -1, np.int64)
     pending = np.full(arcs, _INF)
     link_free = np.zeros(channel.max() + 1 if arcs else 1)
-    node_send = np.zeros(n)
-    node_recv = np.zeros(n)
+    node_send = np.zeros((n, max(1, ports)))   # when each send (receive) port of a node frees
+    node_recv = np.zeros((n, max(1, ports)))
     tsrc = np.empty(max(arcs, 16), np.int64)
     tdst = np.empty(max(arcs, 16), np.int64)
     tstart = np.empty(max(arcs, 16), np.float64)
@@ -106,8 +107,11 @@ def _route(indptr, indices, channel, arc_src, dist, origin, target, startup, per
         u = arc_src[e]
         v = indices[e]
         begin = link_free[channel[e]]
+        slot_u = slot_v = 0
         if one_port:
-            begin = max(begin, node_send[u], node_recv[v])
+            slot_u = np.argmin(node_send[u])
+            slot_v = np.argmin(node_recv[v])
+            begin = max(begin, node_send[u, slot_u], node_recv[v, slot_v])
         if begin > t:
             pending[e] = begin
             hkey, hitem = push(hkey, hitem, hsize, begin, _SEND, np.int64(e))
@@ -138,8 +142,8 @@ def _route(indptr, indices, channel, arc_src, dist, origin, target, startup, per
         tptr[nt] = ncar
         link_free[channel[e]] = end
         if one_port:
-            node_send[u] = end
-            node_recv[v] = end
+            node_send[u, slot_u] = end
+            node_recv[v, slot_v] = end
         hkey, hitem = push(hkey, hitem, hsize, end + per_hop, _ARRIVAL, np.int64(nt - 1))
         hsize += 1
         makespan = max(makespan, end + per_hop)
@@ -165,7 +169,7 @@ def route(topology, origin: np.ndarray, target: np.ndarray, cost, ports, chunk_b
     out = _route(topology.indptr, topology.indices, channels(topology, ports.duplex),
                  topology.arc_sources.astype(np.int64), all_distances(topology), np.asarray(origin, np.int64),
                  np.asarray(target, np.int64), float(cost.startup), float(cost.per_byte), float(cost.per_hop),
-                 float(chunk_bytes), ports.ports is not None)
+                 float(chunk_bytes), int(ports.ports or 0))
     tsrc, tdst, tstart, tptr, carried, makespan = out
     ptr, first, count = _ranges(tptr, carried)
     return TimedTransfers(tsrc, tdst, tstart, ptr, first, count, makespan)
