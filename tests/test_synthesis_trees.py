@@ -123,3 +123,9 @@ def test_tree_schedule_replays_from_its_file(tmp_path):
     s.write(tmp_path / "t.json")
     again = replay("ring:6", tmp_path / "t.json")
     assert again.verified and again.metrics["time"] == s.measured
+
+
+def test_no_trees_on_a_network_that_is_not_connected():
+    t = tc.Topology.from_arcs("custom", {}, 4, np.array([0, 1, 2, 3]), np.array([1, 0, 3, 2]))
+    assert forest.root_connectivity(t, 0) == 0
+    assert forest.pack(t, np.arange(4)).parent.shape[0] == 0

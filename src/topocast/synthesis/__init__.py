@@ -472,7 +472,10 @@ def _tree_candidate(topology, collective, root, model, params, seed, chunks, max
         notes.append(f"trees: not tried above {TREE_NODES[collective]} nodes for {collective} (the packing's time)")
         return None
     roots = np.array([root]) if collective == "broadcast" else np.arange(n)
-    packing = pack(topology, roots, seed)
+    packing = pack(topology, roots, seed) if n > 1 else None
+    if packing is None or packing.per_root == 0:
+        notes.append("trees: no spanning tree (a single node, or a network that is not connected)")
+        return None
     k = packing.per_root
     height = max(int(depths(p).max()) for p in packing.parent)
     load = float(arc_loads(packing, n).max())
