@@ -1,6 +1,6 @@
 """Synthesis targets (docs/synthesis.md): synthesised schedule against the papers' algorithms and the bound.
 
-python benchmarks/synthesis.py [galaxyfly dragonfly classic optimal trees ej hdn graph big] [--figures PATH]
+python benchmarks/synthesis.py [galaxyfly dragonfly classic optimal trees ports ej hdn graph big] [--figures PATH]
 (default: all but big; ``--figures PATH`` also writes each network's synth/bound ratio and synthesis
 time as JSON rows)
 
@@ -99,6 +99,21 @@ def trees() -> None:
             _record(f"{spec} {collective} 1 GB", s.ratio, secs, 1.05)
 
 
+def ports() -> None:
+    """The greedy planned for P ports (standard model): never slower than one port, closer to the bound."""
+    _line("## P ports (standard model, full duplex)", "collective", "P=1 us", "P=2 us", "P=3 us", "bound P=2 us",
+          "P=2 / bound", "P=2 origin", "synth s (P=2)")
+    for spec in ("hypercube:6", "torus:8x8", "polarfly:q=7", "galaxyfly:n=3,q=5,a=4"):
+        for collective in ("broadcast", "allgather"):
+            runs = {}
+            for p in (1, 2, 3):
+                runs[p] = _timed(spec, collective, ports=p)
+            s2, secs = runs[2]
+            _line(spec, collective, *[f"{runs[p][0].measured * 1e6:.3f}" for p in (1, 2, 3)],
+                  f"{s2.lower_bound * 1e6:.3f}", f"{s2.ratio:.3f}", f"{s2.origin}:{s2.method}", f"{secs:.2f}")
+            _record(f"{spec} {collective} ports=2", s2.ratio, secs)
+
+
 def classic() -> None:
     _line("## tori and hypercubes (reproduce classic model)", "collective", "synth us", "textbook us",
           "synth/textbook", "bound us", "synth/bound", "synth s")
@@ -160,6 +175,7 @@ SECTIONS = {
     "classic": classic,
     "optimal": optimal,
     "trees": trees,
+    "ports": ports,
     "ej": lambda: steps_vs(EJ, "one-to-all-improved", "EJ all-port half-duplex broadcast"),
     "hdn": lambda: steps_vs(hdn_specs(), "hdn-broadcast", "HDN one-port broadcast, Theorem 3 networks <= 30,000"),
     "graph": graph,

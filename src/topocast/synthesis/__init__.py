@@ -460,6 +460,8 @@ def certificate(topology: Topology, schedule: Schedule, engine: str, model: Mode
 #: ``k (N - 1)`` completion tests; all-gather: that for every root, 0.3 s a root on 120 nodes)
 TREE_DELIVERIES = 8_000_000
 TREE_NODES = {"broadcast": 2048, "allgather": 128}
+#: seeded packings a broadcast tries (the lowest wins); an all-gather packs once per root
+TREE_TRIES = 4
 
 
 def _tree_candidate(topology, collective, root, model, params, seed, chunks, max_memory, notes):
@@ -472,7 +474,7 @@ def _tree_candidate(topology, collective, root, model, params, seed, chunks, max
         notes.append(f"trees: not tried above {TREE_NODES[collective]} nodes for {collective} (the packing's time)")
         return None
     roots = np.array([root]) if collective == "broadcast" else np.arange(n)
-    packing = pack(topology, roots, seed) if n > 1 else None
+    packing = pack(topology, roots, seed, tries=TREE_TRIES if collective == "broadcast" else 1) if n > 1 else None
     if packing is None or packing.per_root == 0:
         notes.append("trees: no spanning tree (a single node, or a network that is not connected)")
         return None

@@ -179,13 +179,17 @@ def pack_root(topology, root: int, k: int | None = None, cap: np.ndarray | None 
     return parent
 
 
-def pack(topology, roots, seed: int = 0) -> Packing:
+def pack(topology, roots, seed: int = 0, tries: int = 1) -> Packing:
     """Every root's ``k`` arc-disjoint spanning arborescences, ``k`` the smallest root connectivity of the
-    roots (so every tree carries ``1/k`` of its root's data)."""
+    roots (so every tree carries ``1/k`` of its root's data); per root the lowest of ``tries`` seeded packings
+    (ties among equally shallow senders broken at random): a lower tree fills the pipeline sooner."""
     roots = np.asarray(roots, dtype=np.int64)
     cap = link_matrix(topology)
     k = min(root_connectivity(topology, int(r)) for r in np.unique(roots))
-    parents = [pack_root(topology, int(r), k, cap, seed) for r in roots.tolist()]
+    parents = []
+    for r in roots.tolist():
+        found = [pack_root(topology, r, k, cap, seed + i) for i in range(tries)]
+        parents.append(min(found, key=lambda p: max((int(depths(t).max()) for t in p), default=0)))
     return Packing(np.repeat(roots, k), np.concatenate(parents), k)
 
 
