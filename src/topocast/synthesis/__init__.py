@@ -16,6 +16,11 @@ ratio.  Methods (see ``docs/synthesis.md``):
   best verified candidate wins (``origin``: ``synthesized`` or ``registered``),
   so a synthesis is never slower than an algorithm topocast already has.
 
+* ``trees`` (event engine, all-port, full duplex; broadcast and all-gather when
+  the message takes at least a start-up to send): Edmonds' arc-disjoint
+  spanning arborescences per root, pipelined in chunks (:mod:`.forest`).
+* under ``ports = P`` the greedy plans ``P`` sends and receipts per node, and
+  its one-port plans run too (never slower with more ports).
 * ``milp`` (event engine, ``exact=True``): the optimal schedule of whole
   messages from a time-indexed program solved by HiGHS (:mod:`.exact`).
 * reductions (:mod:`.reduction`): a synthesised all-gather or broadcast run
