@@ -16,6 +16,11 @@ ratio.  Methods (see ``docs/synthesis.md``):
   best verified candidate wins (``origin``: ``synthesized`` or ``registered``),
   so a synthesis is never slower than an algorithm topocast already has.
 
+* ``trees`` (event engine, all-port, full duplex; broadcast and all-gather when
+  the message takes at least a start-up to send): Edmonds' arc-disjoint
+  spanning arborescences per root, pipelined in chunks (:mod:`.forest`).
+* under ``ports = P`` the greedy plans ``P`` sends and receipts per node, and
+  its one-port plans run too (never slower with more ports).
 * ``milp`` (event engine, ``exact=True``): the optimal schedule of whole
   messages from a time-indexed program solved by HiGHS (:mod:`.exact`).
 * reductions (:mod:`.reduction`): a synthesised all-gather or broadcast run
@@ -37,7 +42,7 @@ import numpy as np
 from ..errors import TopocastError, VerificationError
 from ..execution.result import RunResult
 from ..plans.schedule import REDUCTIONS, Schedule, ScheduleBuilder
-from ..sim.models import Model
+from ..sim.models import CostModel, Model
 from ..topology.core import Topology
 from . import greedy, steps
 from .model import COLLECTIVES, model_record, resolve_model
@@ -219,7 +224,8 @@ def _event_candidates(topology: Topology, collective: str, chunks: int | None,
 def _plan_event(topology: Topology, collective: str, model: Model, message_bytes: float, origin: np.ndarray,
                 targets: Any, chunks: int, cap: int, wait: float, relabel: int, seed: int
                 ) -> tuple[greedy.TimedTransfers, np.ndarray, Any]:
-    """One greedy plan (on a relabelled copy when ``relabel`` > 0, mapped back)."""
+    """One greedy plan (on a relabelled copy when ``relabel`` > 0, mapped back), planned for ``model``'s
+    ports."""
     from .route import route
 
     origin_c, targets_c = _chunked(origin, targets, chunks)
@@ -254,13 +260,20 @@ def _synthesize_event(topology: Topology, collective: str, model: Model, params:
     best: tuple[greedy.TimedTransfers, np.ndarray, Any, int] | None = None
     tried: list[dict[str, Any]] = []
     notes: list[str] = []
-    for c, cap, wait, relabel in cands:
+    # under P > 1 ports the one-port plans run too: a schedule is never slower with more ports (the engine
+    # gives every transfer the earliest free port), so the P-port synthesis is never slower than one-port
+    models = [model]
+    if model.ports.ports is not None and model.ports.ports > 1:
+        models.append(replace(model, ports=replace(model.ports, ports=1)))
+    runs = [(m, *cand) for cand in cands for m in models]
+    for m, c, cap, wait, relabel in runs:
         if tried and time.perf_counter() - t0 > budget:
-            notes.append(f"budget of {budget:g} s reached after {len(tried)} of {len(cands)} candidates")
+            notes.append(f"budget of {budget:g} s reached after {len(tried)} of {len(runs)} candidates")
             break
-        plan, origin_c, targets_c = _plan_event(topology, collective, model, params["message_bytes"], origin,
+        plan, origin_c, targets_c = _plan_event(topology, collective, m, params["message_bytes"], origin,
                                                 targets, c, cap, wait, relabel, seed)
-        tried.append({"chunks": c, "cap": cap, "wait": wait, "restart": relabel, "planned": plan.makespan})
+        tried.append({"chunks": c, "cap": cap, "wait": wait, "restart": relabel, "planned": plan.makespan,
+                      **({"planned_ports": m.ports.ports} if len(models) > 1 else {})})
         if best is None or plan.makespan < best[0].makespan:
             best = (plan, origin_c, targets_c, c)
     if best is None:
@@ -335,6 +348,9 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
                             f"engine, not {collective} on the {engine} engine")
     topology = _topology(topology, max_memory)
     resolved, model, reference = resolve_model(topology.family, collective, params, params_from_text)
+    if exact and (model.ports.ports or 1) > 1:
+        raise TopocastError(f"exact: the exact program models all-port or one-port nodes, not ports="
+                            f"{model.ports.ports}; leave out --exact or use ports=1 or all")
     check_size(topology, collective, engine, chunks, max_memory)
     if collective in REDUCTIONS:
         from .reduction import synthesize_reduction
@@ -363,10 +379,11 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
     tried = [{"origin": "synthesized", "method": method, **entry} for entry in tried]
     result = verify(topology, schedule, engine, model, method, seed, resolved, max_memory)
     origin = "synthesized"
-    if collective == "broadcast" and engine == "event" and model.ports.ports is None \
+    if collective in ("broadcast", "allgather") and engine == "event" and model.ports.ports is None \
             and model.ports.duplex == "full" and time.perf_counter() - t0 <= budget \
             and resolved["message_bytes"] * model.cost.per_byte >= model.cost.startup:  # bandwidth matters
-        packed = _tree_candidate(topology, origin_of(schedule), model, resolved, seed, chunks, max_memory, notes)
+        packed = _tree_candidate(topology, collective, origin_of(schedule), model, resolved, seed, chunks,
+                                 max_memory, notes)
         if packed is not None:
             tried.append({"origin": "synthesized", "method": "trees", "chunks": packed[2],
                           "trees": packed[3], "measured": packed[1].metrics["time"]})
@@ -467,42 +484,57 @@ def certificate(topology: Topology, schedule: Schedule, engine: str, model: Mode
                          "holds_for": "schedules that send each message whole"} for x in unsplit]}
 
 
-#: most transfers a tree-packed broadcast plans (nodes - 1 per chunk), and most nodes it packs trees on (the
-#: greedy packing grows each tree an arc at a time over its whole frontier: 5 s on 256 nodes, 2 min on 1,024)
-TREE_TRANSFERS = 20_000_000
-TREE_NODES = 512
+#: most (chunk, receiver) deliveries a tree-packed schedule plans, and most nodes it packs trees on (broadcast:
+#: ``k (N - 1)`` completion tests; all-gather: that for every root, 0.3 s a root on 120 nodes)
+TREE_DELIVERIES = 8_000_000
+TREE_NODES = {"broadcast": 2048, "allgather": 128}
+#: seeded packings a broadcast tries (the lowest wins); an all-gather packs once per root
+TREE_TRIES = 4
 
 
-def _tree_candidate(topology: Topology, root: int, model: Model, params: dict[str, Any], seed: int, chunks: int | None,
-                    max_memory: float | None, notes: list[str]) -> tuple[Schedule, RunResult, int, int] | None:
-    """``(schedule, verified run, chunks, trees)`` of the tree-packed broadcast (:mod:`.trees`), or None."""
-    from .trees import best_packing, chunk_count, tree_broadcast
+def _tree_candidate(topology: Topology, collective: str, root: int, model: Model, params: dict[str, Any],
+                    seed: int, chunks: int | None, max_memory: float | None, notes: list[str]
+                    ) -> tuple[Schedule, RunResult, int, int] | None:
+    """``(schedule, verified run, chunks per message, trees per root)`` of the tree-packed broadcast or
+    all-gather (:mod:`.forest`), or None."""
+    from .forest import arc_loads, depths, pack, pipeline
 
-    if topology.num_nodes > TREE_NODES:
-        notes.append(f"trees: not tried above {TREE_NODES} nodes (the greedy packing's time)")
-        return None
-    packing, k = best_packing(topology, root, seed)
-    if not packing:
-        notes.append(f"trees: no spanning tree packed of Edmonds' {k}")
-        return None
-    if len(packing) < k:
-        notes.append(f"trees: packed {len(packing)} of Edmonds' {k} arc-disjoint spanning trees")
     n = topology.num_nodes
-    height = max(int(_tree_height(topology, p, root)) for p in packing)
-    most = max(1, min(MAX_CHUNKS, TREE_TRANSFERS // max(n - 1, 1)))
-    c = chunks or chunk_count(len(packing), height, model.cost, params["message_bytes"], most)
-    src, dst, first, step = tree_broadcast(topology, root, packing, c)
-    builder = ScheduleBuilder(n, origin=np.full(c, root, dtype=np.int64), collective="broadcast",
+    if n > TREE_NODES[collective]:
+        notes.append(f"trees: not tried above {TREE_NODES[collective]} nodes for {collective} (the packing's time)")
+        return None
+    roots = np.array([root]) if collective == "broadcast" else np.arange(n)
+    packing = pack(topology, roots, seed, tries=TREE_TRIES if collective == "broadcast" else 1) if n > 1 else None
+    if packing is None or packing.per_root == 0:
+        notes.append("trees: no spanning tree (a single node, or a network that is not connected)")
+        return None
+    k = packing.per_root
+    height = max(int(depths(p).max()) for p in packing.parent)
+    load = float(arc_loads(packing, n).max())
+    most = max(1, min(MAX_CHUNKS // k, TREE_DELIVERIES // max(1, len(roots) * k * (n - 1))))
+    if chunks is not None:
+        if chunks % k:
+            notes.append(f"trees: chunks={chunks} is not a multiple of the {k} trees per root")
+            return None
+        per_tree = chunks // k
+    else:
+        per_tree = _per_tree(height, load, model.cost, params["message_bytes"], most)
+    src, dst, step, ranges, first, count = pipeline(packing, per_tree, packing.roots if collective == "allgather"
+                                                    else np.zeros(len(packing.roots), np.int64))
+    c = k * per_tree
+    builder = ScheduleBuilder(n, origin=np.repeat(roots, c), collective=collective,
                               message_bytes=params["message_bytes"] / c)
-    builder.add(src=src, dst=dst, first=first, step=step)
+    builder.add_ranges(src, dst, ranges, first, count, step=step)
     schedule = builder.build()
-    return schedule, verify(topology, schedule, "event", model, "trees", seed, params, max_memory), c, len(packing)
+    return schedule, verify(topology, schedule, "event", model, "trees", seed, params, max_memory), c, k
 
 
-def _tree_height(topology: Topology, parent_arc: np.ndarray, root: int) -> int:
-    from .trees import _depths
-
-    return int(_depths(topology, parent_arc, root).max())
+def _per_tree(height: int, load: float, cost: CostModel, message_bytes: float, most: int) -> int:
+    """Chunks per tree minimising the pipeline's estimate ``(q + height - 1) (t_s + load B t_w / q)``
+    (``load``: root-data units on the busiest link) over ``q <= most``."""
+    q = np.arange(1, most + 1)
+    t = (q + height - 1) * (cost.startup + load * message_bytes * cost.per_byte / q)
+    return int(q[np.argmin(t)])
 
 
 def origin_of(schedule: Schedule) -> int:

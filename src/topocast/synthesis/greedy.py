@@ -13,10 +13,11 @@ that its receiver neither holds nor has on the way (aggregation), up to
 ``cap`` chunks; the lowest chunk ids go first, so a capped broadcast pipelines
 its chunks in order (the pipelined-tree idea of Blink, Wang et al. MLSys 2020).
 
-Under a port limit (the event engine serialises a node's sends and receipts
-when any port limit is set) a free node sends one transfer at a time, to the
-neighbour that lacks the most of what it holds (ties: lowest port label, then
-lowest neighbour), which on a hypercube rediscovers recursive doubling.
+Under a limit of ``P`` ports (the event engine lets a node have ``P`` sends
+and ``P`` receipts in flight) a node with a free send port sends to the
+neighbour with a free link and receive port that lacks the most of what it
+holds (ties: lowest port label, then lowest neighbour), again while a send port
+is free; with ``P = 1`` this rediscovers recursive doubling on a hypercube.
 
 Total exchange (``alltoall``) uses per-link queues instead: a chunk at node
 ``u`` bound for ``d`` joins the queue of the shortest-path next hop whose link
@@ -90,17 +91,19 @@ _START, _END = 0, 1
 
 @nb.njit(cache=True)
 def _flood(indptr: np.ndarray, indices: np.ndarray, channel: np.ndarray, held: np.ndarray, startup: float,
-           per_byte: float, per_hop: float, chunk_bytes: float, one_port: bool, cap: int, wait: float
+           per_byte: float, per_hop: float, chunk_bytes: float, ports: int, cap: int, wait: float
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
-    """The flooding greedy for broadcast and all-gather (every node needs every chunk)."""
+    """The flooding greedy for broadcast and all-gather (every node needs every chunk); ``ports``: 0 for
+    all-port, else the sends (and receipts) a node has in flight at once."""
     n, words = held.shape
+    one_port = ports > 0
     known = held.copy()
     top = 0
     for a in range(len(channel)):       # (loops, here and for the makespan: numba's array max compiles slowly)
         top = max(top, channel[a])
     link_free = np.zeros(top + 1)
-    node_send = np.zeros(n)
-    node_recv = np.zeros(n)
+    node_send = np.zeros((n, max(1, ports)))   # when each send (receive) port of a node frees
+    node_recv = np.zeros((n, max(1, ports)))
     pending = np.full(n, _INF)
     in_head = np.full(n, -1, np.int64)
     ti = np.empty((1024, 4), np.int64)
@@ -140,14 +143,13 @@ def _flood(indptr: np.ndarray, indices: np.ndarray, channel: np.ndarray, held: n
         retry = _INF
         scan = indptr[u]
         while True:
-            # the next transfer of u: every free neighbour lacking chunks (all-port), or the one lacking the
-            # most (one-port, once per wake)
+            # the next transfer of u: every free neighbour lacking chunks (all-port), or, while u has a free
+            # send port, the neighbour with a free link and receive port lacking the most
             e = -1
             if one_port:
-                if scan > indptr[u + 1]:
-                    break
-                if node_send[u] > t:
-                    retry = node_send[u]
+                slot_u = np.argmin(node_send[u])
+                if node_send[u, slot_u] > t:
+                    retry = min(retry, node_send[u, slot_u])
                     break
                 best_cnt = 0
                 for a in range(indptr[u], indptr[u + 1]):
@@ -155,13 +157,12 @@ def _flood(indptr: np.ndarray, indices: np.ndarray, channel: np.ndarray, held: n
                     cnt = _lacks(held, known, u, v)
                     if cnt == 0:
                         continue
-                    free = max(link_free[channel[a]], node_recv[v])
+                    free = max(link_free[channel[a]], node_recv[v].min())
                     if free > t:
                         retry = min(retry, free)
                     elif cnt > best_cnt:
                         e = a
                         best_cnt = cnt
-                scan = indptr[u + 1] + 1
             else:
                 while scan < indptr[u + 1] and e < 0:
                     a = scan
@@ -214,17 +215,12 @@ def _flood(indptr: np.ndarray, indices: np.ndarray, channel: np.ndarray, held: n
             tp[nt + 1] = nr
             link_free[channel[e]] = end
             if one_port:
-                node_send[u] = end
-                node_recv[v] = end
+                node_send[u, slot_u] = end
+                node_recv[v, np.argmin(node_recv[v])] = end
             nt += 1
             hkey, hitem = push(hkey, hitem, hsize, tf[nt - 1, _END], _ARRIVAL, nt - 1)
             hsize += 1
-            if one_port:
-                for a in range(indptr[u], indptr[u + 1]):
-                    if _lacks(held, known, u, indices[a]) > 0:
-                        retry = min(retry, node_send[u])
-                        break
-            elif _lacks(held, known, u, v) > 0:  # capped: more to send when the link frees
+            if not one_port and _lacks(held, known, u, v) > 0:  # capped: more to send when the link frees
                 retry = min(retry, link_free[channel[e]])
         if retry < _INF and retry < pending[u]:
             pending[u] = retry
@@ -310,7 +306,7 @@ def flood(topology: Topology, origin_bits: np.ndarray, cost: CostModel, ports: P
     order = port_order(topology)
     out = _flood(topology.indptr.astype(np.int64), topology.indices.astype(np.int64)[order],
                  channels(topology, ports.duplex)[order], origin_bits.copy(), float(cost.startup), float(cost.per_byte),
-                 float(cost.per_hop), float(chunk_bytes), ports.ports is not None, int(cap), float(wait))
+                 float(cost.per_hop), float(chunk_bytes), int(ports.ports or 0), int(cap), float(wait))
     return TimedTransfers(*out)
 
 

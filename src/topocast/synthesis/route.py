@@ -57,8 +57,9 @@ def _enqueue(c: int, u: int, t: float, target: np.ndarray, dist: np.ndarray, ind
 @nb.njit(cache=True)
 def _route(indptr: np.ndarray, indices: np.ndarray, channel: np.ndarray, arc_src: np.ndarray, dist: np.ndarray,
            origin: np.ndarray, target: np.ndarray, startup: float, per_byte: float, per_hop: float, chunk_bytes: float,
-           one_port: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+           ports: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
     n = len(indptr) - 1
+    one_port = ports > 0
     arcs = len(indices)
     nc = len(origin)
     head = np.full(arcs, -1, np.int64)
@@ -67,8 +68,8 @@ def _route(indptr: np.ndarray, indices: np.ndarray, channel: np.ndarray, arc_src
     nxt = np.full(nc, -1, np.int64)
     pending = np.full(arcs, _INF)
     link_free = np.zeros(channel.max() + 1 if arcs else 1)
-    node_send = np.zeros(n)
-    node_recv = np.zeros(n)
+    node_send = np.zeros((n, max(1, ports)))   # when each send (receive) port of a node frees
+    node_recv = np.zeros((n, max(1, ports)))
     tsrc = np.empty(max(arcs, 16), np.int64)
     tdst = np.empty(max(arcs, 16), np.int64)
     tstart = np.empty(max(arcs, 16), np.float64)
@@ -115,8 +116,11 @@ def _route(indptr: np.ndarray, indices: np.ndarray, channel: np.ndarray, arc_src
         u = arc_src[e]
         v = indices[e]
         begin = link_free[channel[e]]
+        slot_u = slot_v = 0
         if one_port:
-            begin = max(begin, node_send[u], node_recv[v])
+            slot_u = int(np.argmin(node_send[u]))
+            slot_v = int(np.argmin(node_recv[v]))
+            begin = max(begin, node_send[u, slot_u], node_recv[v, slot_v])
         if begin > t:
             pending[e] = begin
             hkey, hitem = push(hkey, hitem, hsize, begin, _SEND, np.int64(e))
@@ -147,8 +151,8 @@ def _route(indptr: np.ndarray, indices: np.ndarray, channel: np.ndarray, arc_src
         tptr[nt] = ncar
         link_free[channel[e]] = end
         if one_port:
-            node_send[u] = end
-            node_recv[v] = end
+            node_send[u, slot_u] = end
+            node_recv[v, slot_v] = end
         hkey, hitem = push(hkey, hitem, hsize, end + per_hop, _ARRIVAL, np.int64(nt - 1))
         hsize += 1
         makespan = max(makespan, end + per_hop)
@@ -175,7 +179,7 @@ def route(topology: Topology, origin: np.ndarray, target: np.ndarray, cost: Cost
     out = _route(topology.indptr, topology.indices, channels(topology, ports.duplex),
                  topology.arc_sources.astype(np.int64), all_distances(topology), np.asarray(origin, np.int64),
                  np.asarray(target, np.int64), float(cost.startup), float(cost.per_byte), float(cost.per_hop),
-                 float(chunk_bytes), ports.ports is not None)
+                 float(chunk_bytes), int(ports.ports or 0))
     tsrc, tdst, tstart, tptr, carried, makespan = out
     ptr, first, count = _ranges(tptr, carried)
     return TimedTransfers(tsrc, tdst, tstart, ptr, first, count, makespan)
