@@ -194,25 +194,32 @@ def pattern_permutation(pattern: str, n: int, rng: np.random.Generator) -> np.nd
     return None
 
 
-def uniform_destinations(n: int, sources: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One destination per source, uniform over the other ``n - 1`` nodes."""
-    r = rng.integers(0, n - 1, size=len(sources), dtype=np.int64)
-    return r + (r >= sources)
+def uniform_destinations(n: int, sources: np.ndarray, rng: np.random.Generator, partners=None) -> np.ndarray:
+    """One destination per source, uniform over the other ``n - 1`` nodes; with ``partners`` (a degraded
+    network's :func:`topocast.faults.connectivity.partners`) over the other healthy nodes of the source's
+    component (every source must have one)."""
+    if partners is None:
+        r = rng.integers(0, n - 1, size=len(sources), dtype=np.int64)
+        return r + (r >= sources)
+    members, start, size, pos = partners
+    r = rng.integers(0, size[sources] - 1, dtype=np.int64) if len(sources) else np.zeros(0, np.int64)
+    return members[start[sources] + r + (r >= pos[sources])]
 
 
 def draw(pattern: str, topology: Topology, sources: np.ndarray, rng: np.random.Generator, *,
          permutation: np.ndarray | None = None, hot_fraction: float = 0.1,
-         hot: np.ndarray | None = None) -> np.ndarray:
+         hot: np.ndarray | None = None, partners=None) -> np.ndarray:
     """The destination of every message from ``sources`` under ``pattern``.
 
     ``permutation`` is :func:`pattern_permutation`'s array for the permutation
     patterns (a source mapped to itself must not be in ``sources``); ``hot``
-    the sorted hot node set for ``hot-spot``.
+    the sorted hot node set for ``hot-spot``; ``partners`` (a degraded network) makes the uniform draws
+    (``uniform``, hot-spot's cold part) uniform over the source's healthy component instead of every node.
     """
     n = topology.num_nodes
     sources = np.asarray(sources, dtype=np.int64)
     if pattern == "uniform":
-        return uniform_destinations(n, sources, rng)
+        return uniform_destinations(n, sources, rng, partners)
     if pattern in PERMUTATIONS:
         return permutation[sources]
     if pattern == "nearest-neighbour":
@@ -225,7 +232,7 @@ def draw(pattern: str, topology: Topology, sources: np.ndarray, rng: np.random.G
         return nbrs[ptr[sources] + pick]
     if pattern == "hot-spot":
         hot = np.asarray(hot, dtype=np.int64)
-        dst = uniform_destinations(n, sources, rng)
+        dst = uniform_destinations(n, sources, rng, partners)
         coin = rng.random(len(sources)) < hot_fraction
         pos = np.searchsorted(hot, sources)
         in_hot = (pos < len(hot)) & (hot[np.minimum(pos, len(hot) - 1)] == sources)
