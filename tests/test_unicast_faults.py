@@ -157,6 +157,20 @@ def test_the_channel_load_bound_of_a_cut_ring():
     assert r.verified
 
 
+@pytest.mark.parametrize("faults", ["links=4,seed=2", "routers=2,seed=5", "links=0-1;0-4;0-3;0-12"])
+def test_the_channel_load_bound_against_every_surviving_route(faults):
+    """The degraded bound against brute force: every surviving pair's minimal route, each of weight one over
+    the other nodes of its source's component, summed per arc."""
+    t = tc.build("torus:4x4", faults=faults)
+    src, dst = surviving_pairs(t)
+    routes = ur.route(t, "minimal", src, dst, np.random.default_rng(0))
+    size = partners(t)[2]
+    weight = np.repeat(1.0 / (size[src] - 1), routes.hops)
+    loads = np.bincount(routes.arc[routes.arc >= 0], weights=weight, minlength=t.num_arcs)
+    r = tc.run("torus:4x4", "unicast", faults=faults, load=0.05, cycles=1000, seed=1)
+    assert r.metrics["throughput_bound"] == pytest.approx(1.0 / loads.max())
+
+
 # -- deadlock freedom ------------------------------------------------------------------------------------------
 
 DEGRADED = [("mesh:4x4", "links=0.15,seed=1", ("minimal", "valiant")),
