@@ -19,7 +19,9 @@ smaller.
 
 Every component's messages must be cut into the same number of chunks (one
 schedule has one chunk size): with several components and no ``chunks`` given,
-messages are sent whole.  Reductions and ``exact`` are refused.
+messages are sent whole.  A reduction (whose promise, every node's contribution at every node that needs
+it, has no per-component form yet) is synthesised on the surviving graph only while it still joins every
+router (:func:`topocast.faults.plans.check_reducible`), its promise unchanged.  ``exact`` is refused.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from ..schedule import REDUCTIONS, Schedule, ScheduleBuilder
 from ..topology.core import Topology
 from .connectivity import components, healthy
 from .loss import restrict
-from .plans import _lifted_ranges, induced
+from .plans import _lifted_ranges, check_reducible, induced, stamp_reduction
 
 
 def as_graph(topology: Topology, nodes: np.ndarray) -> Topology:
@@ -137,14 +139,27 @@ def synthesize(topology: Topology, collective: str, *, seed: int, budget: float,
     from ..synthesis.model import model_record, resolve_model
 
     t0 = time.perf_counter()
-    if collective in REDUCTIONS:
-        raise TopocastError(f"faults: synthesize {collective} on a degraded network is not supported yet "
-                            f"(reductions on a degraded network are not); synthesise it on the intact network")
     if exact:
         raise TopocastError("exact: the exact synthesis runs on the intact network, not with faults "
                             f"({topology.faults})")
     resolved, model, reference = resolve_model(topology.family, collective, params, params_from_text)
     n = topology.num_nodes
+    given = {k: resolved[k] for k in ("message_bytes", "startup", "per_byte", "per_hop", "per_byte_reduce")
+             if k in resolved}
+    given["ports"] = "all" if model.ports.ports is None else str(model.ports.ports)
+    given["duplex"] = model.ports.duplex
+    if collective in REDUCTIONS:
+        check_reducible(topology, f"synthesize {collective}", "surviving")
+        part = syn.synthesize(as_graph(topology, np.arange(n, dtype=np.int64)), collective, seed=seed,
+                              budget=budget, engine=engine, root=root, chunks=chunks, restarts=restarts,
+                              max_memory=max_memory, known=known, **given)
+        schedule = stamp_reduction(part.schedule, topology)
+        result = syn.verify(topology, schedule, engine, model, part.method, seed, resolved, max_memory)
+        out = syn.Synthesis(topology.spec, collective, engine, part.method, seed, schedule,
+                            model_record(resolved, model), result, part.chunks, reference,
+                            round(time.perf_counter() - t0, 3), part.candidates, part.notes, part.origin,
+                            syn.certificate(topology, schedule, engine, model))
+        return replace(out, faults=topology.faults)
     if collective == "broadcast":
         if not 0 <= root < n:
             raise TopocastError(f"synthesize: parameter 'root' must be a node in 0..{n - 1}, got root={root}")
@@ -153,9 +168,6 @@ def synthesize(topology: Topology, collective: str, *, seed: int, budget: float,
                                 f"choose a healthy root")
     pieces = [nodes for nodes in wanted(topology, collective, root) if len(nodes) >= 2]
     c = chunks if chunks is not None else (None if len(pieces) <= 1 else 1)
-    given = {k: resolved[k] for k in ("message_bytes", "startup", "per_byte", "per_hop") if k in resolved}
-    given["ports"] = "all" if model.ports.ports is None else str(model.ports.ports)
-    given["duplex"] = model.ports.duplex
     parts, tried, notes, methods, origins = [], [], [], [], []
     for i, nodes in enumerate(pieces):
         left = max(0.0, budget - (time.perf_counter() - t0)) / (len(pieces) - i)

@@ -539,7 +539,13 @@ def replay(spec: str | Topology, path: str | Path, engine: str = "event", max_me
             raise TopocastError(f"schedule file {path}: 'faults' must be a fault spec (text), got "
                                 f"{type(header['faults']).__name__}")
         topology = _topology(topology, max_memory, header["faults"])
-        schedule = restrict(schedule, topology)[0]
+        if schedule.is_reduction:
+            from ..faults.plans import check_reducible, stamp_reduction
+
+            check_reducible(topology, f"schedule file {path}", "surviving")
+            schedule = stamp_reduction(schedule, topology)
+        else:
+            schedule = restrict(schedule, topology)[0]
     return execute(topology, schedule, engine, model, algorithm=f"synthesized:{header['method']}",
                    seed=header["seed"], params={**header["model"], "schedule": str(path)}, max_bytes=max_memory)
 
