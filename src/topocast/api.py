@@ -208,8 +208,8 @@ def plan(topology: Topology, alg: registry.Algorithm, params: dict[str, Any], en
     for name, value in (("seed", seed), ("engine", engine), ("max_memory", max_memory)):
         if name in accepted:
             kwargs[name] = value
-    if getattr(topology, "faults", None) is None:
-        return alg.plan(topology, **kwargs)
+    if getattr(topology, "faults", None) is None or (alg.fault_mode == "native" and engine not in FAULT_ENGINES):
+        return alg.plan(topology, **kwargs)  # (a native plan for another engine routes around the faults itself)
     from .faults.plans import degraded_plan
 
     def plan_on(network: Topology, root: int | None = None) -> Any:
@@ -293,12 +293,12 @@ def prepare(spec: str | Topology, algorithm: str, engine: str | None = None, see
         raise TopocastError(f"engine: algorithm {alg.name} runs on {', '.join(alg.engines)}, not '{engine}'")
     kwargs = resolve_params(alg, params, from_text=params_from_text)
     check_costs(alg.name, kwargs)
-    if faults is not None and engine not in FAULT_ENGINES:
+    if faults is not None and engine not in FAULT_ENGINES and alg.fault_mode != "native":
         from .faults.spec import parse
 
         if parse(faults) is not None:
-            raise TopocastError(f"faults: a degraded network runs on the {' and '.join(FAULT_ENGINES)} engines, "
-                                f"not '{engine}'")
+            raise TopocastError(f"faults: a degraded network runs on the {' and '.join(FAULT_ENGINES)} engines "
+                                f"(and unicast on the wormhole engine), not '{engine}'")
     topology: Topology | UnbuiltTopology
     if isinstance(spec, Topology):
         from .faults.degrade import degrade

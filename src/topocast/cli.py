@@ -172,7 +172,7 @@ def _check_faults(value: str | None) -> str | None:
     return value
 
 
-#: the one ``--faults`` option of info, run, route and export
+#: the one ``--faults`` option of info, run, route, export and synthesize
 FAULTS_OPTION = typer.Option(None, "--faults", callback=_check_faults,
                              help="failed links and routers, e.g. links=0.05,seed=1 or routers=5;9 (docs/faults.md)")
 
@@ -315,7 +315,8 @@ def run(
         raise TopocastError(f"--{'mapping' if mapping is not None else 'lenient'}: applies to an --msccl algorithm; "
                             "give --msccl FILE")
     if schedule is not None and faults is not None:
-        raise TopocastError("--faults: does not apply to --schedule (a schedule file replays on the intact network)")
+        raise TopocastError("--faults: does not apply to --schedule (a schedule file replays on the network it was "
+                            "made for, with the faults it was synthesised with)")
     if msccl is not None and faults is not None:
         raise TopocastError("--faults: does not apply to --msccl (an imported algorithm runs on the intact network)")
     if schedule is not None and settings:
@@ -512,6 +513,7 @@ def synthesize(
     as_json: bool = typer.Option(False, "--json"),
     max_memory: str | None = typer.Option(None, "--max-memory",
                                           help="refuse a synthesis larger than this (default: half of RAM)"),
+    faults: str | None = FAULTS_OPTION,
 ):
     """Synthesise a verified schedule for a collective, with its lower bound and ratio, into a file."""
     from .api import check_seed
@@ -519,7 +521,7 @@ def synthesize(
 
     seed = _checked("--seed", check_seed, seed)
     summary = cli_synthesize(spec, collective, out_file, sets=settings, budget=budget, seed=seed, engine=engine,
-                             root=root, max_memory=parse_size(max_memory), exact=exact)
+                             root=root, max_memory=parse_size(max_memory), exact=exact, faults=faults)
     if as_json:
         _dump(summary)
         return

@@ -1442,16 +1442,16 @@ register("allreduce-double-binary-tree", double_binary_tree_allreduce, "allreduc
 register("allreduce-bfs-tree", bfs_tree_allreduce, "allreduce",
          "any network: reduce up a BFS spanning tree, broadcast down, pipelined in chunks",
          params=(TREE_CHUNKS, ROOT),
-         run_params=REDUCTION_RUN_PARAMS)
+         run_params=REDUCTION_RUN_PARAMS, fault_mode="surviving")
 register("allreduce-disjoint-trees", disjoint_trees_allreduce, "allreduce",
          "any network: the vector's chunks dealt round edge-disjoint spanning trees (a BFS tree, then random "
          "ones of the links left), each reduced to its root and copied back down, pipelined, side by side",
          params=(Param("chunks", "int", 8, "pipeline stages, dealt round the trees", minimum=1),
                  Param("seed_trees", "int", 0, "seed of the random spanning trees", minimum=0)),
-         aliases=("allreduce-bfs-trees",), run_params=REDUCTION_RUN_PARAMS)
+         aliases=("allreduce-bfs-trees",), run_params=REDUCTION_RUN_PARAMS, fault_mode="surviving")
 register("reduce-bfs-tree", bfs_tree_reduce, "reduce", "any network: reduce up a BFS spanning tree to the root",
          params=(TREE_CHUNKS, ROOT),
-         run_params=REDUCTION_RUN_PARAMS)
+         run_params=REDUCTION_RUN_PARAMS, fault_mode="surviving")
 
 
 def ring_allreduce_time(n: int, m: float, alpha: float, beta: float, gamma: float = 0.0) -> float:

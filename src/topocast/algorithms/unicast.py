@@ -49,7 +49,7 @@ from ..sim.models import Model, RouterConfig, lone_tail_time
 from ..topology.core import Topology
 from ..topology.kernels import bfs_from_set
 from .mesh_multicast import ROUTER_PARAMS, WORKLOAD_PARAMS
-from .unicast_bounds import channel_loads, throughput_bound
+from .unicast_bounds import BOUND_WORK, channel_loads, throughput_bound, tree_loads
 from .unicast_routing import (
     DOR_FAMILIES,
     ROUTINGS,
@@ -58,6 +58,7 @@ from .unicast_routing import (
     VC_SCHEMES,
     WRAP_FAMILIES,
     Routes,
+    check_surviving,
     check_ugal,
     lattice,
     route,
@@ -172,6 +173,7 @@ def check_workload(topology: Topology, params: dict) -> None:
                             f"at most one flit per cycle), got {load}")
     check_hot_fraction(params["hot_fraction"])
     routing = params["routing"]
+    check_surviving(topology, routing, params["vc_scheme"])
     if routing == "dor":
         lattice(topology)
     if routing == "ugal":
@@ -199,7 +201,13 @@ def expected_hops(topology: Topology, routing: str) -> float:
         mean = sum((k * k // 4) / k if ring else (k * k - 1) / (3 * k) for k in lat.dims.tolist())
         return mean * (2 if routing == "valiant" else 1) + 1
     dist = np.full(topology.num_nodes, -1, dtype=np.int64)
-    bfs_from_set(topology.indptr, topology.indices, np.zeros(1, np.int64), dist, np.empty(topology.num_nodes, np.int64))
+    seed = np.zeros(1, np.int64)
+    if topology.faults is not None:  # a healthy node of the largest component
+        from ..faults.connectivity import partners
+
+        members, start, size, _ = partners(topology)
+        seed[0] = members[np.argmax(size[members])] if len(members) else 0
+    bfs_from_set(topology.indptr, topology.indices, seed, dist, np.empty(topology.num_nodes, np.int64))
     ecc = int(dist.max())
     # ugal stores both routes of a message
     return {"valiant": 2 * ecc, "ugal": 3 * ecc}.get(routing, ecc) + 1
@@ -265,6 +273,107 @@ def resolve_vcs(routing: str, scheme: str, need: int, vcs: int | None) -> int:
     return int(vcs)
 
 
+class Survivors:
+    """Unicast traffic on a degraded network (``topology.faults``): who may send, to whom, and its bound.
+
+    A failed router neither sends nor receives; a healthy node sends when its component has another healthy
+    node.  Uniform destinations (and hot-spot's cold part) are drawn over the source's component; any
+    other pattern keeps its intact destination, and a message whose destination failed or is cut off from
+    its source is not sent (``messages_unroutable``).
+    """
+
+    def __init__(self, topology: Topology):
+        from ..faults.connectivity import components, healthy, partners
+
+        self.topology = topology
+        self.partners = partners(topology)
+        self.healthy = healthy(topology)
+        self.components = components(topology)
+        if not np.any(self.partners[2] >= 2):
+            raise TopocastError(f"faults: no two healthy nodes of {topology.spec} ({topology.faults}) are still "
+                                f"connected; unicast has no traffic to send")
+
+    def may_send(self, src: np.ndarray) -> np.ndarray:
+        """Say which sources have another healthy node in their component.
+
+        Parameters
+        ----------
+        src : numpy.ndarray
+            Source nodes.
+
+        Returns
+        -------
+        numpy.ndarray
+            True where the source may send.
+        """
+        return self.partners[2][src] >= 2
+
+    def routable(self, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+        """Say which messages join two distinct healthy nodes of one component.
+
+        Parameters
+        ----------
+        src : numpy.ndarray
+            Source of every message.
+        dst : numpy.ndarray
+            Destination of every message.
+
+        Returns
+        -------
+        numpy.ndarray
+            True where the message can be routed.
+        """
+        return self.healthy[dst] & (self.components[dst] == self.components[src]) & (src != dst)
+
+    def info(self, unroutable: int) -> dict[str, Any]:
+        """Give what the plan reports about the faults: the promise, the failed parts and who stays silent.
+
+        Parameters
+        ----------
+        unroutable : int
+            Messages drawn to a failed or cut-off node, not sent.
+
+        Returns
+        -------
+        dict of str to Any
+            The plan's ``info`` entries of the degraded run.
+        """
+        t = self.topology
+        return {"faults": t.faults, "fault_mode": "native",
+                "fault_promise": "every message between healthy connected nodes, over surviving links only",
+                "failed_routers": int(t.meta.get("failed_routers", 0)),
+                "failed_links": int(t.meta.get("failed_links", 0)),
+                "silent_nodes": int((~self.may_send(np.arange(t.num_nodes))).sum()),
+                "messages_unroutable": unroutable}
+
+    def loads(self, routing: str, traffic: str) -> np.ndarray | None:
+        """Give the channel loads of minimal routes under uniform traffic over every component.
+
+        Each sending node spreads its messages evenly over the other healthy nodes of its component.
+
+        Parameters
+        ----------
+        routing : str
+            The routing; only ``minimal`` has a bound here.
+        traffic : str
+            The traffic pattern; only ``uniform`` has a bound here.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            ``gamma`` per channel, or None (another routing or pattern, or too much work).
+        """
+        if routing != "minimal" or traffic != "uniform":
+            return None
+        t = self.topology
+        if float(t.num_nodes) * (t.num_nodes + t.num_arcs) > BOUND_WORK:
+            return None
+        size = self.partners[2].astype(np.float64)
+        sends = size >= 2
+        beta = np.where(sends, 1.0 / np.maximum(size - 1, 1), 0.0)
+        return tree_loads(t, sends.astype(np.float64), beta)
+
+
 def unicast_plan(topology: Topology, seed: int = 0, max_memory: float | None = None, **params: Any):
     """Plan one load point of unicast traffic: one worm per message, one job per worm.
 
@@ -308,7 +417,19 @@ def unicast_plan(topology: Topology, seed: int = 0, max_memory: float | None = N
         info["idle_nodes"] = int(idle.sum())
         if idle.any():
             notes.append(f"{int(idle.sum())} of {n} nodes are fixed points of {traffic} and send nothing")
-    dst = draw(traffic, topology, src, rng, permutation=perm, hot_fraction=params["hot_fraction"], hot=hot)
+    survivors = None
+    if topology.faults is not None:
+        survivors = Survivors(topology)
+        gen, src = gen[survivors.may_send(src)], src[survivors.may_send(src)]
+    dst = draw(traffic, topology, src, rng, permutation=perm, hot_fraction=params["hot_fraction"], hot=hot,
+               partners=None if survivors is None else survivors.partners)
+    if survivors is not None:
+        keep = survivors.routable(src, dst)
+        gen, src, dst = gen[keep], src[keep], dst[keep]
+        info.update(survivors.info(int((~keep).sum())))
+        if not keep.all():
+            notes.append(f"faults: {int((~keep).sum())} messages not sent, their destination failed or cut off "
+                         f"from their source")
     routes = route(topology, routing, src, dst, rng, params["vc_scheme"], params["ties"])
     vcs = resolve_vcs(routing, routes.scheme, routes.need, params["vcs"])
     vc = routes.vc
@@ -331,9 +452,12 @@ def unicast_plan(topology: Topology, seed: int = 0, max_memory: float | None = N
     config = router_config(params, vcs)
     zero = params["startup"] + lone_tail_time(hops, hops, config) if len(hops) else np.zeros(0)
     # (an adaptive routing's channel loads depend on the run: no cheap bound)
-    loads = None if routing == "ugal" else channel_loads(topology, routing, traffic, permutation=perm,
-                                                         hot_fraction=params["hot_fraction"], hot=hot,
-                                                         ties=params["ties"])
+    if survivors is not None:
+        loads = survivors.loads(routing, traffic)
+    else:
+        loads = None if routing == "ugal" else channel_loads(topology, routing, traffic, permutation=perm,
+                                                             hot_fraction=params["hot_fraction"], hot=hot,
+                                                             ties=params["ties"])
     info.update({
         "mean_hops": float(hops.mean()) if len(hops) else 0.0,
         "zero_load_latency": float(zero.mean()) if len(hops) else None,
@@ -357,4 +481,4 @@ register_algorithm(Algorithm(
         "hot-spot, group-shift) routed minimal, dor or valiant, on the wormhole engine, one load point",
     families=(), params=UNICAST_PARAMS + RUN_PARAMS, aliases=(), engines=("wormhole",),
     paper="Dally and Towles, ch. 3, 8, 9, 14 (traffic patterns, routing, deadlock avoidance)",
-    model=unicast_model, model_params=()))
+    model=unicast_model, model_params=(), fault_mode="native"))

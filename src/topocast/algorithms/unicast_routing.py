@@ -45,6 +45,16 @@ follows it as given), built for a whole workload at once in numba.
     on ties; a large value gives ``minimal``, a very negative one
     ``valiant``, flit for flit.
 
+On a degraded network (``topology.faults``, :mod:`topocast.faults`) every
+route runs on the surviving graph: ``minimal`` and both legs of ``valiant``
+are shortest paths there; ``valiant``'s intermediate is drawn among what the
+source still reaches (:func:`surviving_intermediates`), a node or, on the
+group families, a group with a healthy router in the source's component;
+``ugal`` chooses between those two.  ``dor`` and the ``ring`` classes are
+refused (:func:`check_surviving`), and ``auto`` takes hop classes for every
+routing, the one scheme here whose deadlock freedom needs nothing of the
+routes' shape.
+
 Virtual channels (``path_vc``: the VC of the arc entering each path position):
 
 ``single``
@@ -629,6 +639,85 @@ def valiant_intermediates(topology: Topology, src: np.ndarray, dst: np.ndarray, 
     return rng.integers(0, n, size=len(src), dtype=np.int64), 1
 
 
+def surviving_intermediates(topology: Topology, src: np.ndarray, dst: np.ndarray, rng: np.random.Generator
+                            ) -> tuple[np.ndarray, int]:
+    """Draw Valiant intermediates on a degraded network: only what the source can still reach.
+
+    On Dragonfly, Galaxyfly and Dragonfly+ a group drawn uniformly among those other than the source's and the
+    destination's that hold a healthy router in the source's component (-1, minimal, when there is none); it
+    is entered at its nearest router the source reaches.  Elsewhere a node drawn uniformly among the healthy
+    nodes of the source's component.
+
+    Parameters
+    ----------
+    topology : Topology
+        The degraded network.
+    src : numpy.ndarray
+        Source of every message (healthy).
+    dst : numpy.ndarray
+        Destination of every message (healthy, connected to its source).
+    rng : numpy.random.Generator
+        The random source.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, int)
+        The intermediate per message (a group, or a node), and the routers per group (1: nodes).
+    """
+    from ..faults.connectivity import components, partners
+
+    members, start, size, _ = partners(topology)
+    if topology.family not in SUPERNODE_FAMILIES:
+        r = rng.integers(0, size[src], dtype=np.int64) if len(src) else np.zeros(0, np.int64)
+        return members[start[src] + r], 1
+    a = supernode_size(topology)
+    groups = topology.num_nodes // a
+    comp = components(topology)
+    keys = np.unique(comp[members] * groups + members // a)  # (component, group) with a healthy router there
+    c = comp[src]
+    first = np.searchsorted(keys, c * groups)
+    count = np.searchsorted(keys, c * groups + groups) - first
+    sg, dg = src // a, dst // a
+    ps = np.searchsorted(keys, c * groups + sg) - first
+    pd = np.searchsorted(keys, c * groups + dg) - first
+    lo, hi = np.minimum(ps, pd), np.maximum(ps, pd)
+    choices = count - 1 - (sg != dg)
+    r = rng.integers(0, np.maximum(choices, 1), dtype=np.int64) if len(src) else np.zeros(0, np.int64)
+    idx = r + (r >= lo)
+    idx += (sg != dg) & (idx >= hi)
+    g = keys[np.minimum(first + idx, len(keys) - 1)] % groups
+    return np.where(choices > 0, g, -1), a
+
+
+def check_surviving(topology: Topology, routing: str, vc_scheme: str) -> None:
+    """Refuse what cannot route around failed links.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network (nothing is refused when it is intact).
+    routing : str
+        The routing asked for.
+    vc_scheme : str
+        The virtual-channel scheme asked for.
+
+    Raises
+    ------
+    TopocastError
+        ``dor`` (its route is fixed by the intact lattice) or the ``ring`` VC classes (they rest on
+        dimension-ordered routes) on a degraded network.
+    """
+    if topology.faults is None:
+        return
+    if routing == "dor":
+        raise TopocastError(f"unicast: parameter 'routing' dor follows the intact lattice and cannot avoid the "
+                            f"failed links of {topology.spec} ({topology.faults}); use routing=minimal, valiant "
+                            f"or ugal")
+    if vc_scheme == "ring":
+        raise TopocastError(f"unicast: parameter 'vc_scheme' ring rests on dimension-ordered routes, which a "
+                            f"degraded network ({topology.faults}) does not have; use vc_scheme=auto (hop classes)")
+
+
 # -- virtual channels ------------------------------------------------------------------------------
 
 def hop_class(ptr: np.ndarray) -> np.ndarray:
@@ -688,7 +777,9 @@ def route(topology: Topology, routing: str, src: np.ndarray, dst: np.ndarray, rn
         raise TopocastError(f"unicast: parameter 'ties' must be one of {', '.join(TIES)}, got '{ties}'")
     src = np.ascontiguousarray(src, dtype=np.int64)
     dst = np.ascontiguousarray(dst, dtype=np.int64)
-    on_lattice = topology.family in DOR_FAMILIES
+    check_surviving(topology, routing, vc_scheme)
+    degraded = topology.faults is not None
+    on_lattice = topology.family in DOR_FAMILIES and not degraded
     wrap = topology.family in WRAP_FAMILIES
     if vc_scheme == "ring" and not (wrap and routing in ("dor", "valiant")):
         raise TopocastError(f"unicast: parameter 'vc_scheme' ring needs dor or valiant routing on a torus or "
@@ -707,7 +798,8 @@ def route(topology: Topology, routing: str, src: np.ndarray, dst: np.ndarray, rn
         if routing == "minimal":
             ptr, node, arc = minimal_routes(topology, src, dst)
         else:
-            mid, group = valiant_intermediates(topology, src, dst, rng)
+            pick = surviving_intermediates if degraded else valiant_intermediates
+            mid, group = pick(topology, src, dst, rng)
             ptr, node, arc = minimal_routes(topology, src, dst, mid, group, routing="valiant")
         vc = None
         native = None

@@ -362,7 +362,9 @@ def pattern_permutation(pattern: str, n: int, rng: np.random.Generator) -> np.nd
     return None
 
 
-def uniform_destinations(n: int, sources: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def uniform_destinations(n: int, sources: np.ndarray, rng: np.random.Generator,
+                         partners: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+                         ) -> np.ndarray:
     """Draw one destination per source, uniform over the other ``n - 1`` nodes.
 
     Parameters
@@ -373,19 +375,27 @@ def uniform_destinations(n: int, sources: np.ndarray, rng: np.random.Generator) 
         Source of every message.
     rng : numpy.random.Generator
         The random source.
+    partners : tuple of numpy.ndarray, optional
+        A degraded network's :func:`topocast.faults.connectivity.partners`: the draw is then uniform over the
+        other healthy nodes of the source's component (every source must have one).
 
     Returns
     -------
     numpy.ndarray
         Destination per message.
     """
-    r = rng.integers(0, n - 1, size=len(sources), dtype=np.int64)
-    return r + (r >= sources)
+    if partners is None:
+        r = rng.integers(0, n - 1, size=len(sources), dtype=np.int64)
+        return r + (r >= sources)
+    members, start, size, pos = partners
+    r = rng.integers(0, size[sources] - 1, dtype=np.int64) if len(sources) else np.zeros(0, np.int64)
+    return members[start[sources] + r + (r >= pos[sources])]
 
 
 def draw(pattern: str, topology: Topology, sources: np.ndarray, rng: np.random.Generator, *,
          permutation: np.ndarray | None = None, hot_fraction: float = 0.1,
-         hot: np.ndarray | None = None) -> np.ndarray:
+         hot: np.ndarray | None = None,
+         partners: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Draw the destination of every message under a traffic pattern.
 
     Parameters
@@ -405,6 +415,9 @@ def draw(pattern: str, topology: Topology, sources: np.ndarray, rng: np.random.G
         Share of messages sent to the hot nodes (``hot-spot``).
     hot : numpy.ndarray, optional
         The sorted hot node set (``hot-spot``).
+    partners : tuple of numpy.ndarray, optional
+        A degraded network's :func:`topocast.faults.connectivity.partners`: the uniform draws (``uniform``,
+        hot-spot's cold part) are then uniform over the source's healthy component instead of every node.
 
     Returns
     -------
@@ -419,7 +432,7 @@ def draw(pattern: str, topology: Topology, sources: np.ndarray, rng: np.random.G
     n = topology.num_nodes
     sources = np.asarray(sources, dtype=np.int64)
     if pattern == "uniform":
-        return uniform_destinations(n, sources, rng)
+        return uniform_destinations(n, sources, rng, partners)
     if pattern in PERMUTATIONS:
         if permutation is None:
             raise TopocastError(f"unicast: traffic '{pattern}' needs its permutation")
@@ -434,7 +447,7 @@ def draw(pattern: str, topology: Topology, sources: np.ndarray, rng: np.random.G
         return nbrs[ptr[sources] + pick]
     if pattern == "hot-spot":
         hot = np.asarray(hot, dtype=np.int64)
-        dst = uniform_destinations(n, sources, rng)
+        dst = uniform_destinations(n, sources, rng, partners)
         coin = rng.random(len(sources)) < hot_fraction
         pos = np.searchsorted(hot, sources)
         in_hot = (pos < len(hot)) & (hot[np.minimum(pos, len(hot) - 1)] == sources)

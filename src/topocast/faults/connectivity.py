@@ -66,6 +66,36 @@ def reachable(topology: Topology, source: int) -> np.ndarray:
     return np.flatnonzero((comp == comp[source]) & mask)
 
 
+def partners(topology: Topology) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every healthy node's component as a slice of one array: ``(members, start, size, pos)``.
+
+    ``members`` lists the healthy nodes by component, then by index; node ``v``'s component is
+    ``members[start[v]:start[v] + size[v]]`` and ``v`` is its entry ``pos[v]``.  A failed router has
+    ``size`` 0.  (Unicast traffic on a degraded network draws destinations and intermediates from it.)
+
+    >>> import topocast as tc
+    >>> from topocast.faults import degrade
+    >>> members, start, size, pos = partners(degrade(tc.build("ring:6"), "links=0-1;3-4"))
+    >>> members.tolist(), size.tolist(), pos.tolist()
+    ([0, 4, 5, 1, 2, 3], [3, 3, 3, 3, 3, 3], [0, 0, 1, 2, 1, 2])
+    """
+    mask = healthy(topology)
+    comp = components(topology)
+    nodes = np.flatnonzero(mask)
+    order = nodes[np.argsort(comp[nodes], kind="stable")]
+    sizes = np.bincount(comp[order], minlength=int(comp.max()) + 1 if len(comp) else 0)
+    first = np.zeros(len(sizes), dtype=np.int64)
+    np.cumsum(sizes[:-1], out=first[1:])
+    n = topology.num_nodes
+    start = np.zeros(n, dtype=np.int64)
+    size = np.zeros(n, dtype=np.int64)
+    pos = np.zeros(n, dtype=np.int64)
+    start[order] = first[comp[order]]
+    size[order] = sizes[comp[order]]
+    pos[order] = np.arange(len(order), dtype=np.int64) - start[order]
+    return order.astype(np.int64), start, size, pos
+
+
 def connectivity(topology: Topology) -> dict:
     """Healthy nodes, failed routers and links, components, largest component and connected pairs.
 
@@ -139,4 +169,4 @@ def distances(topology: Topology) -> dict:
             "distance_distribution": [int(c) for c in counts]}
 
 
-__all__ = ["components", "connectivity", "distance_counts", "distances", "healthy", "reachable"]
+__all__ = ["components", "connectivity", "distance_counts", "distances", "healthy", "partners", "reachable"]

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import TopocastError
-from ..plans.schedule import Schedule, ScheduleBuilder
+from ..plans.schedule import REDUCTIONS, Schedule, ScheduleBuilder
 from ..topology.core import Topology
 from .connectivity import components, healthy
 from .loss import drop, restrict
@@ -176,6 +176,46 @@ def surviving_plan(topology: Topology, collective: str, plan_on: Callable[..., S
     return replace(plan, info=info, notes=tuple(first_part.notes) if first_part else ())
 
 
+#: the promise of a reduction on a degraded network that still joins every router
+PROMISE_REDUCTION = "every node ends with every node's contribution exactly once (the surviving links join them all)"
+
+
+def check_reducible(topology: Topology, algorithm: str, mode: str) -> None:
+    """Refuse a reduction where its promise cannot hold on ``topology``: one built for the intact network, or
+    a network with a failed router or split in parts (the partial sums of each part are not verified yet)."""
+    if mode != "surviving":
+        raise TopocastError(f"faults: algorithm {algorithm} is a reduction built for the intact network; on a "
+                            f"degraded network run allreduce-bfs-tree, allreduce-disjoint-trees or reduce-bfs-tree")
+    failed = int(len(topology.failed_nodes))
+    parts = len(np.unique(components(topology)[healthy(topology)]))
+    if failed or parts > 1:
+        raise TopocastError(f"faults: a reduction runs on a degraded network only while every router is healthy "
+                            f"and the surviving links join them all; {topology.spec} with {topology.faults} has "
+                            f"failed routers: {failed}, parts of healthy nodes: {parts} (per-part sums are not "
+                            f"supported yet)")
+
+
+def stamp_reduction(plan: Schedule, topology: Topology) -> Schedule:
+    """A reduction planned on the surviving graph, with the faults and its (unchanged) promise in ``info``."""
+    info = dict(plan.info)
+    info.update({"faults": topology.faults, "fault_mode": "surviving", "fault_promise": PROMISE_REDUCTION,
+                 "failed_routers": 0, "failed_links": int(topology.meta.get("failed_links", 0))})
+    meta = dict(plan.meta)
+    meta.update(faults=topology.faults, fault_mode="surviving")
+    return replace(plan, info=info, meta=meta)
+
+
+def reduction_plan(topology: Topology, algorithm: str, mode: str, plan_on: Callable[..., Any],
+                   root: int | None = None) -> Schedule:
+    """A reduction on a degraded network: a generic one (``surviving``) planned on the surviving graph while
+    it still joins every router, its promise unchanged (:func:`check_reducible` refuses the rest)."""
+    check_reducible(topology, algorithm, mode)
+    plan = plan_on(topology, root=root)
+    if not isinstance(plan, Schedule) or not plan.is_reduction:
+        raise TopocastError(f"faults: algorithm {algorithm} makes no reduction schedule")
+    return stamp_reduction(plan, topology)
+
+
 def degraded_plan(topology: Topology, algorithm: str, collective: str, mode: str,
                   plan_on: Callable[..., Any], root: int | None = None) -> Schedule:
     """The plan an algorithm runs on the degraded ``topology`` (see the module docstring).
@@ -215,6 +255,8 @@ def degraded_plan(topology: Topology, algorithm: str, collective: str, mode: str
     if root is not None and mode != "native" and not healthy(topology)[root]:
         raise TopocastError(f"root: node {root} is a failed router of {topology.spec} ({topology.faults}); "
                             f"choose a healthy root")
+    if collective in REDUCTIONS:
+        return reduction_plan(topology, algorithm, mode, plan_on, root)
     if mode == "surviving":
         plan = surviving_plan(topology, collective, plan_on, root)
     elif mode == "native":
@@ -231,4 +273,4 @@ def degraded_plan(topology: Topology, algorithm: str, collective: str, mode: str
     return degraded
 
 
-__all__ = ["degraded_plan", "induced", "surviving_plan"]
+__all__ = ["check_reducible", "degraded_plan", "induced", "reduction_plan", "stamp_reduction", "surviving_plan"]

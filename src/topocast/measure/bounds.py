@@ -243,6 +243,8 @@ def doubling_bound(topology: Topology, schedule: Schedule, cost: CostModel, port
     whole message over at most ``c`` ports, ``c`` the most any node has)."""
     p = _ports(topology, ports, smallest=False)
     rounds = _doubling(spread_size(topology, schedule), p)
+    if rounds == 0:  # no message must leave its origin (a root cut off on a degraded network): nothing to move
+        return Bound(0.0, "doubling", {"rounds": 0, "ports": p})
     extra = b * cost.per_byte / p if schedule.collective == "broadcast" else 0.0
     return Bound(rounds * cost.startup + extra + cost.per_hop, "doubling", {"rounds": rounds, "ports": p})
 
@@ -279,10 +281,11 @@ def release_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports
         root = int(schedule.origin[0])
         dist = bfs_distances(topology, root).astype(np.float64)
         values = dist * (ts + th) + b * tw / c
+        values[dist <= 0] = 0.0  # the root, and nodes it cannot reach (a degraded network): nothing to receive
         v = int(np.argmax(values))
         best = Bound(float(values[v]), "release", {"node": v, "distance": int(dist[v])})
         out_root = dist.max() * (ts + th) + b * tw / c[root]
-        if out_root > best.value:
+        if dist.max() > 0 and out_root > best.value:
             best = Bound(float(out_root), "release", {"node": root, "distance": int(dist.max()), "side": "send"})
         return best
     nodes, _ = _release_nodes(topology, c)

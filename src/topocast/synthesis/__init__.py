@@ -80,6 +80,10 @@ class Synthesis:
     origin: str = "synthesized"
     #: the bound's kind, value and witness, every bound computed, and what they hold for (:func:`certificate`)
     bound: dict[str, Any] = field(default_factory=dict)
+    #: on a degraded network (:mod:`topocast.faults.synthesis`): the canonical fault spec, and the schedule
+    #: before its promise was restricted to the connected healthy nodes (what the file stores)
+    faults: str | None = None
+    lifted: Schedule | None = None
 
     @property
     def measured(self) -> float:
@@ -107,7 +111,8 @@ class Synthesis:
                 "ratio": self.ratio, "reference_algorithm": self.reference, "synthesis_seconds": self.seconds,
                 "verification": {"verified": bool(self.result.verified), "exactly_once": bool(m["exactly_once"]),
                                  "redundant_receipts": int(m["redundant_receipts"]), "receipts": int(m["receipts"])},
-                "candidates": self.candidates, "notes": self.notes, "bound": self.bound}
+                "candidates": self.candidates, "notes": self.notes, "bound": self.bound,
+                **({"faults": self.faults} if self.faults is not None else {})}
 
     def write(self, path: str | Path) -> Path:
         from .fileformat import write
@@ -162,10 +167,13 @@ def check_size(topology: Topology, collective: str, engine: str, chunks: int | N
                estimate_bytes(topology, collective, engine, chunks), max_memory)
 
 
-def _topology(topology: str | Topology, max_memory: float | None) -> Topology:
+def _topology(topology: str | Topology, max_memory: float | None, faults: Any = None) -> Topology:
+    from ..faults.degrade import degrade
     from ..spec import build
 
-    return topology if isinstance(topology, Topology) else build(topology, max_memory=max_memory)
+    built: Topology = degrade(topology, faults) if isinstance(topology, Topology) else build(
+        topology, max_memory=max_memory, faults=faults)
+    return built
 
 
 def _messages(topology: Topology, collective: str, root: int) -> tuple[np.ndarray, Any]:
@@ -313,7 +321,7 @@ def _synthesize_steps(topology: Topology, collective: str, model: Model, params:
 def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budget: float = 300.0,
                engine: str = "event", root: int = 0, chunks: int | None = None, restarts: int | None = None,
                max_memory: float | None = None, params_from_text: bool = False, known: bool = True,
-               exact: bool = False, **params: Any) -> Synthesis:
+               exact: bool = False, faults: Any = None, **params: Any) -> Synthesis:
     """Synthesise, verify (exactly once, on ``engine``) and measure a ``collective`` schedule.
 
     ``params``: the run's model parameters (``message_bytes``, ``startup``,
@@ -329,6 +337,8 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
     ``exact``: also solve the time-indexed program of :mod:`.exact` (event
     engine, small networks, costs on a coarse common time grid) for the
     optimal schedule of whole messages, and record its proof in ``bound``.
+    ``faults`` (a fault spec, or a degraded ``topology``): synthesise on the surviving graph, component by
+    component, with the bound of the degraded network (:mod:`topocast.faults.synthesis`).
     """
     from ..infra.validate import integer, number
 
@@ -346,7 +356,16 @@ def synthesize(topology: str | Topology, collective: str, *, seed: int = 0, budg
     if exact and (engine != "event" or collective in REDUCTIONS):
         raise TopocastError("exact: the exact synthesis solves broadcast, all-gather and all-to-all on the event "
                             f"engine, not {collective} on the {engine} engine")
-    topology = _topology(topology, max_memory)
+    topology = _topology(topology, max_memory, faults)
+    if topology.faults is not None:
+        from ..faults.synthesis import synthesize as on_survivors
+
+        on_faults: Synthesis = on_survivors(topology, collective, seed=seed, budget=budget, engine=engine,
+                                            root=integer(root, "root", minimum=0), chunks=chunks,
+                                            restarts=restarts,
+                                        max_memory=max_memory, params_from_text=params_from_text, known=known,
+                                        exact=exact, **params)
+        return on_faults
     resolved, model, reference = resolve_model(topology.family, collective, params, params_from_text)
     if exact and (model.ports.ports or 1) > 1:
         raise TopocastError(f"exact: the exact program models all-port or one-port nodes, not ports="
@@ -571,6 +590,20 @@ def replay(spec: str | Topology, path: str | Path, engine: str = "event", max_me
     topology = _topology(spec, max_memory)
     header, schedule = read(path, topology, max_memory)
     model = model_from_record(header["model"])
+    if header.get("faults") is not None:  # made on a degraded network: replayed there, with its promise
+        from ..faults.loss import restrict
+
+        if not isinstance(header["faults"], str):
+            raise TopocastError(f"schedule file {path}: 'faults' must be a fault spec (text), got "
+                                f"{type(header['faults']).__name__}")
+        topology = _topology(topology, max_memory, header["faults"])
+        if schedule.is_reduction:
+            from ..faults.plans import check_reducible, stamp_reduction
+
+            check_reducible(topology, f"schedule file {path}", "surviving")
+            schedule = stamp_reduction(schedule, topology)
+        else:
+            schedule = restrict(schedule, topology)[0]
     return execute(topology, schedule, engine, model, algorithm=f"synthesized:{header['method']}",
                    seed=header["seed"], params={**header["model"], "schedule": str(path)}, max_bytes=max_memory)
 
@@ -583,7 +616,7 @@ COMMAND_OPTIONS = ("seed", "budget", "engine", "out", "max_memory", "max-memory"
 
 def cli_synthesize(spec: str, collective: str, out: str, sets: list[str] | None = None, budget: float = 300.0,
                    seed: int = 0, engine: str = "event", root: int | None = None, chunks: int | None = None,
-                   max_memory: float | None = None, exact: bool = False) -> dict[str, Any]:
+                   max_memory: float | None = None, exact: bool = False, faults: str | None = None) -> dict[str, Any]:
     """What ``topocast synthesize SPEC COLLECTIVE --set k=v ... --out FILE`` does; returns the summary.
 
     ``--set`` takes the model parameters of ``run`` and the search settings ``chunks``, ``restarts`` and
@@ -617,7 +650,7 @@ def cli_synthesize(spec: str, collective: str, out: str, sets: list[str] | None 
     synthesis = synthesize(spec, collective, seed=seed, budget=budget, engine=engine,
                            root=0 if search["root"] is None else integer(search["root"], "root", minimum=0),
                            chunks=search["chunks"], restarts=search["restarts"], max_memory=max_memory,
-                           params_from_text=True, exact=exact, **params)
+                           params_from_text=True, exact=exact, faults=faults, **params)
     synthesis.write(path)
     return synthesis.summary()
 

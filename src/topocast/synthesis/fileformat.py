@@ -8,7 +8,10 @@ Header keys: ``format``, ``version``, ``spec`` (the topology's canonical spec),
 (verified, exactly_once, redundant_receipts, receipts), ``candidates`` and
 ``notes``, ``origin`` (``synthesized`` or ``registered``: ``method`` then
 names the registered algorithm), ``bound`` (the bound's kind, value, witness
-and class: :func:`topocast.synthesis.certificate`).  ``arrays`` maps ``origin``, ``src``,
+and class: :func:`topocast.synthesis.certificate`), and ``faults`` (the
+canonical fault spec) for a schedule made on a degraded network: its arrays
+promise the intact collective, and a replay degrades the network and
+restricts the promise to the healthy nodes connected to each origin.  ``arrays`` maps ``origin``, ``src``,
 ``dst``, ``range_ptr``, ``range_first``, ``range_count``, ``step`` or the
 dependencies ``after_ptr`` and ``after_ids`` (or all three), and ``targets``
 for total exchange, to ``{"dtype", "shape", "sha256", "data"}``: ``data`` is the
@@ -90,7 +93,7 @@ def write(path: str | Path, synthesis: Synthesis) -> Path:
     """Write ``synthesis`` (already verified) to ``path`` atomically."""
     from ..infra.fileio import atomic_write
 
-    s = synthesis.schedule
+    s = synthesis.schedule if synthesis.lifted is None else synthesis.lifted  # (degraded: the faults restrict it)
     arrays = {name: getattr(s, name) for name in ARRAYS}
     for name in ("step", "after_ptr", "after_ids"):
         if getattr(s, name) is not None:
