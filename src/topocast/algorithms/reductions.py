@@ -706,107 +706,6 @@ def _ring_slices(builder: ScheduleBuilder, rings: np.ndarray, share: int, reduce
     return step + size - 1
 
 
-# -- Swing on tori ---------------------------------------------------------------------------------------
-#: the most nodes Swing plans for (it keeps, per step, which nodes' blocks each node is responsible for)
-MAX_SWING_NODES = 4096
-
-
-def swing_distance(s: int) -> int:
-    """``rho(s) = sum_{i <= s} (-2)^i``: 1, -1, 3, -5, 11, ... (De Sensi et al. 2024)."""
-    return (1 - (-2) ** (s + 1)) // 3
-
-
-def swing_peers(sizes: tuple[int, ...]) -> list[np.ndarray]:
-    """Per step, every node's peer: the steps take the dimensions in turn (``log2 k_d`` steps in dimension
-    ``d``); in step ``s`` of its dimension, a node at an even coordinate ``x`` pairs with ``x + rho(s)``, an
-    odd one with ``x - rho(s)`` (mod ``k_d``)."""
-    if any(k & (k - 1) or k < 2 for k in sizes):
-        raise TopocastError(f"algorithm: Swing needs every torus side a power of two (at least 2), got {sizes}")
-    stride = strides(sizes)
-    nodes = np.arange(int(np.prod(sizes)), dtype=np.int64)
-    left = [k.bit_length() - 1 for k in sizes]
-    done = [0] * len(sizes)
-    out = []
-    while any(done[d] < left[d] for d in range(len(sizes))):
-        for d, k in enumerate(sizes):
-            if done[d] == left[d]:
-                continue
-            x = (nodes // stride[d]) % k
-            shift = np.where(x % 2 == 0, swing_distance(done[d]), -swing_distance(done[d]))
-            out.append(nodes + (((x + shift) % k) - x) * stride[d])
-            done[d] += 1
-    return out
-
-
-def _swing_reach(peers: list[np.ndarray], n: int) -> list[np.ndarray]:
-    """``reach[j][v]``: the nodes whose blocks ``v`` is responsible for before step ``j`` of the halving
-    (``reach[L]``: itself); raises unless each step splits them into two disjoint halves."""
-    reach = [np.eye(n, dtype=bool)]
-    for j in range(len(peers) - 1, -1, -1):
-        after = reach[0]
-        if np.any(after & after[peers[j]]):
-            raise TopocastError(f"algorithm: Swing's step {j} does not halve the blocks on this torus")
-        reach.insert(0, after | after[peers[j]])
-    return reach
-
-
-def _owner_ranges(owners: np.ndarray, chunks: int) -> tuple[np.ndarray, np.ndarray]:
-    """Runs of consecutive owners as block ranges ``(first, count)``."""
-    if not len(owners):
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    breaks = np.flatnonzero(np.diff(owners) != 1) + 1
-    starts, ends = np.split(owners, breaks), None
-    del ends
-    return (np.array([r[0] * chunks for r in starts], dtype=np.int64),
-            np.array([len(r) * chunks for r in starts], dtype=np.int64))
-
-
-def _swing_step(builder: ScheduleBuilder, peers: np.ndarray, blocks_of: np.ndarray, chunks: int, step: int,
-                combine: bool) -> None:
-    """Every node ``v`` sends its peer the blocks of the owners in ``blocks_of[v]``."""
-    n = len(peers)
-    firsts, counts, nranges = [], [], np.zeros(n, dtype=np.int64)
-    for v in range(n):
-        first, count = _owner_ranges(np.flatnonzero(blocks_of[v]), chunks)
-        firsts.append(first)
-        counts.append(count)
-        nranges[v] = len(first)
-    builder.add_ranges(np.arange(n), peers, nranges, np.concatenate(firsts), np.concatenate(counts), step=step,
-                       combine=combine)
-
-
-def swing(topology: Topology, collective: str, message_bytes: float, chunks: int) -> Schedule:
-    """Swing's bandwidth-optimal reduce-scatter (and all-gather back, for an allreduce) on a torus."""
-    sizes, wraps = grid_shape(topology)
-    if not all(wraps):
-        raise TopocastError(f"algorithm: Swing needs rings in every dimension (a ring or torus), not {topology.spec}")
-    n = topology.num_nodes
-    if n > MAX_SWING_NODES:
-        raise TopocastError(f"algorithm: Swing plans for at most {MAX_SWING_NODES} nodes, not {n}")
-    _check_chunks(chunks, message_bytes, n * chunks)
-    peers = swing_peers(sizes)
-    reach = _swing_reach(peers, n)
-    builder = _builder(topology, collective, message_bytes, chunks, "swing")
-    for j, peer in enumerate(peers):  # the halving: send what the peer's side is responsible for
-        _swing_step(builder, peer, reach[j + 1][peer], chunks, j, True)
-    if collective == "allreduce":
-        for i, j in enumerate(range(len(peers) - 1, -1, -1)):  # the doubling: the mirror, copies
-            _swing_step(builder, peers[j], reach[j + 1], chunks, len(peers) + i, False)
-    from .embedding import embed
-
-    return embed(topology, builder.build())
-
-
-def swing_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
-    """Swing allreduce (De Sensi et al., NSDI 2024): ``2 log2 N`` steps, peers at distance ``|rho(s)|``."""
-    return swing(topology, "allreduce", message_bytes, chunks)
-
-
-def swing_reduce_scatter(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
-    """Swing reduce-scatter: ``log2 N`` steps; node ``j`` ends with block ``j``."""
-    return swing(topology, "reduce-scatter", message_bytes, chunks)
-
-
 # -- registration -----------------------------------------------------------------------------------------
 CHUNKS = Param("chunks", "int", 1, "blocks per node's share of the vector (pipelining)", minimum=1)
 TREE_CHUNKS = Param("chunks", "int", 1, "pipeline stages: the vector is cut into this many blocks", minimum=1)
@@ -839,15 +738,6 @@ register("allreduce-torus", torus_allreduce, "allreduce",
          run_params=REDUCTION_RUN_PARAMS)
 register("reduce-scatter-torus", torus_reduce_scatter, "reduce-scatter",
          "ring reduce-scatter per dimension", families=("ring", "torus"), params=(CHUNKS,), paper="Chan et al. 2007",
-         run_params=REDUCTION_RUN_PARAMS)
-register("allreduce-swing", swing_allreduce, "allreduce",
-         "Swing: halving and doubling with peers at distance 1, 1, 3, 5, 11, ... taking the dimensions in turn "
-         "(sides powers of two; relayed hops counted)", families=("ring", "torus"), params=(CHUNKS,),
-         aliases=("swing",), paper="De Sensi et al. 2024",
-         run_params=REDUCTION_RUN_PARAMS)
-register("reduce-scatter-swing", swing_reduce_scatter, "reduce-scatter",
-         "Swing reduce-scatter: log2 N halving steps with peers at distance 1, 1, 3, 5, 11, ...",
-         families=("ring", "torus"), params=(CHUNKS,), paper="De Sensi et al. 2024",
          run_params=REDUCTION_RUN_PARAMS)
 register("allreduce-binomial", binomial_allreduce, "allreduce",
          "binomial reduce to node 0 then binomial broadcast", families=("hypercube",),
