@@ -21,6 +21,10 @@ Sides that are not powers of two:
   end the neighbour copies back the result (allreduce) or the idle node's own blocks (reduce-scatter): the
   pre- and post-step of Rabenseifner's halving-doubling, one per odd side.
 
+Side by side (``concurrent="ports"``, the default): ``2D`` collectives on a torus of ``D`` dimensions, each on
+its own share of the vector, collective ``c`` starting in dimension ``c mod D`` and mirrored (``x - rho(s)``
+for an even ``x``) for ``c >= D``, so that every port works in every step (the paper's multiport Swing).
+
 Logical steps: ``2 sum_d ceil(log2 k'_d) + 2 o`` for an allreduce and ``sum_d ceil(log2 k'_d) + 2 o`` for a
 reduce-scatter, ``k'_d`` the side rounded down to even and ``o`` the number of odd sides; transfers
 between non-neighbours are relayed hop by hop (:func:`topocast.algorithms.embedding.embed`).
@@ -31,11 +35,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import TopocastError
+from ..registry import Param
 from ..schedule import Schedule, ScheduleBuilder
 from ..topology.core import Topology
 from .base import REDUCTION_RUN_PARAMS, register
 from .grid import grid_shape, strides
-from .reductions import CHUNKS, _builder, _check_chunks
+from .reductions import CHUNKS, _check_chunks
 
 #: the most nodes Swing plans for (it keeps, per node, which owners' blocks it holds: ``N^2`` booleans)
 MAX_SWING_NODES = 4096
@@ -52,12 +57,13 @@ def swing_steps(sizes: tuple[int, ...]) -> int:
     return sum(int(k - k % 2 - 1).bit_length() for k in sizes)
 
 
-def swing_peers(sizes: tuple[int, ...]) -> list[np.ndarray]:
+def swing_peers(sizes: tuple[int, ...], first_dim: int = 0, mirrored: bool = False) -> list[np.ndarray]:
     """Per step, every node's peer (-1: a node idle in the steps, the last coordinate of an odd side).
 
-    The steps take the dimensions in turn, ``ceil(log2 k'_d)`` of them in dimension ``d``
+    The steps take the dimensions in turn from ``first_dim``, ``ceil(log2 k'_d)`` of them in dimension ``d``
     (``k'_d = k_d`` rounded down to even); in step ``s`` of its dimension, a node at an even coordinate
-    ``x`` pairs with ``x + rho(s)``, an odd one with ``x - rho(s)``, mod ``k'_d``.
+    ``x`` pairs with ``x + rho(s)``, an odd one with ``x - rho(s)``, mod ``k'_d`` (the signs swapped when
+    ``mirrored``).
     """
     if any(k < 2 for k in sizes):
         raise TopocastError(f"algorithm: Swing needs every torus side at least 2, got {sizes}")
@@ -68,13 +74,15 @@ def swing_peers(sizes: tuple[int, ...]) -> list[np.ndarray]:
     active = np.all([c < e for c, e in zip(coord, even, strict=True)], axis=0)
     left = [int(e - 1).bit_length() for e in even]
     done = [0] * len(sizes)
+    turn = [(first_dim + i) % len(sizes) for i in range(len(sizes))]
     out = []
     while any(done[d] < left[d] for d in range(len(sizes))):
-        for d, k in enumerate(even):
+        for d in turn:
             if done[d] == left[d]:
                 continue
-            x = coord[d]
-            shift = np.where(x % 2 == 0, swing_distance(done[d]), -swing_distance(done[d]))
+            x, k = coord[d], even[d]
+            rho = -swing_distance(done[d]) if mirrored else swing_distance(done[d])
+            shift = np.where(x % 2 == 0, rho, -rho)
             out.append(np.where(active, nodes + (((x + shift) % k) - x) * stride[d], -1))
             done[d] += 1
     return out
@@ -131,87 +139,142 @@ def greedy_allgather(peers: list[np.ndarray], owners: np.ndarray) -> list[np.nda
     return out
 
 
-def _transfers(builder: ScheduleBuilder, src: np.ndarray, dst: np.ndarray, mask: np.ndarray, chunks: int,
-               step: int, combine: bool) -> None:
-    """One step: ``src[i] -> dst[i]`` carrying the blocks of the owners in ``mask[i]`` (empty rows dropped)."""
-    keep = mask.any(axis=1)
-    if keep.any():
-        nranges, first, count = _runs(mask[keep], chunks)
-        builder.add_ranges(src[keep], dst[keep], nranges, first, count, step=step, combine=combine)
+class _Steps:
+    """The transfers of each logical step, gathered from the collectives that run side by side and merged per
+    ``(src, dst)`` (one transfer per pair and step, carrying the ranges of every collective)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.parts: dict[tuple[int, bool], list] = {}
+
+    def add(self, step: int, combine: bool, src, dst, nranges, first, count) -> None:
+        self.parts.setdefault((step, combine), []).append(
+            tuple(np.asarray(a, dtype=np.int64) for a in (src, dst, nranges, first, count)))
+
+    def add_mask(self, step: int, combine: bool, src, dst, mask: np.ndarray, chunks: int, offset: int) -> None:
+        """``src[i] -> dst[i]`` carrying the blocks of the owners in ``mask[i]`` (empty rows dropped), block
+        ids from ``offset``."""
+        keep = mask.any(axis=1)
+        if keep.any():
+            nranges, first, count = _runs(mask[keep], chunks)
+            self.add(step, combine, src[keep], dst[keep], nranges, first + offset, count)
+
+    def emit(self, builder: ScheduleBuilder) -> None:
+        for (step, combine), parts in sorted(self.parts.items()):
+            src, dst, nranges, first, count = (np.concatenate(c) for c in zip(*parts, strict=True))
+            key = src * self.n + dst
+            pair, which = np.unique(key, return_inverse=True)
+            order = np.argsort(np.repeat(which, nranges), kind="stable")
+            merged = np.bincount(which, weights=nranges, minlength=len(pair)).astype(np.int64)
+            builder.add_ranges(pair // self.n, pair % self.n, merged, first[order], count[order], step=step,
+                               combine=combine)
 
 
-def swing_schedule(topology: Topology, collective: str, message_bytes: float, chunks: int) -> Schedule:
-    """The logical Swing schedule (peers not necessarily linked; one step per logical round)."""
+#: how many Swing collectives run side by side
+CONCURRENT = ("ports", "one")
+
+
+def swing_schedule(topology: Topology, collective: str, message_bytes: float, chunks: int,
+                   concurrent: str = "ports") -> Schedule:
+    """The logical Swing schedule (peers not necessarily linked; one step per logical round).
+
+    ``concurrent="ports"``: ``2D`` collectives side by side on a torus of ``D`` dimensions, each on its own
+    share of the vector, collective ``c`` starting in dimension ``c mod D`` with the peers mirrored for
+    ``c >= D``, so that in a step every node talks over every port (De Sensi et al.'s multiport Swing);
+    ``"one"``: one collective on the whole vector.  Block ``c N chunks + j chunks + i`` is chunk ``i`` of node
+    ``j``'s share in collective ``c``.
+    """
     sizes, wraps = grid_shape(topology)
     if not all(wraps):
         raise TopocastError(f"algorithm: Swing needs rings in every dimension (a ring or torus), not {topology.spec}")
+    if concurrent not in CONCURRENT:
+        raise TopocastError(f"concurrent: must be one of {', '.join(CONCURRENT)}, got {concurrent!r}")
     n = topology.num_nodes
     if n > MAX_SWING_NODES:
         raise TopocastError(f"algorithm: Swing plans for at most {MAX_SWING_NODES} nodes, not {n}")
-    _check_chunks(chunks, message_bytes, n * chunks)
-    peers, handed = swing_peers(sizes), hand_overs(sizes)
-    builder = _builder(topology, collective, message_bytes, chunks, "swing")
+    orders = [(0, False)] if concurrent == "one" else \
+        [(c % len(sizes), c >= len(sizes)) for c in range(2 * len(sizes))]
+    share = n * chunks
+    total = share * len(orders)
+    if len(orders) > 1 and 0 < message_bytes < total:
+        raise TopocastError(f"chunks: {total} blocks ({n} nodes x {chunks} chunks x {len(orders)} collectives side "
+                            f"by side) of a {message_bytes:g}-byte vector would be smaller than a byte; set "
+                            f"concurrent=one, lower chunks or raise message_bytes")
+    _check_chunks(chunks, message_bytes, total)
+    home = np.tile(np.repeat(np.arange(n, dtype=np.int64), chunks), len(orders))
+    builder = ScheduleBuilder(n, origin=home, collective=collective,
+                              targets="all" if collective == "allreduce" else home, message_bytes=message_bytes / total,
+                              meta={"algorithm": "swing", "chunks": chunks, "collectives": len(orders)})
     nodes = np.arange(n, dtype=np.int64)
+    handed = hand_overs(sizes)
     rep, history = nodes.copy(), []
-    step = 0
-    for idle, partner in handed:                       # pre-steps: the idle nodes add their vectors in
+    steps = _Steps(n)
+    for j, (idle, partner) in enumerate(handed):      # pre-steps: the idle nodes add their vectors in
         history.append(rep.copy())
-        builder.add(src=idle, dst=partner, first=0, count=n * chunks, step=step, combine=True)
+        steps.add(j, True, idle, partner, np.ones(len(idle)), np.zeros(len(idle)), np.full(len(idle), total))
         move = nodes.copy()
         move[idle] = partner
         rep = move[rep]
-        step += 1
+    first = len(handed)
     owners = np.zeros((n, n), dtype=bool)
     owners[rep, nodes] = True                          # node rep[o] stands for owner o in the Swing steps
-    gathered = greedy_allgather(peers, owners)
-    steps = len(peers)
-    for j, peer in enumerate(peers):                   # the halving: the all-gather's time reverse
-        receive = gathered[steps - 1 - j]
-        paired = np.flatnonzero(peer >= 0)
-        _transfers(builder, paired, peer[paired], receive[paired], chunks, step + j, True)
-    step += steps
-    if collective == "allreduce":
-        for a, receive in enumerate(gathered):         # the doubling: the greedy all-gather
-            peer = peers[steps - 1 - a]
+    for c, (first_dim, mirrored) in enumerate(orders):
+        peers = swing_peers(sizes, first_dim, mirrored)
+        gathered = greedy_allgather(peers, owners)
+        last = len(peers) - 1
+        for j, peer in enumerate(peers):               # the halving: the all-gather's time reverse
             paired = np.flatnonzero(peer >= 0)
-            _transfers(builder, peer[paired], paired, receive[paired], chunks, step + a, False)
-        step += steps
-    for (idle, partner), before in zip(reversed(handed), reversed(history), strict=True):
-        if collective == "allreduce":                 # post-steps: the result back to the idle nodes
-            builder.add(src=partner, dst=idle, first=0, count=n * chunks, step=step, combine=False)
+            steps.add_mask(first + j, True, paired, peer[paired], gathered[last - j][paired], chunks, c * share)
+            if collective == "allreduce":              # the doubling: the greedy all-gather
+                steps.add_mask(first + 2 * last + 1 - j, False, peer[paired], paired, gathered[last - j][paired],
+                               chunks, c * share)
+    after = first + len(peers) * (2 if collective == "allreduce" else 1)
+    for j, ((idle, partner), before) in enumerate(zip(reversed(handed), reversed(history), strict=True)):
+        if collective == "allreduce":                  # post-steps: the result back to the idle nodes
+            steps.add(after + j, False, partner, idle, np.ones(len(idle)), np.zeros(len(idle)),
+                      np.full(len(idle), total))
         else:                                          # the idle nodes' own blocks (and those they stood for)
-            _transfers(builder, partner, idle, before[None, :] == idle[:, None], chunks, step, False)
-        step += 1
+            for c in range(len(orders)):
+                steps.add_mask(after + j, False, partner, idle, before[None, :] == idle[:, None], chunks, c * share)
+    steps.emit(builder)
     return builder.build()
 
 
-def swing(topology: Topology, collective: str, message_bytes: float, chunks: int) -> Schedule:
+def swing(topology: Topology, collective: str, message_bytes: float, chunks: int,
+          concurrent: str = "ports") -> Schedule:
     """Swing's reduce-scatter (and all-gather back, for an allreduce) on a ring or torus, relayed hops
     counted."""
     from .embedding import embed
 
-    return embed(topology, swing_schedule(topology, collective, message_bytes, chunks))
+    return embed(topology, swing_schedule(topology, collective, message_bytes, chunks, concurrent))
 
 
-def swing_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
+def swing_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1,
+                    concurrent: str = "ports") -> Schedule:
     """Swing allreduce (De Sensi et al., NSDI 2024): ``2 sum_d ceil(log2 k'_d)`` steps (+2 per odd side),
-    peers at distance ``|rho(s)|``."""
-    return swing(topology, "allreduce", message_bytes, chunks)
+    peers at distance ``|rho(s)|``; ``2D`` collectives side by side (``concurrent="ports"``) or one."""
+    return swing(topology, "allreduce", message_bytes, chunks, concurrent)
 
 
-def swing_reduce_scatter(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
-    """Swing reduce-scatter: ``sum_d ceil(log2 k'_d)`` steps (+2 per odd side); node ``j`` ends with block
-    ``j``."""
-    return swing(topology, "reduce-scatter", message_bytes, chunks)
+def swing_reduce_scatter(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1,
+                         concurrent: str = "ports") -> Schedule:
+    """Swing reduce-scatter: ``sum_d ceil(log2 k'_d)`` steps (+2 per odd side); node ``j`` ends with its
+    blocks (one share per concurrent collective)."""
+    return swing(topology, "reduce-scatter", message_bytes, chunks, concurrent)
 
+
+CONCURRENT_PARAM = Param("concurrent", "str", "ports",
+                         "'ports': 2 Swing collectives per dimension side by side, each on a share of the vector "
+                         "and starting in another dimension and direction (every port busy); 'one': one collective",
+                         choices=CONCURRENT)
 
 register("allreduce-swing", swing_allreduce, "allreduce",
          "Swing: halving and doubling with peers at distance 1, 1, 3, 5, 11, ... taking the dimensions in turn; "
          "any sides (each block sent along one route; an odd side's last node hands over to its neighbour); "
-         "relayed hops counted", families=("ring", "torus"), params=(CHUNKS,),
+         "relayed hops counted", families=("ring", "torus"), params=(CHUNKS, CONCURRENT_PARAM),
          aliases=("swing",), paper="De Sensi et al. 2024",
          run_params=REDUCTION_RUN_PARAMS)
 register("reduce-scatter-swing", swing_reduce_scatter, "reduce-scatter",
          "Swing reduce-scatter: halving steps with peers at distance 1, 1, 3, 5, 11, ...; any sides",
-         families=("ring", "torus"), params=(CHUNKS,), paper="De Sensi et al. 2024",
+         families=("ring", "torus"), params=(CHUNKS, CONCURRENT_PARAM), paper="De Sensi et al. 2024",
          run_params=REDUCTION_RUN_PARAMS)
