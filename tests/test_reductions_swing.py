@@ -171,3 +171,23 @@ def test_side_by_side_swing_beats_the_ring_based_torus_allreduce_at_large_vector
     swing = tc.run(spec, "allreduce-swing", engine="event", message_bytes=2.0 ** 24)
     torus = tc.run(spec, "allreduce-torus", engine="event", message_bytes=2.0 ** 24)
     assert swing.verification.verified and swing.metrics["time"] < torus.metrics["time"]
+
+
+@pytest.mark.parametrize("sizes", [(4,), (4, 4), (4, 4, 4)])
+def test_on_sides_of_4_swing_takes_the_textbook_time_to_the_last_digit(sizes):
+    """On sides of 4 every Swing peer (``rho`` = 1, -1) is a neighbour, so no hop is relayed.  One collective
+    is recursive halving and doubling: ``2 log2 N alpha + 2 (N-1)/N m beta + (N-1)/N m gamma``.  Side by side,
+    the ``2D`` collectives each move ``m / 2D`` over links of their own in every step:
+    ``2 log2 N alpha + 2 (N-1)/N m/(2D) beta`` (gamma 0: the ``2D`` partials a node adds per step queue
+    behind each other, which this form leaves out)."""
+    spec = spec_of(sizes)
+    n, dims = math.prod(sizes), len(sizes)
+    alpha, beta, gamma, m = 1e-6, 1e-10, 3e-11, 2.0 ** 20
+    one = tc.run(spec, "allreduce-swing", engine="event", message_bytes=m, startup=alpha, per_byte=beta,
+                 per_byte_reduce=gamma, concurrent="one")
+    expected = 2 * math.log2(n) * alpha + 2 * (n - 1) / n * m * beta + (n - 1) / n * m * gamma
+    assert one.verification.verified and one.metrics["time"] == pytest.approx(expected, rel=1e-12)
+    ports = tc.run(spec, "allreduce-swing", engine="event", message_bytes=m, startup=alpha, per_byte=beta,
+                   concurrent="ports")
+    expected = 2 * math.log2(n) * alpha + 2 * (n - 1) / n * m / (2 * dims) * beta
+    assert ports.verification.verified and ports.metrics["time"] == pytest.approx(expected, rel=1e-12)
