@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import topocast as tc
 from topocast.algorithms import reductions as R
+from topocast.algorithms import swing as S
 from topocast.verify.reduction import verify_reduction
 
 PLANS = [
@@ -39,8 +40,10 @@ PLANS = [
     ("torus:6x6", R.halving_doubling_allreduce, {}), ("ej:a=1,b=2,n=2", R.halving_doubling_allreduce, {"chunks": 2}),
     ("galaxyfly:n=3,q=5,a=4", R.hierarchical_allreduce, {}), ("dragonfly:g=5,a=4", R.hierarchical_allreduce, {}),
     ("hdn:base=K2,k=2,s=2/1", R.hierarchical_allreduce, {"chunks": 2}),
-    ("ring:8", R.swing_allreduce, {}), ("torus:4x8", R.swing_allreduce, {"chunks": 2}),
-    ("torus:2x4x4", R.swing_reduce_scatter, {}),
+    ("ring:8", S.swing_allreduce, {}), ("torus:4x8", S.swing_allreduce, {"chunks": 2}),
+    ("torus:2x4x4", S.swing_reduce_scatter, {}), ("ring:6", S.swing_allreduce, {}),
+    ("ring:5", S.swing_reduce_scatter, {"chunks": 2}), ("torus:10x6", S.swing_allreduce, {}),
+    ("torus:3x5", S.swing_reduce_scatter, {}), ("torus:2x3x5", S.swing_allreduce, {}),
 ]
 
 
@@ -229,6 +232,7 @@ REGISTERED = [
     ("complete:7", "allreduce-double-binary-tree", {"chunks": 4}), ("mesh:3x4", "reduce-bfs-tree", {"root": 5}),
     ("galaxyfly:n=3,q=3,a=2", "allreduce-bfs-tree", {"chunks": 2}), ("dragonfly:g=5,a=4", "allreduce-hierarchical", {}),
     ("ring:6", "reduce-scatter-ring", {"chunks": 2}), ("torus:4x4", "allreduce-swing", {}),
+    ("torus:10x6", "allreduce-swing", {}), ("ring:7", "reduce-scatter-swing", {"chunks": 2}),
     ("complete:8", "allreduce-disjoint-trees", {"chunks": 12}), ("torus:4x4", "allreduce-disjoint-trees", {}),
 ]
 
@@ -369,21 +373,6 @@ def test_a_check_that_cannot_fit_is_refused_before_it_starts():
     sched = R.ring_allreduce(tc.build("ring:64"), message_bytes=6400.0)
     with pytest.raises(tc.TopocastError, match="max-memory"):
         verify_reduction(sched, max_bytes=1000.0)
-
-
-def test_swing_peers_are_at_the_papers_distances_and_halve_the_blocks():
-    assert [R.swing_distance(s) for s in range(6)] == [1, -1, 3, -5, 11, -21]
-    peers = R.swing_peers((16,))
-    for s, peer in enumerate(peers):
-        x = np.arange(16)
-        gap = (peer - x) % 16
-        expected = np.where(x % 2 == 0, R.swing_distance(s), -R.swing_distance(s)) % 16
-        assert np.array_equal(gap, expected)
-        assert np.array_equal(peer[peer], x)  # pairs: each node's peer has it as its peer
-    reach = R._swing_reach(peers, 16)
-    assert reach[0].all() and np.array_equal(reach[-1], np.eye(16, dtype=bool))
-    with pytest.raises(tc.TopocastError, match="power of two"):
-        R.swing_peers((6,))
 
 
 def test_swing_beats_halving_doubling_on_a_torus():
