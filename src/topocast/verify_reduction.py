@@ -791,8 +791,8 @@ def _completion(schedule: Schedule, found: ReductionCheck, when: np.ndarray, nev
         return np.full(n, never)
     need = required_nodes(schedule)
     keep = ~schedule.relay_hops
-    per_range = np.repeat(np.arange(schedule.num_transfers), np.diff(schedule.range_ptr))
     if need is not None:  # a receipt counts when it brings some block its receiver must hold
+        per_range = np.repeat(np.arange(schedule.num_transfers), np.diff(schedule.range_ptr))
         m = schedule.num_messages
         wanted = np.sort(need * m + np.arange(m))  # (node, block) pairs, by node then block
         dst = schedule.dst[per_range]
@@ -801,8 +801,19 @@ def _completion(schedule: Schedule, found: ReductionCheck, when: np.ndarray, nev
         useful = np.zeros(schedule.num_transfers, bool)
         useful[per_range[mine]] = True
         keep &= useful
+    return _latest(schedule.dst, np.asarray(when, np.float64), keep, n)
+
+
+@nb.njit(cache=True)
+def _latest(dst, when, keep, n):
+    """Per node the latest ``when`` of the transfers ``keep`` into it (0 for none; NaN spreads, as
+    ``numpy.maximum`` does)."""
     out = np.zeros(n)
-    np.maximum.at(out, schedule.dst[keep], when[keep])
+    for t in range(len(dst)):
+        if keep[t]:
+            v, w = dst[t], when[t]
+            if w != w or (out[v] == out[v] and w > out[v]):
+                out[v] = w
     return out
 
 

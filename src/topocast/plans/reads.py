@@ -41,17 +41,16 @@ def _slot(keys, key, shift):
 
 @nb.njit(cache=True)
 def _sweep(order, src, dst, range_ptr, first, count, step, relay, forward, num_blocks, keys, shift, last, prev,
-           who, stamp, ids):
+           who, stamp, ids, sizes):
     """The reads of every transfer, taking the transfers in ``order`` (by step): a transfer reads every
     receipt of its blocks at its sender listed so far, and a step's receipts are listed once the whole step
-    has read.  Returns ``(reads per position of order, a buffer holding the ids in that order first, how many
-    it holds)``.
+    has read.  Writes the number of reads of each position of ``order`` into ``sizes``; returns a buffer
+    holding the ids in that order first (``ids`` or a larger copy) and how many it holds.
 
     ``last[slot]``: the latest receipt (an index into ``prev`` and ``who``) of the (node, block) in ``slot``,
     the receipts before it by ``prev``; ``keys`` the table's keys (unused when dense)."""
     dense = len(keys) == 0
     nt = len(order)
-    sizes = np.zeros(nt, np.int64)
     walk = np.empty(16, np.int64)
     filled = 0
     listed = 0
@@ -108,7 +107,7 @@ def _sweep(order, src, dst, range_ptr, first, count, step, relay, forward, num_b
                     last[i] = listed
                     listed += 1
         lo = hi
-    return sizes, ids, filled
+    return ids, filled
 
 
 @nb.njit(cache=True)
@@ -120,6 +119,15 @@ def _grown(a, used):
 
 
 @nb.njit(cache=True)
+def _identity(order):
+    """Whether ``order`` is ``0, 1, 2, ...``."""
+    p = 0
+    while p < len(order) and order[p] == p:
+        p += 1
+    return p == len(order)
+
+
+@nb.njit(cache=True)
 def _by_id(order, sizes, ids):
     """``(ptr, ids)`` by transfer id from the reads listed in ``order``."""
     nt = len(order)
@@ -128,7 +136,7 @@ def _by_id(order, sizes, ids):
         ptr[order[p] + 1] = sizes[p]
     for t in range(nt):
         ptr[t + 1] += ptr[t]
-    out = np.empty(len(ids), np.int64)
+    out = np.empty(len(ids), ids.dtype)
     k = 0
     for p in range(nt):
         t = order[p]
@@ -137,18 +145,21 @@ def _by_id(order, sizes, ids):
     return ptr, out
 
 
-def reduction_reads(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
+def reduction_reads(schedule: Schedule, order: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per transfer of a reduction, the transfers it reads: ``ids[ptr[t]:ptr[t + 1]]``.
 
     Parameters
     ----------
     schedule : Schedule
         A reduction schedule.
+    order : numpy.ndarray, optional
+        ``numpy.argsort(schedule.step, kind="stable")``, when the caller has it.
 
     Returns
     -------
     tuple of numpy.ndarray
-        ``(ptr, ids)``, int64.
+        ``(ptr, ids)``: ``ptr`` int64, ``ids`` int32 where every transfer id fits (half the memory), else
+        int64.
 
     >>> from topocast.schedule import ScheduleBuilder
     >>> b = ScheduleBuilder(3, origin=[0], collective="reduce", targets=[2])
@@ -165,7 +176,7 @@ def reduction_reads(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
         return ptr, forward[hops].astype(np.int64)
     relay = schedule.relay_hops
     step = np.asarray(schedule.step, np.int64)
-    order = np.argsort(step, kind="stable")
+    order = np.argsort(step, kind="stable") if order is None else order
     m = schedule.num_messages
     receipts = int(schedule.range_count.sum())  # at most this many (node, block) receipts to list
     index = np.int32 if max(receipts, nt) < 2 ** 31 - 1 else np.int64
@@ -174,12 +185,14 @@ def reduction_reads(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
     else:
         bits = max(1, int(2 * receipts).bit_length())
         keys, last, shift = np.full(1 << bits, -1, np.int64), np.full(1 << bits, -1, index), 64 - bits
-    sizes, ids, filled = _sweep(order, schedule.src, schedule.dst, schedule.range_ptr, schedule.range_first,
-                                schedule.range_count, step, relay, np.asarray(forward, np.int64), np.int64(m), keys,
-                                np.int64(shift), last, np.empty(receipts, index), np.empty(receipts, index),
-                                np.full(nt, -1, index), np.empty(nt + 1, np.int64))
-    ids = ids[:filled] if filled >= 0.75 * len(ids) else ids[:filled].copy()  # not much of the buffer unused
-    if np.all(order == np.arange(nt)):
-        np.cumsum(sizes, out=ptr[1:])
-        return ptr, ids
-    return _by_id(order, sizes, ids)
+    in_order = _identity(order)
+    sizes = ptr[1:] if in_order else np.empty(nt, np.int64)
+    # room for two reads a transfer, more when needed; what is never written takes no memory
+    ids, filled = _sweep(order, schedule.src, schedule.dst, schedule.range_ptr, schedule.range_first,
+                         schedule.range_count, step, relay, np.asarray(forward, np.int64), np.int64(m), keys,
+                         np.int64(shift), last, np.empty(receipts, index), np.empty(receipts, index),
+                         np.full(nt, -1, index), np.empty(2 * nt + 1, index), sizes)
+    if in_order:
+        np.cumsum(ptr, out=ptr)
+        return ptr, ids[:filled]
+    return _by_id(order, sizes, ids[:filled])
