@@ -14,7 +14,10 @@ it to its own partial (``combine``) or takes it in place of its own (a copy).  T
   block ``b`` at ``targets[b]`` for a reduce-scatter, every block at the root for a reduce.
 
 ``redundant_receipts`` keeps its meaning of data moved twice: a copy that brings a node exactly the partial it
-already holds.  Two methods:
+already holds.  Blocks do not interact: each is replayed alone, its events in time order (receipts before reads
+at one time, then by transfer), with no sort when the block moves one transfer after another; a chunk of blocks
+where a contribution is counted twice (or a transfer lands as it leaves) is replayed again with all its events in
+one time order, so the first violation named is the first in time.  Two methods:
 
 * **exact**: the contributor set of each partial as a bit set of ``N`` bits, blocks taken a chunk at a time so
   the state fits the memory limit;
