@@ -4,6 +4,7 @@
     python benchmarks/reductions.py --quick       # small sizes (seconds)
     python benchmarks/reductions.py --runs 3      # medians over three runs per case
     python benchmarks/reductions.py --figures F   # also write the figures for benchmarks/run_all.py
+    python benchmarks/reductions.py --only torus:64x64:allreduce-ring ring:1024:allreduce-ring   # some cases
 
 Per case: the network, the algorithm, the engine, the transfers and
 (transfer, block) pairs of the plan, the seconds of the plan and of engine +
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -35,7 +37,7 @@ import sys
 from figures import Figures, add_argument
 
 CHILD = r"""
-import json, sys, time
+import json, resource, sys, time
 import topocast as tc
 spec, name, engine, method, nbytes = sys.argv[1:6]
 tc.run("ring:4", "allreduce-ring", engine=engine)   # load the kernels
@@ -47,6 +49,7 @@ from topocast.execution.execute import execute
 from topocast.sim.models import Model
 plan = registry.algorithm(name).plan(topology, message_bytes=float(nbytes)) if method != "synthesize" else None
 t2 = time.perf_counter()
+r2 = resource.getrusage(resource.RUSAGE_SELF)
 if method == "synthesize":
     from topocast.synthesis import synthesize
     made = synthesize(topology, name, message_bytes=float(nbytes), budget=600)
@@ -59,6 +62,7 @@ else:
     found = verify_reduction(plan, method=method)
     verified, how = found.complete and found.first_violation is None, found.method
 t3 = time.perf_counter()
+r3 = resource.getrusage(resource.RUSAGE_SELF)
 peak = 0
 for line in open("/proc/self/status"):
     if line.startswith("VmHWM"):
@@ -66,6 +70,7 @@ for line in open("/proc/self/status"):
 print(json.dumps({"nodes": topology.num_nodes, "transfers": int(plan.num_transfers),
                   "pairs": int(plan.range_count.sum()),
                   "build_s": t1 - t0, "plan_s": t2 - t1, "run_s": t3 - t2, "verified": bool(verified),
+                  "run_cpu_s": r3.ru_utime - r2.ru_utime + r3.ru_stime - r2.ru_stime,
                   "method": how, "peak_bytes": peak, "ratio": made.ratio if method == "synthesize" else None}))
 """
 
@@ -101,20 +106,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--only", nargs="+", metavar="SPEC:ALGORITHM",
+                        help="run only the cases of these network:algorithm pairs, e.g. torus:64x64:allreduce-ring")
     add_argument(parser)
     args = parser.parse_args()
     figures = Figures("reductions")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"load average at the start: {load} (run s: wall time of engine + verification; cpu s: the process's "
+          "user + system time of it)")
     print(f"{'network':24} {'algorithm':28} {'engine':6} {'transfers':>11} {'pairs':>12} {'plan s':>7} "
-          f"{'run s':>8} {'peak MB':>8}  verified")
-    for case in QUICK if args.quick else CASES:
+          f"{'run s':>8} {'cpu s':>7} {'peak MB':>8}  verified")
+    cases = QUICK if args.quick else CASES
+    if args.only:
+        cases = [c for c in cases if f"{c[0]}:{c[1]}" in args.only]
+    for case in cases:
         rows = [one(case) for _ in range(args.runs)]
         if "error" in rows[0]:
             print(f"{case[0]:24} {case[1]:28} {case[2]:6} {rows[0]['error']}")
             continue
-        med = {k: statistics.median(r[k] for r in rows) for k in ("plan_s", "run_s", "peak_bytes")}
+        med = {k: statistics.median(r[k] for r in rows) for k in ("plan_s", "run_s", "run_cpu_s", "peak_bytes")}
         r = rows[0]
         print(f"{case[0]:24} {case[1]:28} {case[2]:6} {r['transfers']:>11,} {r['pairs']:>12,} "
-              f"{med['plan_s']:>7.2f} {med['run_s']:>8.2f} {med['peak_bytes'] / 2 ** 20:>8.0f}  "
+              f"{med['plan_s']:>7.2f} {med['run_s']:>8.2f} {med['run_cpu_s']:>7.2f} "
+              f"{med['peak_bytes'] / 2 ** 20:>8.0f}  "
               f"{r['verified']} ({r['method']})", flush=True)
         label = f"{case[1]} {case[0]} {case[2]}"
         if case[3] == "synthesize":

@@ -210,6 +210,24 @@ def _search_cycle(topology: Topology) -> np.ndarray | None:
 
 
 # -- ring ------------------------------------------------------------------------------------------------
+def _ring_arrays(cycle: np.ndarray, chunks: int, reduce_scatter: bool, gather: bool, first_step: int = 0
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Give ``(src, dst, first, step, combine)`` of the ring reduce-scatter and all-gather round ``cycle``.
+
+    Every round at once: position ``i`` sends in round ``s`` of the reduce-scatter the blocks of node
+    ``cycle[(i - s - 1) % n]``, in round ``s`` of the all-gather those of ``cycle[(i - s) % n]``.
+    """
+    n = len(cycle)
+    rounds = n - 1
+    phases = [(1, True)] * reduce_scatter + [(0, False)] * gather  # (lag, combine)
+    lag = np.concatenate([np.zeros(0, np.int64)] + [np.arange(rounds, dtype=np.int64) + s for s, _ in phases])
+    combine = np.repeat(np.concatenate([np.zeros(0, bool)] + [np.full(rounds, c) for _, c in phases]), n)
+    owner = cycle[(np.arange(n, dtype=np.int64)[None, :] - lag[:, None]) % n].ravel()
+    src, dst = np.tile(cycle, len(lag)), np.tile(np.roll(cycle, -1), len(lag))
+    step = np.repeat(np.arange(first_step, first_step + len(lag), dtype=np.int64), n)
+    return src, dst, owner * chunks, step, combine
+
+
 def _ring_phases(builder: ScheduleBuilder, cycle: np.ndarray, chunks: int, reduce_scatter: bool, gather: bool,
                  first_step: int = 0) -> int:
     """Add the ring reduce-scatter and all-gather round a cycle.
@@ -217,21 +235,25 @@ def _ring_phases(builder: ScheduleBuilder, cycle: np.ndarray, chunks: int, reduc
     The ring reduce-scatter (position ``i`` ends with the full blocks of node ``cycle[i]``) and all-gather
     round ``cycle``; returns the next free step.
     """
-    n = len(cycle)
-    pos = np.arange(n, dtype=np.int64)
-    src, dst = cycle, np.roll(cycle, -1)
-    step = first_step
-    if reduce_scatter:
-        for s in range(n - 1):
-            owner = cycle[(pos - s - 1) % n]
-            builder.add(src=src, dst=dst, first=owner * chunks, count=chunks, step=step, combine=True)
-            step += 1
-    if gather:
-        for s in range(n - 1):
-            owner = cycle[(pos - s) % n]
-            builder.add(src=src, dst=dst, first=owner * chunks, count=chunks, step=step, combine=False)
-            step += 1
-    return step
+    src, dst, first, step, combine = _ring_arrays(cycle, chunks, reduce_scatter, gather, first_step)
+    if len(src):
+        builder.add(src=src, dst=dst, first=first, count=chunks, step=step, combine=combine)
+    return first_step + len(src) // max(1, len(cycle))
+
+
+def _ring_schedule(builder: ScheduleBuilder, cycle: np.ndarray, chunks: int, gather: bool) -> Schedule:
+    """Build what :func:`_ring_phases` then ``builder.build()`` give (``builder`` holding no transfers yet).
+
+    The arrays are made once instead of copied through the builder (a ring allreduce on 4,096 nodes has
+    33.5 million transfers).
+    """
+    src, dst, first, step, combine = _ring_arrays(cycle, chunks, True, gather)
+    nt = len(src)
+    return Schedule(num_nodes=builder.num_nodes, origin=builder.origin, src=src, dst=dst,
+                    range_ptr=np.arange(nt + 1, dtype=np.int64), range_first=first,
+                    range_count=np.full(nt, chunks, dtype=np.int64), collective=builder.collective,
+                    targets=builder.targets, step=step, message_bytes=builder.message_bytes, meta=builder.meta,
+                    combine=combine)
 
 
 def ring_order(topology: Topology) -> tuple[np.ndarray, bool]:
@@ -281,8 +303,7 @@ def _ring(topology: Topology, collective: str, message_bytes: float, chunks: int
     _check_chunks(chunks, message_bytes, topology.num_nodes * chunks)
     order, cycle = ring_order(topology)
     builder = _builder(topology, collective, message_bytes, chunks, "ring" if cycle else "ring (relayed)")
-    _ring_phases(builder, order, chunks, True, collective == "allreduce")
-    logical = builder.build()
+    logical = _ring_schedule(builder, order, chunks, collective == "allreduce")
     return logical if cycle else embed(topology, logical)
 
 

@@ -104,6 +104,8 @@ class Costs(NamedTuple):
     #: transfers a node may send (and receive) at once; 0: as many as it has links (all-port)
     ports: int
     half: bool
+    #: reductions: the time a receiver takes to add one message of partials (gamma times its bytes)
+    reduce: float
 
 
 class Sequence(NamedTuple):
@@ -119,9 +121,9 @@ class Sequence(NamedTuple):
 
 class Clock(NamedTuple):
     """Times the engine keeps: per channel when it frees, per node when its ports free, per arc its busy
-    time, per transfer its start, finish, the latest arrival of its dependencies, its message count and the
-    time its receiver takes to combine it (reductions; 0 otherwise), and per node when it is done combining
-    (a node adds one received partial at a time)."""
+    time, per transfer its start, finish, the latest arrival of its dependencies (empty without
+    dependencies), its message count and whether its receiver combines it (reductions; empty otherwise),
+    and per node when it is done combining (a node adds one received partial at a time)."""
 
     link_free: np.ndarray
     node_send: np.ndarray
@@ -273,6 +275,15 @@ def _message_counts(range_ptr, count):
     return out
 
 
+@nb.njit(cache=True)
+def _busiest(dst, messages, n):
+    """The most messages one node receives."""
+    got = np.zeros(n, np.int64)
+    for t in range(len(dst)):
+        got[dst[t]] += messages[t]
+    return got.max() if n else 0
+
+
 def _feeders(schedule: Schedule, tr: Transfers, what: str, max_bytes: float | None) -> Feeders:
     """Stage 1: count every transfer's feeders (one hash table per node), check the memory, write them."""
     from ..infra.footprint import guard
@@ -303,13 +314,14 @@ def _feeders(schedule: Schedule, tr: Transfers, what: str, max_bytes: float | No
     return feeders
 
 
-def _reads(schedule: Schedule, what: str, max_bytes: float | None) -> Feeders:
+def _reads(schedule: Schedule, what: str, max_bytes: float | None, order: np.ndarray | None = None) -> Feeders:
     """Stage 1 of a reduction: every transfer waits for the transfers it reads
-    (:func:`topocast.plans.reads.reduction_reads`), each a feeder of its own."""
+    (:func:`topocast.plans.reads.reduction_reads`; ``order``: the transfers by step, when known), each a
+    feeder of its own."""
     from ..infra.footprint import guard
     from ..plans.reads import reduction_reads
 
-    ptr, ids = reduction_reads(schedule)
+    ptr, ids = reduction_reads(schedule, order)
     guard(f"{what}: {len(ids):,} reads", 8 * len(ids), max_bytes)
     return Feeders(ptr, ids if len(ids) else np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64))
 
@@ -368,7 +380,7 @@ def _process(t, links, tr, feeders, costs, clock):
         k += 1
     e = best
     channel = min(e, rev[e]) if half else e
-    ready = _data_ready(t, feeders, clock.finish, clock.dep_ready[t])
+    ready = _data_ready(t, feeders, clock.finish, clock.dep_ready[t] if len(clock.dep_ready) else 0.0)
     if ready < 0:
         return NOT_HELD
     begin = max(ready, clock.link_free[channel])
@@ -386,8 +398,9 @@ def _process(t, links, tr, feeders, costs, clock):
     clock.arc_busy[e] += duration
     clock.start[t] = begin
     arrive = done + costs.per_hop
-    if clock.combine[t] > 0:  # the receiver adds one partial at a time
-        arrive = max(arrive, clock.node_combine[v]) + clock.combine[t]
+    adding = costs.reduce * clock.messages[t] if len(clock.combine) and clock.combine[t] else 0.0
+    if adding > 0:  # the receiver adds one partial at a time
+        arrive = max(arrive, clock.node_combine[v]) + adding
         clock.node_combine[v] = arrive
     clock.finish[t] = arrive
     return OK
@@ -403,8 +416,9 @@ def _simulate(seq, links, tr, feeders, costs, clock, taken):
     use_deps = seq.use_deps
     waiting = seq.after_ptr[1:] - seq.after_ptr[:-1]
     # ready transfers by (ready time, index); sizes typed (a literal 0 would compile heap.push twice)
-    hkey = np.empty(max(1, nt), np.float64)
-    hitem = np.empty((max(1, nt), 2), np.int64)
+    size = max(1, nt) if use_deps else 1
+    hkey = np.empty(size, np.float64)
+    hitem = np.empty((size, 2), np.int64)
     hsize = np.int64(0)
     zero = np.int64(0)
     if use_deps:
@@ -503,16 +517,17 @@ class EventTrace:
         return self._arrival
 
 
-def state_bytes(topology: Topology, schedule: Schedule, ports: int = 1) -> int:
+def state_bytes(topology: Topology, schedule: Schedule, ports: int = 1, messages: np.ndarray | None = None) -> int:
     """Peak bytes of the engine before its feeders are counted: per transfer 136 (start, finish, dependency
     time, waiting count, heap entry of 24, processed order, message count, combine time, feeder pointer,
     its place in the lists by sender and receiver, successor pointer), per dependency 16, per message 8 (the
     origin list), per arc 16, per node 48 plus 16 per port, and per thread the hash table of the node with the
-    most receipts (32 bytes per slot, up to four slots per receipt)."""
+    most receipts (32 bytes per slot, up to four slots per receipt).  ``messages``: each transfer's message
+    count, when known."""
     n, nt = schedule.num_nodes, schedule.num_transfers
     deps = 0 if schedule.after_ids is None else len(schedule.after_ids)
-    per_transfer = _message_counts(schedule.range_ptr, schedule.range_count)
-    busiest = int(np.bincount(schedule.dst, weights=per_transfer, minlength=n).max(initial=0)) if nt else 0
+    per_transfer = _message_counts(schedule.range_ptr, schedule.range_count) if messages is None else messages
+    busiest = _busiest(schedule.dst, per_transfer, n) if nt else 0
     return (136 * nt + 16 * deps + 8 * schedule.num_messages + 16 * topology.num_arcs + (48 + 16 * max(1, ports)) * n
             + nb.get_num_threads() * 32 * 4 * max(1, busiest))
 
@@ -551,38 +566,43 @@ def simulate(topology: Topology, schedule: Schedule, cost: CostModel = CostModel
 
     nt = schedule.num_transfers
     what = f"the event engine on {nt:,} transfers"
-    guard(what, state_bytes(topology, schedule, ports.ports or 1), max_bytes)
+    messages = _message_counts(schedule.range_ptr, schedule.range_count)
+    guard(what, state_bytes(topology, schedule, ports.ports or 1, messages), max_bytes)
     tr = Transfers(schedule.src, schedule.dst, schedule.range_ptr, schedule.range_first, schedule.range_count)
     rev = topology.reverse_arc if ports.duplex == "half" else _NO_REVERSE
     links = Links(topology.indptr, topology.indices, rev)
     empty = np.zeros(1, np.int64)
     use_deps = schedule.after_ptr is not None
-    ids = schedule.after_ids
-    if use_deps and ids is not None and len(ids) and (ids.min() < 0 or ids.max() >= nt):
-        raise TopocastError("schedule: a dependency names a transfer that does not exist")
-    feeders = _reads(schedule, what, max_bytes) if schedule.is_reduction else _feeders(schedule, tr, what, max_bytes)
-    if schedule.after_ptr is not None and ids is not None:
+    if schedule.after_ptr is not None:
+        ids = schedule.after_ids if schedule.after_ids is not None else np.zeros(0, np.int64)
+        if len(ids) and (ids.min() < 0 or ids.max() >= nt):
+            raise TopocastError("schedule: a dependency names a transfer that does not exist")
         succ_order = np.argsort(ids, kind="stable")
         succ = np.repeat(np.arange(nt, dtype=np.int64), np.diff(schedule.after_ptr))[succ_order]
         succ_ptr = np.searchsorted(ids[succ_order], np.arange(nt + 1)).astype(np.int64)
         order, after_ptr = empty, schedule.after_ptr
     else:
-        order = np.argsort(np.asarray(schedule.step), kind="stable").astype(np.int64)
-        succ, succ_ptr, after_ptr = empty, empty, np.zeros(nt + 1, np.int64)
+        order = np.argsort(np.asarray(schedule.step), kind="stable").astype(np.int64, copy=False)
+        succ, succ_ptr, after_ptr = empty, empty, empty
+    if schedule.is_reduction:
+        feeders = _reads(schedule, what, max_bytes, None if use_deps else order)
+    else:
+        feeders = _feeders(schedule, tr, what, max_bytes)
     costs = Costs(cost.startup, cost.per_byte, cost.per_hop, float(schedule.message_bytes),
-                  0 if ports.ports is None else int(ports.ports), ports.duplex == "half")
+                  0 if ports.ports is None else int(ports.ports), ports.duplex == "half",
+                  cost.combine_time(1.0) * schedule.message_bytes if schedule.is_reduction else 0.0)
     slots = max(1, costs.ports)
     n = topology.num_nodes
-    messages = _message_counts(schedule.range_ptr, schedule.range_count)
-    combine = np.zeros(nt)
-    if schedule.is_reduction:
-        combine[schedule.combine] = cost.combine_time(1.0) * schedule.message_bytes * messages[schedule.combine]
+    combine = schedule.combine if schedule.combine is not None else np.zeros(0, bool)
     clock = Clock(np.zeros(len(topology.indices), np.float64), np.zeros((n, slots)), np.zeros((n, slots)),
                   np.zeros(len(topology.indices), np.float64), np.full(nt, np.nan), np.full(nt, np.nan),
-                  np.zeros(nt), messages, combine, np.zeros(n))
-    taken = np.full(max(1, nt), -1, np.int64)
+                  np.zeros(nt if use_deps else 0), messages, combine, np.zeros(n))
+    # without dependencies the transfers are taken in ``order``: it doubles as the record of that order
+    taken = order if not use_deps and nt else np.full(max(1, nt), -1, np.int64)
     seq = Sequence(use_deps, order, succ_ptr, succ, after_ptr)
     bad, code, done = _simulate(seq, links, tr, feeders, costs, clock, taken)
+    if taken is order and bad >= 0:
+        taken[done + 1:] = -1  # not processed
     if bad < 0 and done != nt:
         raise TopocastError("schedule: the dependencies contain a cycle")
     finish = clock.finish

@@ -14,7 +14,10 @@ it to its own partial (``combine``) or takes it in place of its own (a copy).  T
   block ``b`` at ``targets[b]`` for a reduce-scatter, every block at the root for a reduce.
 
 ``redundant_receipts`` keeps its meaning of data moved twice: a copy that brings a node exactly the partial it
-already holds.  Two methods:
+already holds.  Blocks do not interact: each is replayed alone, its events in time order (receipts before reads
+at one time, then by transfer), with no sort when the block moves one transfer after another; a chunk of blocks
+where a contribution is counted twice (or a transfer lands as it leaves) is replayed again with all its events in
+one time order, so the first violation named is the first in time.  Two methods:
 
 * **exact**: the contributor set of each partial as a bit set of ``N`` bits, blocks taken a chunk at a time so
   the state fits the memory limit;
@@ -114,20 +117,23 @@ def verify_reduction(schedule: Schedule, send: np.ndarray | None = None, recv: n
     if not schedule.is_reduction:
         raise TopocastError(f"verify: a {schedule.collective} is not a reduction")
     steps = schedule.step is not None
-    reference = step_timing(schedule) if steps else None
     if send is None:
-        if reference is None:
+        if not steps:
             raise TopocastError("verify: a reduction without steps needs the engine's send and receive times")
-        send, recv = reference
+        send, recv = step_timing(schedule)
     send, recv = np.asarray(send, dtype=np.float64), np.asarray(recv, dtype=np.float64)
     if len(send) != schedule.num_transfers or len(recv) != schedule.num_transfers:
         raise TopocastError("verify: one send and one receive time per transfer")
     if np.any(recv < send):
         raise TopocastError("verify: a transfer lands before it is sent")
     limit = default_limit() if max_bytes is None else max_bytes
-    if schedule.forward is not None and np.any(schedule.forward >= 0):
+    relayed = schedule.forward is not None and np.any(schedule.forward >= 0)
+    if not relayed:
+        method = method or choose_method(schedule, limit)
+    # the step order's timing, which the exact method compares the run with (the fingerprints need none)
+    reference = step_timing(schedule) if steps and (relayed or method == "exact") else None
+    if relayed:
         return _relayed(schedule, send, recv, reference, limit, method, seed)
-    method = method or choose_method(schedule, limit)
     timed = None if reference is not None and np.array_equal(send, reference[0]) and \
         np.array_equal(recv, reference[1]) else (send, recv)
     if method == "exact":
@@ -345,18 +351,74 @@ PAIR_BYTES = 112
 
 def pairs_per_block(schedule: Schedule) -> np.ndarray:
     """How many (transfer, block) pairs name each block: one per transfer that carries it."""
-    diff = np.zeros(schedule.num_messages + 1, np.int64)
-    np.add.at(diff, schedule.range_first, 1)
-    np.add.at(diff, schedule.range_first + schedule.range_count, -1)
-    return np.cumsum(diff[:-1])
+    return _per_block(schedule.range_first, schedule.range_count, schedule.num_messages)
 
 
-def block_chunks(schedule: Schedule, limit: float, state_per_block: float) -> list[tuple[int, int]]:
+@nb.njit(cache=True)
+def _per_block(first, count, m):
+    diff = np.zeros(m + 1, np.int64)
+    for r in range(len(first)):
+        diff[first[r]] += 1
+        diff[first[r] + count[r]] -= 1
+    out = np.empty(m, np.int64)
+    total = 0
+    for b in range(m):
+        total += diff[b]
+        out[b] = total
+    return out
+
+
+@nb.njit(cache=True)
+def _block_pairs(range_ptr, first, count, lo, hi, ptr, ids):
+    """The transfers naming each block of ``[lo, hi)``, block by block, in transfer order (and range order
+    within a transfer): ``ids[ptr[b - lo]:ptr[b - lo + 1]]``; ``ptr`` holds the counts and is made offsets."""
+    fill = np.empty(hi - lo, np.int64)
+    total = 0
+    for b in range(hi - lo):
+        fill[b] = total
+        total += ptr[b]
+        ptr[b] = fill[b]
+    ptr[hi - lo] = total
+    for t in range(len(range_ptr) - 1):
+        for r in range(range_ptr[t], range_ptr[t + 1]):
+            for b in range(max(first[r], lo), min(first[r] + count[r], hi)):
+                ids[fill[b - lo]] = t
+                fill[b - lo] += 1
+
+
+@nb.njit(cache=True)
+def _block_order(read_at, land_at, order):
+    """The order of one block's events into ``order``: ``2 j`` the read of its ``j``-th pair, ``2 j + 1`` its
+    receipt; by time, receipts before reads at one time, then by pair (the order of :func:`_events`).
+    Returns whether every pair is read before it lands (not so for a transfer that takes no time)."""
+    k = len(read_at)
+    ordered = True
+    for j in range(k):                      # usually the block moves pair after pair: already in order
+        if not read_at[j] < land_at[j] or (j + 1 < k and land_at[j] > read_at[j + 1]):
+            ordered = False
+            break
+    if ordered:
+        for j in range(k):
+            order[2 * j], order[2 * j + 1] = 2 * j, 2 * j + 1
+        return True
+    times = np.empty(2 * k)                  # receipts then reads, each by pair: a stable sort by time
+    times[:k], times[k:] = land_at, read_at
+    by_time = np.argsort(times, kind="mergesort")
+    for i in range(2 * k):
+        e = by_time[i]
+        order[i] = 2 * e + 1 if e < k else 2 * (e - k)
+    return bool(np.all(read_at < land_at))
+
+
+def block_chunks(schedule: Schedule, limit: float, state_per_block: float, pairs: np.ndarray | None = None
+                 ) -> list[tuple[int, int]]:
     """Consecutive block ranges ``[lo, hi)`` whose replay (``state_per_block`` per block, :data:`PAIR_BYTES`
-    per pair) fits in a quarter of ``limit``; refuses (the one memory guard) when one block does not."""
+    per pair) fits in a quarter of ``limit``; refuses (the one memory guard) when one block does not.
+    ``pairs``: :func:`pairs_per_block`, when known."""
     from ..infra.footprint import guard
 
-    per_block = state_per_block + PAIR_BYTES * pairs_per_block(schedule).astype(np.float64)
+    pairs = pairs_per_block(schedule) if pairs is None else pairs
+    per_block = state_per_block + PAIR_BYTES * pairs.astype(np.float64)
     budget = limit / 4
     worst = int(np.argmax(per_block)) if len(per_block) else 0
     if len(per_block) and per_block[worst] > budget:
@@ -375,27 +437,191 @@ def block_chunks(schedule: Schedule, limit: float, state_per_block: float) -> li
 
 def _exact(schedule: Schedule, reference: Timing, timed: Timing | None, limit: float) -> ReductionCheck:
     n = schedule.num_nodes
+    words = (n + 63) // 64
     need = required_nodes(schedule)
     receipts = redundant = missing = 0
     violation = None
-    for lo, hi in block_chunks(schedule, limit, 8.0 * n * ((n + 63) // 64) * 3):
-        transfer, block = _pairs(schedule, lo, hi)
-        ref = _replay_chunk(schedule, transfer, block, lo, hi, reference)
-        if ref["violation"] is not None:
-            violation = violation or _double_count(schedule, transfer, block, ref)
-        run = ref if timed is None else _replay_chunk(schedule, transfer, block, lo, hi, timed)
-        if timed is not None:
-            if run["violation"] is not None:
-                violation = violation or _double_count(schedule, transfer, block, run)
-            violation = violation or _late(schedule, transfer, block, ref, run, timed)
-        receipts += run["receipts"]
-        redundant += run["redundant"]
-        short, example = _short_of_full(run["rows"], lo, hi, n, need)
+    per_block = pairs_per_block(schedule)
+    index = _index_type(schedule)
+    ref_send, ref_recv = (np.asarray(a, np.float64) for a in reference)
+    run_send, run_recv = (ref_send, ref_recv) if timed is None else timed
+    for lo, hi in block_chunks(schedule, limit, 8.0 * n * words * 3, per_block):
+        ptr, ids = _chunk_pairs(schedule, per_block, lo, hi, index)
+        found = _sets_of_blocks(ptr, ids, lo, n, words, schedule.src, schedule.dst, schedule.combine, ref_send,
+                                ref_recv, run_send, run_recv, timed is not None, _need_array(need))
+        stopped, got, again, short, example, late_t, late_blocks = found
+        if stopped:  # the replays stop at the first count twice, in time order: take the chunk in that order
+            got, again, short, example, text = _exact_in_time_order(schedule, lo, hi, reference, timed)
+            violation = violation or text
+        elif late_t >= 0 and violation is None:
+            violation = _late_text(schedule, late_t, late_blocks, lo, hi, timed)
+        receipts += got
+        redundant += again
         missing += short
-        if violation is None and example is not None:
-            node, b, have = example
+        if violation is None and example[0] >= 0:
+            b, node, have = (int(x) for x in example)
             violation = f"node {node} ends holding {have} of the {n} contributions to block {b}"
     return ReductionCheck(missing == 0, redundant, missing, violation, receipts, "exact", 0.0)
+
+
+def _index_type(schedule: Schedule):
+    """int32 for transfer ids where they fit (half the memory), else int64."""
+    return np.int32 if schedule.num_transfers < 2 ** 31 - 1 else np.int64
+
+
+def _need_array(need) -> np.ndarray:
+    return np.zeros(0, np.int64) if need is None else need
+
+
+def _chunk_pairs(schedule: Schedule, per_block: np.ndarray, lo: int, hi: int, index) -> tuple[np.ndarray, np.ndarray]:
+    """The (transfer, block) pairs of blocks ``[lo, hi)`` by block (:func:`_block_pairs`)."""
+    ptr = np.empty(hi - lo + 1, np.int64)
+    ptr[:-1] = per_block[lo:hi]
+    ids = np.empty(int(per_block[lo:hi].sum()), index)
+    _block_pairs(schedule.range_ptr, schedule.range_first, schedule.range_count, lo, hi, ptr, ids)
+    return ptr, ids
+
+
+def _exact_in_time_order(schedule: Schedule, lo: int, hi: int, reference, timed):
+    """A chunk replayed in the time order of all its events (where a contribution is counted twice: what is
+    found first, and the counts up to there, depend on that order)."""
+    n = schedule.num_nodes
+    need = required_nodes(schedule)
+    transfer, block = _pairs(schedule, lo, hi)
+    ref = _replay_chunk(schedule, transfer, block, lo, hi, reference)
+    text = None
+    if ref["violation"] is not None:
+        text = _double_count(schedule, transfer, block, ref)
+    run = ref if timed is None else _replay_chunk(schedule, transfer, block, lo, hi, timed)
+    if timed is not None:
+        if run["violation"] is not None:
+            text = text or _double_count(schedule, transfer, block, run)
+        text = text or _late(schedule, transfer, block, ref, run, timed)
+    short, example = _short_of_full(run["rows"], lo, hi, n, need)
+    example = (-1, -1, -1) if example is None else (example[1], example[0], example[2])
+    return run["receipts"], run["redundant"], short, example, text
+
+
+def _late_text(schedule: Schedule, t: int, blocks: np.ndarray, lo: int, hi: int, timed) -> str:
+    """:func:`_late`'s words for transfer ``t`` reading early; of its blocks in ``blocks``, the first it names."""
+    wanted = set(blocks.tolist())
+    for r in range(int(schedule.range_ptr[t]), int(schedule.range_ptr[t + 1])):
+        first, count = int(schedule.range_first[r]), int(schedule.range_count[r])
+        for b in range(max(first, lo), min(first + count, hi)):
+            if b in wanted:
+                return (f"{_describe(schedule, t)} reads block {b} at time {timed[0][t]:.6g}, before every "
+                        f"contribution its sender receives in earlier steps has arrived (combining data that has "
+                        f"not arrived yet)")
+    raise AssertionError("a late read names a block its transfer carries")
+
+
+@nb.njit(cache=True)
+def _sets_of_blocks(ptr, ids, lo, n, words, src, dst, combine, ref_send, ref_recv, run_send, run_recv, timed,
+                    need):
+    """The exact replay of every block of a chunk, one block at a time (blocks do not interact): in step
+    order (``ref``) and, when ``timed``, in the run's order, comparing what each read took.
+
+    Returns ``(stopped, receipts, redundant receipts, required (node, block) short of full, the first of
+    them as (block, node, contributions) or -1s, the transfer of the first read that took other
+    contributions than in step order (by its read time, then id; -1: none), the blocks where it did)``.
+    Receipts and the rest are the run's.  ``stopped``: a contribution counted twice, or a transfer that
+    lands when it leaves (its receipt comes first in time order); the counts are then not meaningful."""
+    kmax = 0
+    for i in range(len(ptr) - 1):
+        kmax = max(kmax, ptr[i + 1] - ptr[i])
+    rows = np.zeros((n, words), np.uint64)
+    snaps = np.zeros((16, words), np.uint64)
+    slot_of = np.empty(kmax, np.int64)
+    hashes = np.empty(kmax, np.uint64)
+    ref_hashes = np.empty(kmax, np.uint64)
+    read_at = np.empty(kmax)
+    land_at = np.empty(kmax)
+    order = np.empty(2 * kmax, np.int64)
+    receipts = redundant = short = 0
+    example = np.full(3, -1, np.int64)
+    late_t = -1
+    late_at = np.inf
+    late_blocks = np.empty(4, np.int64)
+    late_count = 0
+    for i in range(len(ptr) - 1):
+        base, k = ptr[i], ptr[i + 1] - ptr[i]
+        for run in range(2 if timed else 1):
+            send, recv = (run_send, run_recv) if run else (ref_send, ref_recv)
+            for j in range(k):
+                t = ids[base + j]
+                read_at[j], land_at[j] = send[t], recv[t]
+            if not _block_order(read_at[:k], land_at[:k], order[:2 * k]):
+                return True, receipts, redundant, short, example, late_t, late_blocks[:late_count]
+            rows[:] = 0
+            for v in range(n):
+                rows[v, v // 64] = np.uint64(1) << np.uint64(v % 64)
+            free = list(range(len(snaps)))
+            got = again = 0
+            for e in order[:2 * k]:
+                j = e // 2
+                t = ids[base + j]
+                if e % 2 == 0:              # the read: a snapshot of the sender's partial
+                    if len(free) == 0:
+                        grown = np.zeros((2 * len(snaps), words), np.uint64)
+                        grown[:len(snaps)] = snaps
+                        for x in range(len(snaps), 2 * len(snaps)):
+                            free.append(x)
+                        snaps = grown
+                    s = free.pop()
+                    slot_of[j] = s
+                    h = np.uint64(1469598103934665603)
+                    for w in range(words):
+                        snaps[s, w] = rows[src[t], w]
+                        h = (h ^ snaps[s, w]) * np.uint64(1099511628211)
+                    hashes[j] = h
+                    continue
+                s = slot_of[j]
+                v = dst[t]
+                got += 1
+                if combine[t]:
+                    for w in range(words):
+                        if rows[v, w] & snaps[s, w]:
+                            return True, receipts, redundant, short, example, late_t, late_blocks[:late_count]
+                        rows[v, w] |= snaps[s, w]
+                else:
+                    same = True
+                    for w in range(words):
+                        same = same and rows[v, w] == snaps[s, w]
+                        rows[v, w] = snaps[s, w]
+                    again += same
+                free.append(s)
+            if timed and run == 0:
+                ref_hashes[:k] = hashes[:k]
+        receipts += got
+        redundant += again
+        if timed:                           # the first read (by time, then transfer) that took other data
+            for j in range(k):
+                if hashes[j] != ref_hashes[j]:
+                    t = ids[base + j]
+                    at = run_send[t]
+                    if at < late_at or (at == late_at and t < late_t):
+                        late_at, late_t, late_count = at, t, 0
+                    if t == late_t:
+                        if late_count == len(late_blocks):
+                            more = np.empty(2 * late_count, np.int64)
+                            more[:late_count] = late_blocks
+                            late_blocks = more
+                        late_blocks[late_count] = lo + i
+                        late_count += 1
+        for v in range(n):
+            if len(need) and v != need[lo + i]:
+                continue
+            have = 0
+            for w in range(words):
+                x = rows[v, w]
+                while x:
+                    x &= x - np.uint64(1)
+                    have += 1
+            if have != n:
+                short += 1
+                if example[0] < 0:
+                    example[0], example[1], example[2] = lo + i, v, have
+    return False, receipts, redundant, short, example, late_t, late_blocks[:late_count]
 
 
 @nb.njit(cache=True)
@@ -491,38 +717,58 @@ def _popcounts(rows: np.ndarray) -> np.ndarray:
 
 # -- fingerprints --------------------------------------------------------------------------------------------
 @nb.njit(cache=True)
-def _replay_sums(events: np.ndarray, transfer: np.ndarray, block: np.ndarray, src: np.ndarray, dst: np.ndarray,
-                 combine: np.ndarray, relay: np.ndarray, source: np.ndarray, n: int, fp: np.ndarray, cnt: np.ndarray,
-                 snap_fp: np.ndarray, snap_cnt: np.ndarray) -> tuple[int, int, int]:
-    """:func:`_replay_sets` on fingerprints (weight sum mod 2^61-1, count); returns ``(receipts, redundant,
-    first pair forwarded before it arrived or -1)``."""
-    receipts = redundant = 0
-    received = np.zeros(len(transfer), np.bool_)
-    for e in events:
-        i = e // 2
-        t = transfer[i]
-        if e % 2 == 0:
-            if source[i] >= 0:
-                if not received[source[i]]:
-                    return receipts, redundant, i
-                snap_fp[i], snap_cnt[i] = snap_fp[source[i]], snap_cnt[source[i]]
+def _sums_of_blocks(ptr, ids, lo, n, src, dst, combine, send, recv, weight, total, need):
+    """The fingerprint replay (weight sum mod 2^61-1, count) of every block of a chunk, one block at a time
+    (blocks do not interact), in the run's order of each block's events.
+
+    Returns ``(receipts, redundant receipts, required (node, block) not full, required (node, block)
+    checked, the first not full as (block, node, contributions) or -1s)``."""
+    kmax = 0
+    for i in range(len(ptr) - 1):
+        kmax = max(kmax, ptr[i + 1] - ptr[i])
+    fp = np.empty(n, np.uint64)
+    cnt = np.empty(n, np.int64)
+    snap_fp = np.empty(kmax, np.uint64)
+    snap_cnt = np.empty(kmax, np.int64)
+    read_at = np.empty(kmax)
+    land_at = np.empty(kmax)
+    order = np.empty(2 * kmax, np.int64)
+    receipts = redundant = missing = checked = 0
+    example = np.full(3, -1, np.int64)
+    for i in range(len(ptr) - 1):
+        base, k = ptr[i], ptr[i + 1] - ptr[i]
+        for j in range(k):
+            t = ids[base + j]
+            read_at[j], land_at[j] = send[t], recv[t]
+        _block_order(read_at[:k], land_at[:k], order[:2 * k])
+        snap_fp[:k] = 0  # what a receipt ordered before its read (a transfer taking no time) carries
+        snap_cnt[:k] = 0
+        fp[:] = weight
+        cnt[:] = 1
+        for e in order[:2 * k]:
+            j = e // 2
+            t = ids[base + j]
+            if e % 2 == 0:
+                snap_fp[j], snap_cnt[j] = fp[src[t]], cnt[src[t]]
+                continue
+            v = dst[t]
+            receipts += 1
+            if combine[t]:
+                both = fp[v] + snap_fp[j]
+                fp[v] = both - np.uint64(2305843009213693951) if both >= np.uint64(2305843009213693951) else both
+                cnt[v] += snap_cnt[j]
             else:
-                r = block[i] * n + src[t]
-                snap_fp[i], snap_cnt[i] = fp[r], cnt[r]
-            continue
-        received[i] = True
-        if relay[t]:
-            continue
-        r = block[i] * n + dst[t]
-        receipts += 1
-        if combine[t]:
-            total = fp[r] + snap_fp[i]
-            fp[r] = total - np.uint64(2305843009213693951) if total >= np.uint64(2305843009213693951) else total
-            cnt[r] += snap_cnt[i]
-        else:
-            redundant += fp[r] == snap_fp[i] and cnt[r] == snap_cnt[i]
-            fp[r], cnt[r] = snap_fp[i], snap_cnt[i]
-    return receipts, redundant, -1
+                redundant += fp[v] == snap_fp[j] and cnt[v] == snap_cnt[j]
+                fp[v], cnt[v] = snap_fp[j], snap_cnt[j]
+        for v in range(n):
+            if len(need) and v != need[lo + i]:
+                continue
+            checked += 1
+            if fp[v] != total or cnt[v] != n:
+                missing += 1
+                if example[0] < 0:
+                    example[0], example[1], example[2] = lo + i, v, cnt[v]
+    return receipts, redundant, missing, checked, example
 
 
 def _fingerprint(schedule: Schedule, send: np.ndarray, recv: np.ndarray, seed: int, limit: float) -> ReductionCheck:
@@ -530,34 +776,21 @@ def _fingerprint(schedule: Schedule, send: np.ndarray, recv: np.ndarray, seed: i
     rng = np.random.default_rng([seed, n, 61])
     weight = rng.integers(1, PRIME, size=n, dtype=np.uint64)
     total = np.uint64(int(weight.astype(object).sum()) % PRIME)
-    need = required_nodes(schedule)
+    need = _need_array(required_nodes(schedule))
     receipts = redundant = missing = checked = 0
     violation = None
-    for lo, hi in block_chunks(schedule, limit, 16.0 * n * 2):
-        transfer, block = _pairs(schedule, lo, hi)
-        fp, cnt = np.tile(weight, hi - lo), np.ones(n * (hi - lo), dtype=np.int64)
-        events = _events(transfer, send, recv)
-        got, again, early = _replay_sums(
-            events, transfer, block - lo, schedule.src, schedule.dst, _combine(schedule), schedule.relay_hops,
-            _sources(schedule, transfer), n, fp, cnt, np.zeros(len(transfer), np.uint64),
-            np.zeros(len(transfer), np.int64))
-        receipts, redundant = receipts + got, redundant + again
-        rows = np.arange(n * (hi - lo)).reshape(hi - lo, n)
-        required = rows if need is None else rows[np.arange(hi - lo), need[lo:hi]][:, None]
-        wrong = (fp[required] != total) | (cnt[required] != n)
-        missing += int(np.count_nonzero(wrong))
-        checked += required.size
-        if violation is None and early >= 0:
-            t = int(transfer[early])
-            violation = (f"{_describe(schedule, t)} forwards block {int(block[early])} before the hop that brings "
-                         f"it (transfer {int(_forward(schedule)[t])}) has arrived")
-        if violation is None and wrong.any():
-            r = int(required.ravel()[np.flatnonzero(wrong.ravel())[0]])
-            b, node = divmod(r, n)
-            what = "counts a contribution twice" if cnt[r] > n else ("misses contributions" if cnt[r] < n
-                                                                       else "holds the wrong contributions")
-            violation = (f"node {node} ends with block {lo + b} holding {int(cnt[r])} contributions for {n}: "
-                         f"it {what}")
+    per_block = pairs_per_block(schedule)
+    index = _index_type(schedule)
+    for lo, hi in block_chunks(schedule, limit, 16.0 * n * 2, per_block):
+        ptr, ids = _chunk_pairs(schedule, per_block, lo, hi, index)
+        got, again, short, seen, example = _sums_of_blocks(ptr, ids, lo, n, schedule.src, schedule.dst,
+                                                           schedule.combine, send, recv, weight, total, need)
+        receipts, redundant, missing, checked = receipts + got, redundant + again, missing + short, checked + seen
+        if violation is None and example[0] >= 0:
+            b, node, have = (int(x) for x in example)
+            what = "counts a contribution twice" if have > n else ("misses contributions" if have < n
+                                                                  else "holds the wrong contributions")
+            violation = f"node {node} ends with block {b} holding {have} contributions for {n}: it {what}"
     bound = float(checked) * 2.0 ** -61
     return ReductionCheck(missing == 0, int(redundant), missing, violation, int(receipts), "fingerprint", bound)
 
@@ -594,8 +827,8 @@ def _completion(schedule: Schedule, found: ReductionCheck, when: np.ndarray, nev
         return np.full(n, never)
     need = required_nodes(schedule)
     keep = ~schedule.relay_hops
-    per_range = np.repeat(np.arange(schedule.num_transfers), np.diff(schedule.range_ptr))
     if need is not None:  # a receipt counts when it brings some block its receiver must hold
+        per_range = np.repeat(np.arange(schedule.num_transfers), np.diff(schedule.range_ptr))
         m = schedule.num_messages
         wanted = np.sort(need * m + np.arange(m))  # (node, block) pairs, by node then block
         dst = schedule.dst[per_range]
@@ -604,8 +837,19 @@ def _completion(schedule: Schedule, found: ReductionCheck, when: np.ndarray, nev
         useful = np.zeros(schedule.num_transfers, bool)
         useful[per_range[mine]] = True
         keep &= useful
+    return _latest(schedule.dst, np.asarray(when, np.float64), keep, n)
+
+
+@nb.njit(cache=True)
+def _latest(dst, when, keep, n):
+    """Per node the latest ``when`` of the transfers ``keep`` into it (0 for none; NaN spreads, as
+    ``numpy.maximum`` does)."""
     out = np.zeros(n)
-    np.maximum.at(out, schedule.dst[keep], when[keep])
+    for t in range(len(dst)):
+        if keep[t]:
+            v, w = dst[t], when[t]
+            if w != w or (out[v] == out[v] and w > out[v]):
+                out[v] = w
     return out
 
 
