@@ -1,5 +1,6 @@
-"""Rabenseifner's reduce: recursive halving (a reduce-scatter) then a binomial gather of the reduced shares to
-the root (Rabenseifner 2004; Thakur, Rabenseifner and Gropp 2005).
+"""Rabenseifner's reduce: recursive halving (a reduce-scatter), then a binomial gather of the shares to the root.
+
+The reduced shares are gathered to the root (Rabenseifner 2004; Thakur, Rabenseifner and Gropp 2005).
 
 The vector is cut into ``p * chunks`` blocks, ``p`` the largest power of two <= ``N``.  The ``p`` ranks run
 recursive halving over the hypercube of their virtual ranks (virtual rank ``i`` is ``ranks[i ^ r]``, ``r``
@@ -27,7 +28,9 @@ from .reductions import CHUNKS, ROOT, _check_chunks, _power_of_two_ranks
 
 
 def _kept_ranges(p: int, blocks: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per halving step (dimension ``d = log2 p - 1`` down to 0), the range ``[lo, hi)`` every virtual rank
+    """Give the block range every virtual rank keeps in each halving step.
+
+    Per halving step (dimension ``d = log2 p - 1`` down to 0), the range ``[lo, hi)`` every virtual rank
     keeps, as in :func:`topocast.algorithms.reductions._halving_doubling`; indexed by ``d``.
     """
     lo, hi = np.zeros(p, dtype=np.int64), np.full(p, blocks, dtype=np.int64)
@@ -42,7 +45,35 @@ def _kept_ranges(p: int, blocks: int) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 def reduce_halving(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1, root: int = 0) -> Schedule:
-    """Recursive halving, then the binomial gather of the reduced shares to ``root``."""
+    """Plan recursive halving, then the binomial gather of the reduced shares to ``root``.
+
+    ``2 log2 N`` steps on ``N`` a power of two; otherwise the extra nodes first add their vectors into a
+    partner, and a root among them gets the result from its partner in one more step.  Native on hypercubes
+    and complete graphs, relayed over shortest paths elsewhere.
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+    chunks : int, default 1
+        Blocks per rank's share of the vector (pipelining): ``p * chunks`` blocks, ``p`` the largest power of
+        two <= ``N``.
+    root : int, default 0
+        The node that ends with the reduced vector.
+
+    Returns
+    -------
+    Schedule
+        The reduce: transfers that combine (reduce) or copy, step by step; every block ends at ``root``.
+
+    Raises
+    ------
+    TopocastError
+        A root that is not a node index, a vector under one byte, blocks smaller than a byte, or a network
+        that is not connected.
+    """
     from .embedding import embed
     from .reductions import _halving_doubling
 

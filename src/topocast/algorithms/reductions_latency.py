@@ -1,5 +1,4 @@
-"""Latency-bound reductions: recursive doubling on any network, and the one-shot direct exchange on complete
-graphs.
+"""Latency-bound reductions: recursive doubling on any network, the one-shot direct exchange on complete graphs.
 
 * ``allreduce-recursive-doubling`` (Thakur, Rabenseifner and Gropp 2005): in step ``d`` every node swaps its
   whole partial with the node ``2^d`` ranks away and adds it to its own, so after ``log2 N`` steps every
@@ -29,7 +28,29 @@ from .reductions import CHUNKS, _builder, _check_chunks, _power_of_two_ranks
 
 
 def recursive_doubling_allreduce(topology: Topology, message_bytes: float = 1024.0) -> Schedule:
-    """Recursive doubling of the whole vector: ``log2 N`` steps (+2 when ``N`` is not a power of two)."""
+    """Plan the allreduce by recursive doubling of the whole vector: ``log2 N`` steps (+2 off powers of two).
+
+    ``log2 N`` steps, +2 when ``N`` is not a power of two (the extra nodes' pre- and post-step).  Native on
+    hypercubes and complete graphs, relayed over shortest paths elsewhere; for the step engine only (see the
+    module docstring).
+
+    Parameters
+    ----------
+    topology : Topology
+        The network.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes (one block: the whole vector moves in every transfer).
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A vector under one byte, or a network that is not connected.
+    """
     from .embedding import embed
 
     n = topology.num_nodes
@@ -58,8 +79,32 @@ MAX_DIRECT_NODES = 1024
 
 
 def direct(topology: Topology, collective: str, message_bytes: float, chunks: int) -> Schedule:
-    """Every node sends every other its blocks' partials in one step (and, allreduce, its reduced blocks to
+    """Plan the direct exchange: every node sends every other node its partial of that node's blocks at once.
+
+    Every node sends every other its blocks' partials in one step (and, allreduce, its reduced blocks to
     every other in a second).
+
+    Parameters
+    ----------
+    topology : Topology
+        A complete graph of at most :data:`MAX_DIRECT_NODES` nodes.
+    collective : str
+        ``allreduce`` or ``reduce-scatter``.
+    message_bytes : float
+        Size of every node's vector in bytes.
+    chunks : int
+        Blocks per node's share of the vector.
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not a complete graph, more than :data:`MAX_DIRECT_NODES` nodes, a vector under one
+        byte, or blocks smaller than a byte.
     """
     if topology.family != "complete":
         raise TopocastError(f"algorithm: the direct exchange needs every pair of nodes linked (a complete graph), "
@@ -80,12 +125,54 @@ def direct(topology: Topology, collective: str, message_bytes: float, chunks: in
 
 
 def direct_reduce_scatter(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
-    """One-shot reduce-scatter on a complete graph: one step; node ``j`` ends with block ``j``."""
+    """Plan the one-shot reduce-scatter on a complete graph: one step; node ``j`` ends with its blocks.
+
+    Parameters
+    ----------
+    topology : Topology
+        A complete graph of at most :data:`MAX_DIRECT_NODES` nodes.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+    chunks : int, default 1
+        Blocks per node's share of the vector.
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce), all in one step.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not a complete graph, more than :data:`MAX_DIRECT_NODES` nodes, a vector under one
+        byte, or blocks smaller than a byte.
+    """
     return direct(topology, "reduce-scatter", message_bytes, chunks)
 
 
 def direct_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
-    """One-shot reduce-scatter then one-shot all-gather on a complete graph: two steps."""
+    """Plan the one-shot reduce-scatter then the one-shot all-gather on a complete graph: two steps.
+
+    Parameters
+    ----------
+    topology : Topology
+        A complete graph of at most :data:`MAX_DIRECT_NODES` nodes.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+    chunks : int, default 1
+        Blocks per node's share of the vector.
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) in the first step and copy in the second.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not a complete graph, more than :data:`MAX_DIRECT_NODES` nodes, a vector under one
+        byte, or blocks smaller than a byte.
+    """
     return direct(topology, "allreduce", message_bytes, chunks)
 
 

@@ -47,24 +47,74 @@ MAX_SWING_NODES = 4096
 
 
 def swing_distance(s: int) -> int:
-    """``rho(s) = sum_{i <= s} (-2)^i``: 1, -1, 3, -5, 11, ... (De Sensi et al. 2024)."""
+    """Give Swing's signed peer distance in step ``s`` of a dimension.
+
+    ``rho(s) = sum_{i <= s} (-2)^i``: 1, -1, 3, -5, 11, ... (De Sensi et al. 2024).
+
+    Parameters
+    ----------
+    s : int
+        The step within a dimension, from 0.
+
+    Returns
+    -------
+    int
+        ``rho(s)``, in hops along the dimension: the peer of a node at an even coordinate ``x`` is
+        ``x + rho(s)`` (mod the side).
+
+    Examples
+    --------
+    >>> [swing_distance(s) for s in range(5)]
+    [1, -1, 3, -5, 11]
+    """
     return (1 - (-2) ** (s + 1)) // 3
 
 
 def swing_steps(sizes: tuple[int, ...]) -> int:
-    """The number of peer steps (one halving) on a torus of ``sizes``: ``sum_d ceil(log2 k'_d)``, ``k'_d`` the
-    side rounded down to even.
+    """Count the peer steps of one halving (or one doubling) on a torus of ``sizes``.
+
+    ``sum_d ceil(log2 k'_d)``, ``k'_d`` the side rounded down to even.
+
+    Parameters
+    ----------
+    sizes : tuple of int
+        The sides of the ring or torus, first dimension most significant.
+
+    Returns
+    -------
+    int
+        The number of logical steps, not counting the hand-over steps of odd sides.
     """
     return sum(int(k - k % 2 - 1).bit_length() for k in sizes)
 
 
 def swing_peers(sizes: tuple[int, ...], first_dim: int = 0, mirrored: bool = False) -> list[np.ndarray]:
-    """Per step, every node's peer (-1: a node idle in the steps, the last coordinate of an odd side).
+    """Give every node's peer in each step (-1: a node idle in the steps, the last coordinate of an odd side).
 
     The steps take the dimensions in turn from ``first_dim``, ``ceil(log2 k'_d)`` of them in dimension ``d``
     (``k'_d = k_d`` rounded down to even); in step ``s`` of its dimension, a node at an even coordinate
     ``x`` pairs with ``x + rho(s)``, an odd one with ``x - rho(s)``, mod ``k'_d`` (the signs swapped when
     ``mirrored``).
+
+    Parameters
+    ----------
+    sizes : tuple of int
+        The sides of the ring or torus, first dimension most significant.
+    first_dim : int, default 0
+        The dimension of the first step.
+    mirrored : bool, default False
+        Swap the signs of the peer rule (an even coordinate pairs with ``x - rho(s)``).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        One array per step, :func:`swing_steps` of them; entry ``v`` is node ``v``'s peer in that step, or
+        -1 for an idle node.
+
+    Raises
+    ------
+    TopocastError
+        When a side is under 2.
     """
     if any(k < 2 for k in sizes):
         raise TopocastError(f"algorithm: Swing needs every torus side at least 2, got {sizes}")
@@ -90,8 +140,21 @@ def swing_peers(sizes: tuple[int, ...], first_dim: int = 0, mirrored: bool = Fal
 
 
 def hand_overs(sizes: tuple[int, ...]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``(idle, partner)`` per odd side, in dimension order: the nodes still active at coordinate ``k - 1``
+    """Give the hand-overs of the odd sides: the nodes that sit the Swing steps out and their neighbours.
+
+    ``(idle, partner)`` per odd side, in dimension order: the nodes still active at coordinate ``k - 1``
     of that dimension and their neighbours at ``k - 2``.
+
+    Parameters
+    ----------
+    sizes : tuple of int
+        The sides of the ring or torus, first dimension most significant.
+
+    Returns
+    -------
+    list of tuple of numpy.ndarray
+        One ``(idle, partner)`` pair of node arrays of equal length per odd side; empty when every side is
+        even.
     """
     stride = strides(sizes)
     nodes = np.arange(int(np.prod(sizes)), dtype=np.int64)
@@ -106,8 +169,9 @@ def hand_overs(sizes: tuple[int, ...]) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 def _runs(mask: np.ndarray, chunks: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per row of the ``rows x owners`` mask, its runs of consecutive owners as block ranges:
-    ``(ranges per row, first block, block count)``.
+    """Cut each row of a ``rows x owners`` mask into runs of consecutive owners, as block ranges.
+
+    Returns ``(ranges per row, first block, block count)``, ``chunks`` blocks per owner.
     """
     rows, n = mask.shape
     padded = np.zeros((rows, n + 2), dtype=np.int8)
@@ -120,9 +184,24 @@ def _runs(mask: np.ndarray, chunks: int) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def greedy_allgather(peers: list[np.ndarray], owners: np.ndarray) -> list[np.ndarray]:
-    """Per step of the doubling (``peers`` in reverse order), what every node receives from its peer: the
-    owners (columns) whose reduced blocks the peer holds and the node does not.  ``owners[v]``: the owners
-    node ``v`` starts with.
+    """Plan the greedy all-gather: in each doubling step, send the peer only the blocks it does not hold yet.
+
+    Per step of the doubling (``peers`` in reverse order), what every node receives from its peer: the
+    owners (columns) whose reduced blocks the peer holds and the node does not.
+
+    Parameters
+    ----------
+    peers : list of numpy.ndarray
+        Every node's peer per step of the halving, as from :func:`swing_peers` (-1: idle); the doubling
+        takes them in reverse order.
+    owners : numpy.ndarray
+        ``N x N`` booleans: ``owners[v]``, the owners (columns) whose blocks node ``v`` starts with.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        Per doubling step, an ``N x N`` boolean mask: row ``v`` names the owners whose reduced blocks node
+        ``v`` receives from its peer in that step.
 
     Raises
     ------
@@ -143,8 +222,9 @@ def greedy_allgather(peers: list[np.ndarray], owners: np.ndarray) -> list[np.nda
 
 
 class _Steps:
-    """The transfers of each logical step, gathered from the collectives that run side by side and merged per
-    ``(src, dst)`` (one transfer per pair and step, carrying the ranges of every collective).
+    """Gather the transfers of each logical step from the collectives that run side by side.
+
+    Merged per ``(src, dst)``: one transfer per pair and step, carrying the ranges of every collective.
     """
 
     def __init__(self, n: int) -> None:
@@ -156,8 +236,9 @@ class _Steps:
             tuple(np.asarray(a, dtype=np.int64) for a in (src, dst, nranges, first, count)))
 
     def add_mask(self, step: int, combine: bool, src, dst, mask: np.ndarray, chunks: int, offset: int) -> None:
-        """``src[i] -> dst[i]`` carrying the blocks of the owners in ``mask[i]`` (empty rows dropped), block
-        ids from ``offset``.
+        """Add ``src[i] -> dst[i]`` carrying the blocks of the owners in ``mask[i]`` (empty rows dropped).
+
+        Block ids start at ``offset``.
         """
         keep = mask.any(axis=1)
         if keep.any():
@@ -181,13 +262,38 @@ CONCURRENT = ("ports", "one")
 
 def swing_schedule(topology: Topology, collective: str, message_bytes: float, chunks: int,
                    concurrent: str = "ports") -> Schedule:
-    """The logical Swing schedule (peers not necessarily linked; one step per logical round).
+    """Plan the logical Swing schedule (peers not necessarily linked; one step per logical round).
 
     ``concurrent="ports"``: ``2D`` collectives side by side on a torus of ``D`` dimensions, each on its own
     share of the vector, collective ``c`` starting in dimension ``c mod D`` with the peers mirrored for
     ``c >= D``, so that in a step every node talks over every port (De Sensi et al.'s multiport Swing);
     ``"one"``: one collective on the whole vector.  Block ``c N chunks + j chunks + i`` is chunk ``i`` of node
     ``j``'s share in collective ``c``.
+
+    Parameters
+    ----------
+    topology : Topology
+        A ring or torus, every side at least 2, of at most :data:`MAX_SWING_NODES` nodes.
+    collective : str
+        ``allreduce`` or ``reduce-scatter``.
+    message_bytes : float
+        Size of every node's vector in bytes.
+    chunks : int
+        Blocks per node's share of the vector (pipelining), in each collective.
+    concurrent : str, default "ports"
+        ``"ports"`` (``2D`` collectives side by side) or ``"one"`` (one collective); see :data:`CONCURRENT`.
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step, between peers that need not be
+        linked.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not a ring or torus, a side under 2, more than :data:`MAX_SWING_NODES` nodes, an
+        unknown ``concurrent``, a vector under one byte, or blocks smaller than a byte.
     """
     sizes, wraps = grid_shape(topology)
     if not all(wraps):
@@ -247,8 +353,34 @@ def swing_schedule(topology: Topology, collective: str, message_bytes: float, ch
 
 def swing(topology: Topology, collective: str, message_bytes: float, chunks: int,
           concurrent: str = "ports") -> Schedule:
-    """Swing's reduce-scatter (and all-gather back, for an allreduce) on a ring or torus, relayed hops
-    counted.
+    """Plan Swing's reduce-scatter (and the all-gather back, for an allreduce) on a ring or torus.
+
+    The logical schedule of :func:`swing_schedule`, its transfers between non-neighbours relayed hop by hop
+    (:func:`topocast.algorithms.embedding.embed`), every relayed hop counted.
+
+    Parameters
+    ----------
+    topology : Topology
+        A ring or torus, every side at least 2, of at most :data:`MAX_SWING_NODES` nodes.
+    collective : str
+        ``allreduce`` or ``reduce-scatter``.
+    message_bytes : float
+        Size of every node's vector in bytes.
+    chunks : int
+        Blocks per node's share of the vector (pipelining), in each collective.
+    concurrent : str, default "ports"
+        ``"ports"`` (``2D`` collectives side by side) or ``"one"`` (one collective).
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step, one hop each.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not a ring or torus, a side under 2, more than :data:`MAX_SWING_NODES` nodes, an
+        unknown ``concurrent``, a vector under one byte, or blocks smaller than a byte.
     """
     from .embedding import embed
 
@@ -257,16 +389,64 @@ def swing(topology: Topology, collective: str, message_bytes: float, chunks: int
 
 def swing_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1,
                     concurrent: str = "ports") -> Schedule:
-    """Swing allreduce (De Sensi et al., NSDI 2024): ``2 sum_d ceil(log2 k'_d)`` steps (+2 per odd side),
-    peers at distance ``|rho(s)|``; ``2D`` collectives side by side (``concurrent="ports"``) or one.
+    """Plan the Swing allreduce (De Sensi et al., NSDI 2024): halving then doubling with closer peers.
+
+    ``2 sum_d ceil(log2 k'_d)`` steps (+2 per odd side), peers at distance ``|rho(s)|``; ``2D`` collectives
+    side by side (``concurrent="ports"``) or one.
+
+    Parameters
+    ----------
+    topology : Topology
+        A ring or torus, every side at least 2, of at most :data:`MAX_SWING_NODES` nodes.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+    chunks : int, default 1
+        Blocks per node's share of the vector (pipelining), in each collective.
+    concurrent : str, default "ports"
+        ``"ports"`` (``2D`` collectives side by side) or ``"one"`` (one collective).
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step, one hop each.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not a ring or torus, a side under 2, more than :data:`MAX_SWING_NODES` nodes, an
+        unknown ``concurrent``, a vector under one byte, or blocks smaller than a byte.
     """
     return swing(topology, "allreduce", message_bytes, chunks, concurrent)
 
 
 def swing_reduce_scatter(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1,
                          concurrent: str = "ports") -> Schedule:
-    """Swing reduce-scatter: ``sum_d ceil(log2 k'_d)`` steps (+2 per odd side); node ``j`` ends with its
-    blocks (one share per concurrent collective).
+    """Plan the Swing reduce-scatter: halving steps with closer peers; node ``j`` ends with its blocks.
+
+    ``sum_d ceil(log2 k'_d)`` steps (+2 per odd side); node ``j`` ends with its blocks (one share per
+    concurrent collective).
+
+    Parameters
+    ----------
+    topology : Topology
+        A ring or torus, every side at least 2, of at most :data:`MAX_SWING_NODES` nodes.
+    message_bytes : float, default 1024.0
+        Size of every node's vector in bytes.
+    chunks : int, default 1
+        Blocks per node's share of the vector (pipelining), in each collective.
+    concurrent : str, default "ports"
+        ``"ports"`` (``2D`` collectives side by side) or ``"one"`` (one collective).
+
+    Returns
+    -------
+    Schedule
+        The reduction: transfers that combine (reduce) or copy, step by step, one hop each.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not a ring or torus, a side under 2, more than :data:`MAX_SWING_NODES` nodes, an
+        unknown ``concurrent``, a vector under one byte, or blocks smaller than a byte.
     """
     return swing(topology, "reduce-scatter", message_bytes, chunks, concurrent)
 
