@@ -86,13 +86,16 @@ def test_event_links_match_the_cost_model(spec, algorithm):
     rows = _by_pair(table)
     busy = defaultdict(float)
     spans = defaultdict(list)
+    trace = result.trace.trace
     for t in range(plan.num_transfers):
         key = (int(plan.src[t]), int(plan.dst[t]))
         busy[key] += cost.startup + cost.per_byte * _messages(plan, t) * plan.message_bytes
-        spans[key].append((result.trace.start[t], result.trace.finish[t]))
+        # the queue: from when its data was ready at its sender (never after it starts) to its arrival
+        assert trace.ready[t] <= trace.start[t]
+        spans[key].append((trace.ready[t], trace.finish[t]))
     for key, i in rows.items():
         assert table.busy[i] == pytest.approx(busy.get(key, 0.0))
-        # most intervals [start, arrival) open at one instant, by brute force over the starts
+        # most intervals [ready, arrival) open at one instant, by brute force over their openings
         opened = spans.get(key, [])
         most = max((sum(1 for a, b in opened if a <= s < b) for s, _ in opened), default=0)
         assert table.peak[i] == most
@@ -220,3 +223,32 @@ def test_hottest_rows_match_a_full_sort():
         load = rng.integers(0, 6, size).astype(float)
         full = np.lexsort((np.arange(size), -load))[:5]
         assert hottest(load, 5).tolist() == full.tolist()
+
+
+def test_event_peak_is_the_queue_of_a_link():
+    """Three messages sent over one link in one step: all three are ready at 0 and the link sends them one
+    after the other, so its queue holds three at once (in flight alone it would be one); a second link used
+    once holds one.  Closed form of the times: the k-th finishes at k (t_s + m t_w) + t_h."""
+    from topocast.execution.execute import execute
+    from topocast.plans.schedule import ScheduleBuilder
+    from topocast.sim.models import CostModel, Model, PortModel
+
+    topology = tc.build("path:3")
+    builder = ScheduleBuilder(3, origin=[0, 0, 0], collective="custom", targets=np.array([1, 1, 2]),
+                              message_bytes=1000.0)
+    builder.add(step=0, src=[0, 0, 0], dst=[1, 1, 1], first=[0, 1, 2])
+    builder.add(step=1, src=[1], dst=[2], first=[2])
+    plan = builder.build()
+    cost = CostModel(startup=1e-6, per_byte=1e-9, per_hop=1e-7)
+    result = execute(topology, plan, "event", Model(cost=cost, ports=PortModel()), algorithm="custom", links=True)
+    assert result.verified
+    one = cost.startup + 1000.0 * cost.per_byte
+    finish = result.trace.finish
+    assert sorted(finish[:3]) == pytest.approx([k * one + cost.per_hop for k in (1, 2, 3)])
+    assert result.trace.trace.ready[:3].tolist() == [0.0, 0.0, 0.0]
+    rows = _by_pair(result.links)
+    assert result.links.peak[rows[(0, 1)]] == 3
+    assert result.links.peak[rows[(1, 2)]] == 1
+    # without links asked for, nothing is recorded
+    plain = execute(topology, plan, "event", Model(cost=cost, ports=PortModel()), algorithm="custom")
+    assert plain.trace.trace.ready is None and plain.metrics["time"] == result.metrics["time"]

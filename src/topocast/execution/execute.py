@@ -82,7 +82,7 @@ def execute(topology: Topology | UnbuiltTopology, plan: AnyPlan, engine: str, mo
                             f"not a {type(plan).__name__}")
     model = model or Model()
     max_bytes = default_limit() if max_bytes is None else max_bytes
-    outcome = module.measure(topology, plan, model, max_bytes)
+    outcome = module.measure(topology, plan, model, max_bytes, links=links)
     if topology.num_nodes is None:
         raise TopocastError(f"{topology.spec}: the node count of the network is unknown")
     metrics: dict[str, Any] = {"lower_bound": outcome.lower_bound,

@@ -37,7 +37,8 @@ UNITS = {"time": "s", "lower_bound": "s"}
 CHECK_BYTES_PER_CELL = 42
 
 
-def measure(topology: Topology, plan: CircuitPlan, model: Model, max_bytes: float) -> Outcome:
+def measure(topology: Topology, plan: CircuitPlan, model: Model, max_bytes: float,
+            links: bool = False) -> Outcome:
     """Trace and check every row of ``plan``; its time under ``model.cost`` and the exchange's lower bound."""
     check = check_square(plan, max_bytes=max_bytes)
     time = model.cost.circuit_time(plan.message_bytes, configurations(plan))

@@ -55,7 +55,7 @@ class EventRun:
 
 
 def run_events(topology: Topology, schedule: Schedule, cost: CostModel = CostModel(), ports: PortModel = PortModel(),
-               keep_arrival: bool = False, max_bytes: float | None = None) -> EventRun:
+               keep_arrival: bool = False, max_bytes: float | None = None, record_ready: bool = False) -> EventRun:
     """Time ``schedule`` on the event engine and verify the trace.
 
     Parameters
@@ -73,20 +73,23 @@ def run_events(topology: Topology, schedule: Schedule, cost: CostModel = CostMod
         first use).
     max_bytes : float, optional
         Refuse when the engine's or the verifier's state would pass this limit.
+    record_ready : bool, default False
+        Record when each transfer's data was ready at its sender (the per-link queue occupancy needs it).
 
     Returns
     -------
     EventRun
         Times, verification, per-node completion (and group completion when the schedule has groups).
     """
-    trace = event.simulate(topology, schedule, cost, ports, keep_arrival=keep_arrival, max_bytes=max_bytes)
+    trace = event.simulate(topology, schedule, cost, ports, keep_arrival=keep_arrival, max_bytes=max_bytes,
+                           record_ready=record_ready)
     if schedule.is_reduction:
         return EventRun(trace, check_reduction_events(schedule, trace, max_bytes))
     return EventRun(trace, check_events(schedule, trace, schedule.groups, max_bytes))
 
 
-def measure(topology: Topology, plan: Schedule, model: Model, max_bytes: float) -> Outcome:
-    run = run_events(topology, plan, model.cost, model.ports, max_bytes=max_bytes)
+def measure(topology: Topology, plan: Schedule, model: Model, max_bytes: float, links: bool = False) -> Outcome:
+    run = run_events(topology, plan, model.cost, model.ports, max_bytes=max_bytes, record_ready=links)
     done = run.completion_time
     finite = np.isfinite(done)
     metrics = {"time": run.makespan, "port_model": model.ports.name, "messages": plan.num_messages,

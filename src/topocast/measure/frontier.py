@@ -24,7 +24,8 @@ from . import bounds
 PLAN = FrontierPlan
 
 
-def measure(topology: Topology | UnbuiltTopology, plan: FrontierPlan, model: Model, max_bytes: float) -> Outcome:
+def measure(topology: Topology | UnbuiltTopology, plan: FrontierPlan, model: Model, max_bytes: float,
+            links: bool = False) -> Outcome:
     trace = run_frontier(plan, max_bytes=max_bytes)
     per_step = symmetric_series(trace) if plan.symmetric else trace.per_step()
     metrics = {"steps": trace.steps, "port_model": model.ports.name, "messages": plan.nodes if plan.symmetric else 1,

@@ -2,15 +2,17 @@
 
 One row per directed link (a distinct ``src -> dst`` pair of the topology; parallel arcs of a multigraph are
 one row): ``bytes`` carried, ``busy`` time, ``transfers`` that crossed it and ``peak`` occupancy.  Nothing here
-runs inside an engine: every column comes from what the engine already records for the verifier (the order
-it took the transfers, their start and finish, the arcs' busy time, the worms' paths) plus the plan.
+runs inside an engine: every column comes from what the engine records for the verifier (the order it took
+the transfers, their start and finish, the arcs' busy time, the worms' paths) plus the plan, and, asked for
+with ``links``, the event engine's ready time of every transfer.
 
 =========  ==========================================  ===========================================
 engine     busy                                        peak
 =========  ==========================================  ===========================================
 step       steps in which the link carried a transfer  most messages the link carried in one step
-event      seconds the link transmitted (the engine's  most transfers on the link at once, each from
-           own ``arc_busy``)                           its start to its arrival (in flight)
+event      seconds the link transmitted (the engine's  most transfers waiting for the link or on it at
+           own ``arc_busy``)                           once (its queue), each from when its data was
+                                                       ready at the sender to its arrival
 circuit    configurations in which a circuit used it   most circuits on it in one configuration
                                                        (above 1: a conflict)
 wormhole   flit cycles: flits of the worms that        not recorded (empty): the engine keeps no
@@ -300,7 +302,8 @@ def from_event(topology: Topology, schedule: Schedule, trace: EventTrace) -> Lin
     busy = trace.arc_busy if first is None else np.bincount(row_of_arc, weights=trace.arc_busy, minlength=size)
     return _table(topology, row_of_arc, first, nbytes=acc[:, 0] * float(schedule.message_bytes),
                   busy=np.array(busy, dtype=np.float64), transfers=acc[:, 1].copy(),
-                  peak=_in_flight_peak(rows, trace.start[taken], trace.finish[taken], size),
+                  peak=_in_flight_peak(rows, (trace.start if trace.ready is None else trace.ready)[taken],
+                                       trace.finish[taken], size),
                   units={"bytes": "bytes", "busy": "s", "peak": "transfers"})
 
 

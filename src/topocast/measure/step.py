@@ -75,7 +75,8 @@ def run_steps(topology: Topology, schedule: Schedule, ports: PortModel = PortMod
     return StepRun(trace, delivery)
 
 
-def measure(topology: Topology, plan: Schedule, model: Model, max_bytes: float) -> Outcome:
+def measure(topology: Topology, plan: Schedule, model: Model, max_bytes: float,
+            links: bool = False) -> Outcome:
     run = run_steps(topology, plan, model.ports, max_bytes=max_bytes)
     metrics = {"steps": run.steps, "port_model": model.ports.name, "messages": plan.num_messages,
                "transfers": plan.num_transfers, "total_senders": int(run.senders.sum()),

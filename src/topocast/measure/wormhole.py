@@ -60,7 +60,8 @@ class WormRun:
     latency: np.ndarray
 
 
-def measure(topology: Topology, plan: WormPlan, model: Model, max_bytes: float) -> Outcome:
+def measure(topology: Topology, plan: WormPlan, model: Model, max_bytes: float,
+            links: bool = False) -> Outcome:
     router = model.router if model.router is not None else RouterConfig()
     if not isinstance(router, RouterConfig):
         raise TopocastError(f"engine: the wormhole engine needs a RouterConfig as the model's router, "

@@ -123,7 +123,8 @@ class Clock(NamedTuple):
     """Times the engine keeps: per channel when it frees, per node when its ports free, per arc its busy
     time, per transfer its start, finish, the latest arrival of its dependencies (empty without
     dependencies), its message count and whether its receiver combines it (reductions; empty otherwise),
-    and per node when it is done combining (a node adds one received partial at a time)."""
+    per node when it is done combining (a node adds one received partial at a time), and, when asked for,
+    per transfer when its data was ready at its sender (empty otherwise)."""
 
     link_free: np.ndarray
     node_send: np.ndarray
@@ -135,6 +136,7 @@ class Clock(NamedTuple):
     messages: np.ndarray
     combine: np.ndarray
     node_combine: np.ndarray
+    ready: np.ndarray
 
 
 # -- stage 1: the feeders of every transfer, one node at a time ----------------------------------------------
@@ -383,6 +385,8 @@ def _process(t, links, tr, feeders, costs, clock):
     ready = _data_ready(t, feeders, clock.finish, clock.dep_ready[t] if len(clock.dep_ready) else 0.0)
     if ready < 0:
         return NOT_HELD
+    if len(clock.ready):
+        clock.ready[t] = ready
     begin = max(ready, clock.link_free[channel])
     out_slot = in_slot = 0
     if costs.ports:  # the earliest free of the sender's send ports and of the receiver's receive ports
@@ -496,6 +500,8 @@ class EventTrace:
     schedule: Schedule | None = field(default=None, repr=False)
     max_bytes: float | None = field(default=None, repr=False)
     _arrival: np.ndarray | None = field(default=None, repr=False)
+    #: per transfer when its data was ready at its sender (``simulate(record_ready=True)``), else None
+    ready: np.ndarray | None = field(default=None, repr=False)
 
     def link_utilisation(self) -> np.ndarray:
         """Busy time of each arc divided by the makespan."""
@@ -517,23 +523,25 @@ class EventTrace:
         return self._arrival
 
 
-def state_bytes(topology: Topology, schedule: Schedule, ports: int = 1, messages: np.ndarray | None = None) -> int:
+def state_bytes(topology: Topology, schedule: Schedule, ports: int = 1, messages: np.ndarray | None = None,
+                record_ready: bool = False) -> int:
     """Peak bytes of the engine before its feeders are counted: per transfer 136 (start, finish, dependency
     time, waiting count, heap entry of 24, processed order, message count, combine time, feeder pointer,
     its place in the lists by sender and receiver, successor pointer), per dependency 16, per message 8 (the
     origin list), per arc 16, per node 48 plus 16 per port, and per thread the hash table of the node with the
-    most receipts (32 bytes per slot, up to four slots per receipt).  ``messages``: each transfer's message
-    count, when known."""
+    most receipts (32 bytes per slot, up to four slots per receipt); 8 more per transfer with
+    ``record_ready``.  ``messages``: each transfer's message count, when known."""
     n, nt = schedule.num_nodes, schedule.num_transfers
     deps = 0 if schedule.after_ids is None else len(schedule.after_ids)
     per_transfer = _message_counts(schedule.range_ptr, schedule.range_count) if messages is None else messages
     busiest = _busiest(schedule.dst, per_transfer, n) if nt else 0
-    return (136 * nt + 16 * deps + 8 * schedule.num_messages + 16 * topology.num_arcs + (48 + 16 * max(1, ports)) * n
-            + nb.get_num_threads() * 32 * 4 * max(1, busiest))
+    return ((144 if record_ready else 136) * nt + 16 * deps + 8 * schedule.num_messages + 16 * topology.num_arcs
+            + (48 + 16 * max(1, ports)) * n + nb.get_num_threads() * 32 * 4 * max(1, busiest))
 
 
 def simulate(topology: Topology, schedule: Schedule, cost: CostModel = CostModel(), ports: PortModel = PortModel(),
-             *, keep_arrival: bool = False, max_bytes: float | None = None) -> EventTrace:
+             *, keep_arrival: bool = False, max_bytes: float | None = None, record_ready: bool = False
+             ) -> EventTrace:
     """Time ``schedule`` on ``topology`` under ``cost`` and ``ports``; the trace for the verifier.
 
     Parameters
@@ -551,6 +559,9 @@ def simulate(topology: Topology, schedule: Schedule, cost: CostModel = CostModel
         :attr:`EventTrace.arrival`).
     max_bytes : float, optional
         Refuse (:class:`TopocastError`) when the state would pass this limit.
+    record_ready : bool, default False
+        Also record when each transfer's data was ready at its sender (:attr:`EventTrace.ready`: the time it
+        starts waiting for its link and ports; per-link queue occupancy is derived from it).
 
     Returns
     -------
@@ -567,7 +578,7 @@ def simulate(topology: Topology, schedule: Schedule, cost: CostModel = CostModel
     nt = schedule.num_transfers
     what = f"the event engine on {nt:,} transfers"
     messages = _message_counts(schedule.range_ptr, schedule.range_count)
-    guard(what, state_bytes(topology, schedule, ports.ports or 1, messages), max_bytes)
+    guard(what, state_bytes(topology, schedule, ports.ports or 1, messages, record_ready), max_bytes)
     tr = Transfers(schedule.src, schedule.dst, schedule.range_ptr, schedule.range_first, schedule.range_count)
     rev = topology.reverse_arc if ports.duplex == "half" else _NO_REVERSE
     links = Links(topology.indptr, topology.indices, rev)
@@ -596,7 +607,8 @@ def simulate(topology: Topology, schedule: Schedule, cost: CostModel = CostModel
     combine = schedule.combine if schedule.combine is not None else np.zeros(0, bool)
     clock = Clock(np.zeros(len(topology.indices), np.float64), np.zeros((n, slots)), np.zeros((n, slots)),
                   np.zeros(len(topology.indices), np.float64), np.full(nt, np.nan), np.full(nt, np.nan),
-                  np.zeros(nt if use_deps else 0), messages, combine, np.zeros(n))
+                  np.zeros(nt if use_deps else 0), messages, combine, np.zeros(n),
+                  np.full(nt if record_ready else 0, np.nan))
     # without dependencies the transfers are taken in ``order``: it doubles as the record of that order
     taken = order if not use_deps and nt else np.full(max(1, nt), -1, np.int64)
     seq = Sequence(use_deps, order, succ_ptr, succ, after_ptr)
@@ -609,7 +621,7 @@ def simulate(topology: Topology, schedule: Schedule, cost: CostModel = CostModel
     makespan = float(np.nanmax(finish)) if len(finish) and not np.all(np.isnan(finish)) else 0.0
     reason = "there is no link between them" if code == NO_LINK else None
     trace = EventTrace(clock.start, finish, makespan, clock.arc_busy, cost, ports, taken, int(done), int(bad),
-                       reason, schedule, max_bytes)
+                       reason, schedule, max_bytes, ready=clock.ready if record_ready else None)
     if keep_arrival:
         trace.arrival  # noqa: B018 - computed now, as asked
     return trace
