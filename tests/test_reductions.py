@@ -445,3 +445,25 @@ def test_an_allgather_reversed_is_a_reduce_scatter():
     assert verify_reduction(scatter).complete and verify_reduction(scatter).first_violation is None
     assert scatter.num_transfers == gather.num_transfers
     assert np.array_equal(scatter.src, gather.dst) and np.all(scatter.combine)
+
+
+@pytest.mark.parametrize(("graph", "trees"), [(nx.cycle_graph(4), 4), (nx.complete_graph(4), 16),
+                                              (nx.petersen_graph(), 2000)])
+def test_wilson_tree_is_a_uniform_spanning_tree(graph, trees):
+    """Every draw spans the graph; on small graphs every spanning tree comes up about equally often (Kirchhoff's
+    count by networkx: 4 on a 4-cycle, 16 on K4; the Petersen graph's 2,000 are checked as spanning only)."""
+    from collections import Counter
+
+    assert round(nx.number_of_spanning_trees(graph)) == trees
+    rng = np.random.default_rng(5)
+    draws = 4000 if trees <= 16 else 50
+    seen: Counter = Counter()
+    for _ in range(draws):
+        edges = R.wilson_tree(graph, rng)
+        tree = nx.Graph(edges)
+        assert len(edges) == graph.number_of_nodes() - 1 and nx.is_tree(tree)
+        assert set(tree.nodes()) == set(graph.nodes()) and all(graph.has_edge(*e) for e in edges)
+        seen[frozenset(frozenset(e) for e in edges)] += 1
+    if trees <= 16:
+        assert len(seen) == trees
+        assert max(seen.values()) < 1.3 * draws / trees and min(seen.values()) > 0.7 * draws / trees

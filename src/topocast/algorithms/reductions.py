@@ -35,6 +35,7 @@ the time per byte, ``m`` the vector):
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -836,7 +837,7 @@ def disjoint_spanning_trees(topology: Topology, seed: int = 0, limit: int = MAX_
         after = rest.copy()
         after.remove_edges_from(tree.edges())
         if len(edge_sets) + 1 < most and not nx.is_connected(after):  # a shallow tree that strands the rest
-            tree = nx.random_spanning_tree(rest, seed=int(rng.integers(2**31)))
+            tree = nx.Graph(wilson_tree(rest, rng))
         after = rest.copy()
         after.remove_edges_from(tree.edges())
         if len(edge_sets) + 1 < most and not nx.is_connected(after) and edge_sets:
@@ -851,6 +852,43 @@ def disjoint_spanning_trees(topology: Topology, seed: int = 0, limit: int = MAX_
             parent[child] = up
         parents.append(parent)
     return parents
+
+
+def wilson_tree(graph: Any, rng: np.random.Generator) -> list[tuple[int, int]]:
+    """Draw a uniform random spanning tree of a connected graph by Wilson's algorithm.
+
+    Loop-erased random walks: from each node not yet in the tree (in a random order) walk at random,
+    remembering only the last exit from every node, until the tree is hit; the remembered path joins the tree.
+    The tree is uniform over the graph's spanning trees (Wilson 1996).
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A connected graph (nodes ``0 .. N-1``).
+    rng : numpy.random.Generator
+        The random source.
+
+    Returns
+    -------
+    list of tuple of int
+        The tree's ``N - 1`` edges ``(node, next node towards the root)``.
+    """
+    nodes = sorted(graph.nodes())
+    neighbours = {u: sorted(graph.adj[u]) for u in nodes}
+    order = [nodes[i] for i in rng.permutation(len(nodes))]
+    in_tree = {order[0]}
+    exit_to: dict[int, int] = {}
+    for start in order[1:]:
+        u = start
+        while u not in in_tree:
+            near = neighbours[u]
+            exit_to[u] = near[int(rng.integers(len(near)))]
+            u = exit_to[u]
+        u = start
+        while u not in in_tree:
+            in_tree.add(u)
+            u = exit_to[u]
+    return [(u, exit_to[u]) for u in nodes if u != order[0]]
 
 
 def _depths_of(parent: np.ndarray) -> np.ndarray:
