@@ -59,25 +59,10 @@ def wanted(topology: Topology, collective: str, root: int) -> list[np.ndarray]:
     return [np.flatnonzero((comp == c) & mask) for c in np.flatnonzero(sizes >= 2).tolist()]
 
 
-def _frame(collective: str, n: int, root: int, chunks: int) -> tuple[np.ndarray, Any]:
-    """``(origin, targets)`` of the whole network's chunked collective: message ``i`` of
-    :func:`topocast.synthesis._messages` is chunks ``i*c .. i*c + c - 1``."""
-    targets: Any
-    if collective == "broadcast":
-        base, targets = np.array([root], dtype=np.int64), "all"
-    elif collective == "allgather":
-        base, targets = np.arange(n, dtype=np.int64), "all"
-    else:
-        ids = np.arange(n * n, dtype=np.int64)
-        base, targets = ids % n, ids // n
-    if chunks == 1:
-        return base, targets
-    return np.repeat(base, chunks), targets if isinstance(targets, str) else np.repeat(targets, chunks)
-
-
 def global_ids(part: Schedule, nodes: np.ndarray, n: int, collective: str, chunks: int) -> np.ndarray:
-    """The global id (numbering of :func:`_frame`) of every message of a component's schedule ``part``: its
-    message of the collective by origin (and target), its chunk by its rank among that message's chunks."""
+    """The global id (numbering of :func:`topocast.synthesis._messages`, chunked) of every message of a
+    component's schedule ``part``: its message of the collective by origin (and target), its chunk by its rank
+    among that message's chunks."""
     origin = nodes[np.asarray(part.origin, dtype=np.int64)]
     if collective == "broadcast":
         key = np.zeros(len(origin), dtype=np.int64)
@@ -101,8 +86,10 @@ def merge(topology: Topology, collective: str, root: int, chunks: int, message_b
           parts: list[tuple[np.ndarray, Schedule]]) -> Schedule:
     """The component schedules lifted to ``topology``'s numbering in one schedule (the intact promise: the
     caller restricts it)."""
+    from ..synthesis import _chunked, _messages
+
     n = topology.num_nodes
-    origin, targets = _frame(collective, n, root, chunks)
+    origin, targets = _chunked(*_messages(topology, collective, root), chunks)
     builder = ScheduleBuilder(n, origin=origin, collective=collective, targets=targets, message_bytes=message_bytes)
     offset = 0
     for nodes, part in parts:

@@ -128,10 +128,8 @@ def frames_of(topology, plan, result, arc_link: np.ndarray, links: int) -> dict[
 def worm_origin(plan) -> np.ndarray:
     """Per worm of a wormhole plan the node its message started at (the source of the multicast or unicast its
     job serves: relayed worms count for the message's origin)."""
-    t = plan.traffic
-    job_of_worm = np.repeat(np.arange(len(t.job_worm_ptr) - 1), np.diff(t.job_worm_ptr))
-    message_of_job = np.repeat(np.arange(len(plan.job_ptr) - 1), np.diff(plan.job_ptr))
-    return np.asarray(plan.source, np.int64)[message_of_job[job_of_worm]]
+    worm_message = np.repeat(plan.job_multicast(), np.diff(plan.traffic.job_worm_ptr))
+    return np.asarray(plan.source, np.int64)[worm_message]
 
 
 def owner_sets(owner: np.ndarray, link: np.ndarray, nodes: int, links: int) -> tuple[np.ndarray, np.ndarray]:
