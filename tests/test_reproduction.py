@@ -90,7 +90,7 @@ def test_an_error_side_by_side_ends_the_run_at_once(defaults, test_experiments, 
 
 def test_without_worker_processes_they_run_one_by_one(defaults, tmp_path, monkeypatch):
     """Where no process pool can start (no /dev/shm, a process limit), the reproductions run here."""
-    import multiprocessing.context
+    import concurrent.futures.process
 
     refused = []
 
@@ -98,9 +98,48 @@ def test_without_worker_processes_they_run_one_by_one(defaults, tmp_path, monkey
         refused.append(args)
         raise OSError("no /dev/shm")
 
-    monkeypatch.setattr(multiprocessing.context.ForkContext, "Pool", refuse)
+    monkeypatch.setattr(concurrent.futures.process.ProcessPoolExecutor, "__init__", refuse)
     defaults(workers=2)
     seen = []
     reports = reproduce(["fattree", "classic"], True, tmp_path, None, done=lambda report, seconds: seen.append(report))
     assert [r.name for r in reports] == ["fattree", "classic"] == [r.name for r in seen]
     assert refused == [(2,)]
+
+
+_PARENT = []
+
+
+def _dies_in_a_worker(quick, out, progress):
+    """Ends its process without a word when run in a worker (as a library's abort would); here it reports."""
+    import os
+
+    if os.getpid() != _PARENT[0]:
+        (out / f"died-{os.getpid()}").write_text("")
+        os._exit(3)
+    return _reported("test-dies")
+
+
+def _reported(name):
+    from topocast.outputs.report import Report
+
+    return Report(name, "a test reproduction")
+
+
+def test_a_worker_that_dies_does_not_hang_the_run(defaults, tmp_path):
+    """A worker process that exits mid-reproduction breaks the pool: what did not finish runs here, no hang."""
+    import os
+    import time
+
+    from topocast import registry
+
+    _PARENT[:] = [os.getpid()]
+    added = registry.register_experiment(registry.Experiment("test-dies", _dies_in_a_worker, "a test", weight=3.0))
+    try:
+        defaults(workers=2)
+        start = time.perf_counter()
+        reports = reproduce(["test-dies", "classic"], True, tmp_path, None)
+        assert [r.name for r in reports] == ["test-dies", "classic"]
+        assert time.perf_counter() - start < 120
+        assert len(list(tmp_path.glob("died-*"))) == 1      # it did die in a worker, and ran here after
+    finally:
+        registry._REG.experiments.pop(added.name)

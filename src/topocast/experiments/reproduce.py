@@ -108,15 +108,21 @@ def _one_by_one(names: list[str], quick: bool, out: Path, progress, done, board)
 def _forked(names: list[str], quick: bool, out: Path, workers: int, first: list[int], board) -> list | None:
     """``(Report, seconds)`` of ``names`` run on ``workers`` forked processes, submitted in the order ``first``
     (None when the processes cannot be started).  The workers' states reach ``board`` through a queue read by
-    a thread here.  Leaving early (an error in one, an interrupt) ends the other processes at once."""
+    a thread here.  An error in one ends the other processes at once and is raised here; a worker that dies
+    (killed, or ended by a library without an error) breaks the pool, and the reproductions not finished run
+    here, one after another, instead of being waited for."""
     import multiprocessing
     import threading
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
 
     global _STATUS
     context = multiprocessing.get_context("fork")
-    status = _STATUS = context.SimpleQueue()
     try:
-        pool = context.Pool(workers)
+        status = _STATUS = context.SimpleQueue()
+        pool = ProcessPoolExecutor(workers, mp_context=context)
+        # forking starts at the first submission, before the status reader's thread exists
+        futures = {pool.submit(reproduce_one, (i, names[i], quick, str(out))): i for i in first}
     except OSError:
         _STATUS = None
         return None
@@ -133,19 +139,46 @@ def _forked(names: list[str], quick: bool, out: Path, workers: int, first: list[
 
     reader = threading.Thread(target=relay, daemon=True)
     reader.start()
-    results = {}
+    results: dict[int, tuple] = {}
+    broken = False
     try:
-        with pool:
-            for index, report, seconds in pool.imap_unordered(reproduce_one,
-                                                              [(i, names[i], quick, str(out)) for i in first]):
+        pending = set(futures)
+        while pending and not broken:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                try:
+                    index, report, seconds = future.result()
+                except BrokenProcessPool:
+                    broken = True
+                    continue
                 board.finish(index, f"done in {seconds:.0f} s")
                 results[index] = (report, seconds)
-                for i in [i for i in first if i not in results][:workers]:
-                    if i not in started:
-                        started.add(i)
-                        board.start(i, "running")
+            for i in [i for i in first if i not in results][:workers]:
+                if i not in started:
+                    started.add(i)
+                    board.start(i, "running")
     finally:
+        _end(pool)
         _STATUS.put(None)
         reader.join(timeout=2)
         _STATUS = None
+    if broken:                        # a worker died: the rest run here (the pool cannot be trusted again)
+        from ..infra.progress import Progress, Stopwatch
+
+        for i in [i for i in first if i not in results]:
+            clock = Stopwatch()
+            board.start(i, "running here (a worker process died)")
+            results[i] = (_run(names[i], quick, out, Progress(enabled=False)), clock.elapsed)
+            board.finish(i, f"done in {results[i][1]:.0f} s")
     return [results[i] for i in range(len(names))]
+
+
+def _end(pool) -> None:
+    """Shut ``pool`` down without waiting for what it still runs: its processes are killed."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+    for process in processes:
+        process.join(timeout=5)
