@@ -145,7 +145,10 @@ def test_k3_all_pairs_within_theorem2(spec):
     bound = theorem2_bound(layout)
     if t.num_nodes <= 1024:
         lengths = check_routes(t, u, v)
-    else:  # 16.7 million pairs: lengths of all, explicit paths of a sample
+    else:  # 16.7 million pairs: lengths from a quarter of the sources (seeded; every source: 40 s), paths of a sample
+        sources = np.random.default_rng(0).permutation(t.num_nodes)[:t.num_nodes // 4]
+        keep = np.isin(u, np.concatenate([sources, [0, t.num_nodes // 3, t.num_nodes - 1]]))
+        u, v = u[keep], v[keep]
         lengths = routes_in_chunks(layout, u, v)
         pick = np.random.default_rng(1).integers(0, len(u), 100_000)
         assert np.array_equal(check_routes(t, u[pick], v[pick]), lengths[pick])

@@ -272,7 +272,7 @@ def scenarios(draw):
 
 
 @given(scenarios())
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 def test_engine_follows_the_reference_rules_cycle_for_cycle(scenario):
     """Injection and delivery cycles of every worm, both release rules, against the reference simulator."""
     topology, paths, vcs, release, config = scenario
