@@ -4,10 +4,17 @@ recomputed), synthesised there too, and the one-line refusals of what has no pro
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import networkx as nx
+import numpy as np
 import pytest
 
 import topocast as tc
+from topocast.algorithms import reductions as R
+from topocast.plans.schedule import ScheduleBuilder
 from topocast.synthesis import replay, synthesize
+from topocast.verify.reduction import verify_reduction
 
 
 def test_a_cut_ring_reduces_along_the_path_that_remains():
@@ -48,11 +55,140 @@ def test_reductions_are_synthesised_on_a_degraded_torus_and_replayed(collective,
 
 def test_what_a_reduction_cannot_promise_on_faults_is_refused_in_one_line():
     cases = (("allreduce-ring", "links=0-1", "built for the intact network"),
-             ("allreduce-bfs-tree", "routers=2;", "failed routers: 1"),
-             ("allreduce-bfs-tree", "links=0-1;0-4;0-3;0-12", "parts of healthy nodes: 2"))
+             ("allreduce-bfs-tree", "routers=0;", "root: node 0 is a failed router"),
+             ("allreduce-bfs-tree", "routers=" + ";".join(str(v) for v in range(1, 16, 2)), "no two healthy nodes"))
     for algorithm, faults, match in cases:
         with pytest.raises(tc.TopocastError, match=match) as err:
-            tc.run("torus:4x4", algorithm, faults=faults)
+            tc.run("ring:16", algorithm, faults=faults)
         assert "\n" not in str(err.value)
-    with pytest.raises(tc.TopocastError, match="failed routers: 1"):
-        synthesize("torus:4x4", "allreduce", faults="routers=2;")
+    with pytest.raises(tc.TopocastError, match="nothing to synthesise"):
+        synthesize("ring:4", "reduce", faults="links=0-1;3-0")
+
+
+# -- networks in parts: each healthy node's sum is its own part's ------------------------------------------------
+def _split_ring_plan(collective="allreduce", extra=()):
+    """ring:6 cut into {0, 1, 2} and {3, 4, 5} by hand: in each part a reduce to its middle node and a copy back
+    (``extra``: more transfers (step, src, dst, combine) planted after them)."""
+    b = ScheduleBuilder(6, origin=[1], collective=collective, targets="all", message_bytes=8.0)
+    for step, src, dst, combine in ((0, 0, 1, True), (0, 2, 1, True), (0, 3, 4, True), (0, 5, 4, True),
+                                    (1, 1, 0, False), (1, 1, 2, False), (1, 4, 3, False), (1, 4, 5, False),
+                                    *extra):
+        b.add(src=[src], dst=[dst], first=0, step=step, combine=combine)
+    return b.build()
+
+
+@pytest.mark.parametrize("method", ["exact", "fingerprint"])
+def test_parts_each_end_with_their_own_sum_and_nothing_else(method):
+    plan = _split_ring_plan()
+    halves = replace(plan, part=np.array([0, 0, 0, 1, 1, 1]))
+    assert verify_reduction(halves, method=method).complete
+    whole = verify_reduction(plan, method=method)         # one part: every node short of the other half's sum
+    assert not whole.complete and whole.missing_deliveries == 6
+    crossed = replace(_split_ring_plan(extra=((2, 2, 3, True),)), part=halves.part)
+    found = verify_reduction(crossed, method=method)
+    assert not found.complete and found.missing_deliveries == 1
+    assert ("from outside its part" if method == "exact" else "holding 6 contributions for 3") in \
+        found.first_violation
+    assert "of its part" in found.promise or method == "fingerprint"
+
+
+@pytest.mark.parametrize("method", ["exact", "fingerprint"])
+def test_a_failed_router_contributes_nothing_and_needs_nothing(method):
+    """Node 5 failed (part -1): the part {3, 4} ends with 2 contributions, node 5 is not checked; a transfer out
+    of the failed node before anything reached it carries an empty partial and changes nothing."""
+    extra = ((2, 5, 4, True),)
+    part = np.array([0, 0, 0, 1, 1, -1])
+    plan = replace(_split_ring_plan(extra=extra), part=part)
+    b = ScheduleBuilder(6, origin=[1], collective="allreduce", targets="all", message_bytes=8.0)
+    for step, src, dst, combine in ((0, 0, 1, True), (0, 2, 1, True), (0, 3, 4, True), (0, 5, 4, True),
+                                    (1, 1, 0, False), (1, 1, 2, False), (1, 4, 3, False)):
+        b.add(src=[src], dst=[dst], first=0, step=step, combine=combine)
+    ok = verify_reduction(replace(b.build(), part=part), method=method)
+    assert ok.complete, ok.first_violation
+    twice = verify_reduction(plan, method=method)   # 5 holds 4's copy {3, 4} (its own is empty) and adds it back to 4
+    assert twice.first_violation and "twice" in twice.first_violation
+
+
+def _oracle_parts(spec, faults):
+    """Per node its part by networkx: components of the graph without the failed links and routers."""
+    t = tc.build(spec, faults=faults)
+    g = nx.Graph()
+    g.add_nodes_from(range(t.num_nodes))
+    src = np.repeat(np.arange(t.num_nodes), np.diff(t.indptr))
+    g.add_edges_from(zip(src.tolist(), t.indices.tolist(), strict=True))
+    failed = set(t.failed_nodes.tolist())
+    parts = [sorted(c) for c in nx.connected_components(g) if not (set(c) & failed)]
+    return t, parts, failed
+
+
+@pytest.mark.parametrize("spec,faults", [("ring:8", "routers=2;5"), ("ring:9", "links=2-3;6-7"),
+                                         ("torus:4x4", "routers=3,seed=2"), ("torus:4x4", "links=0-1;0-4;0-3;0-12"),
+                                         ("hypercube:4", "routers=2,seed=5")])
+@pytest.mark.parametrize("algorithm", ["allreduce-bfs-tree", "allreduce-disjoint-trees", "reduce-bfs-tree"])
+def test_generic_reductions_on_a_network_in_parts(spec, faults, algorithm):
+    """Verified per part; what is out of reach and the step bound checked against networkx's components: the
+    bound is the largest part diameter (allreduce) or the root's eccentricity in its part (reduce)."""
+    t, parts, failed = _oracle_parts(spec, faults)
+    root = min(set(range(t.num_nodes)) - failed)
+    r = tc.run(spec, algorithm, engine="step", faults=faults, root=root) if algorithm != "allreduce-disjoint-trees" \
+        else tc.run(spec, algorithm, engine="step", faults=faults)
+    assert r.verified and r.metrics["exactly_once"], r.metrics["first_violation"]
+    healthy = t.num_nodes - len(failed)
+    if algorithm.startswith("allreduce"):
+        assert r.metrics["contributions_out_of_reach"] == sum(len(p) * (healthy - len(p)) for p in parts)
+    else:
+        mine = next(p for p in parts if root in p)
+        assert r.metrics["contributions_out_of_reach"] == healthy - len(mine)
+    assert r.metrics["parts"] == len(parts)
+    assert r.metrics["steps"] >= r.metrics["lower_bound"]
+    assert r.metrics["fault_promise"].startswith("every healthy node that must hold a sum")
+
+
+def test_the_step_bound_of_a_split_network_is_its_largest_part_diameter():
+    for spec, faults in (("ring:9", "links=2-3;6-7"), ("torus:4x4", "links=0-1;0-4;0-3;0-12"),
+                         ("ring:10", "routers=0;4")):
+        t, parts, _ = _oracle_parts(spec, faults)
+        src = np.repeat(np.arange(t.num_nodes), np.diff(t.indptr))
+        g = nx.Graph(list(zip(src.tolist(), t.indices.tolist(), strict=True)))
+        want = max(nx.diameter(g.subgraph(p)) for p in parts if len(p) > 1)
+        r = tc.run(spec, "allreduce-bfs-tree", engine="step", faults=faults, root=parts[0][0])
+        assert r.verified and r.metrics["lower_bound"] == want, (spec, r.metrics["lower_bound"], want)
+
+
+@pytest.mark.parametrize("collective", ["allreduce", "reduce-scatter", "reduce"])
+@pytest.mark.parametrize("faults", ["routers=2;5", "links=2-3;6-7"])
+def test_reductions_are_synthesised_per_part_and_replayed(collective, faults, tmp_path):
+    """ring:9 in two parts of different sizes (so their schedules cut the vector differently): synthesised per
+    part, lifted, verified per part on both engines' replay, and never below the per-part bound."""
+    s = synthesize("ring:9", collective, faults=faults, budget=3)
+    assert s.result.verified and s.result.metrics["exactly_once"]
+    assert s.measured >= s.lower_bound * (1 - 1e-12) and s.schedule.part is not None
+    assert float(s.schedule.message_bytes * s.schedule.num_messages) == pytest.approx(1024.0)
+    path = tmp_path / "r.json"
+    s.write(path)
+    again = replay("ring:9", path)
+    assert again.verified and again.metrics["time"] == pytest.approx(s.measured)
+
+
+def test_parts_cutting_the_vector_differently_are_lifted_to_a_common_cut():
+    """Two parts of 3 nodes whose allreduces cut a 12-byte vector in 2 and 3 blocks: lifted, the vector is cut in
+    lcm(2, 3) = 6 blocks of 2 bytes, every transfer moving the bytes it moved in its part, verified per part."""
+    from topocast.faults.plans import lift_reduction, stamp_reduction
+
+    t = tc.build("ring:6", faults="links=1-2;4-5")      # parts {2, 3, 4} and {5, 0, 1}
+    a = R.bfs_tree_allreduce(induced_path(3), message_bytes=12.0, chunks=2)
+    b = R.bfs_tree_allreduce(induced_path(3), message_bytes=12.0, chunks=3)
+    lifted = lift_reduction(t, "allreduce", [(np.array([2, 3, 4]), a), (np.array([0, 1, 5]), b)])
+    assert lifted.num_messages == 6 and lifted.message_bytes == pytest.approx(2.0)
+    per_transfer = np.add.reduceat(lifted.range_count, lifted.range_ptr[:-1]) * lifted.message_bytes
+    alone = np.concatenate([np.add.reduceat(x.range_count, x.range_ptr[:-1]) * x.message_bytes for x in (a, b)])
+    assert per_transfer.tolist() == pytest.approx(alone.tolist())
+    assert verify_reduction(stamp_reduction(lifted, t)).complete
+    assert not verify_reduction(lifted).complete        # without its parts: every node short of half the sum
+
+
+def induced_path(n):
+    """A path of ``n`` nodes as a plain graph (a part of a cut ring)."""
+    from topocast.faults.connectivity import induced
+
+    return induced(tc.build(f"ring:{n + 1}"), np.arange(n))

@@ -57,6 +57,39 @@ def components(topology: Topology) -> np.ndarray:
     return cache["components"]
 
 
+def induced(topology: Topology, nodes: np.ndarray) -> Topology:
+    """The subgraph of ``topology`` on ``nodes`` (sorted), numbered ``0..len(nodes)-1`` in their order.
+
+    >>> import topocast as tc
+    >>> t = induced(tc.build("ring:6"), np.array([0, 1, 2]))
+    >>> t.num_nodes, t.num_edges
+    (3, 2)
+    """
+    local = np.full(topology.num_nodes, -1, dtype=np.int64)
+    local[nodes] = np.arange(len(nodes))
+    src, dst = local[topology.arc_sources], local[topology.indices]
+    keep = (src >= 0) & (dst >= 0)
+    indptr = np.zeros(len(nodes) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src[keep], minlength=len(nodes)), out=indptr[1:])
+    meta = {"spec": f"{topology.spec} (a component of {len(nodes)} healthy nodes)"}
+    return Topology(topology.family, dict(topology.params), indptr, dst[keep], topology.arc_labels[keep],
+                    topology.label_names, vertex_transitive=False, meta=meta)
+
+
+def reduction_parts(topology: Topology) -> np.ndarray:
+    """Per node the part a reduction's sum is taken in: its component among the healthy nodes, -1 for a failed
+    router (:attr:`topocast.plans.schedule.Schedule.part`).
+
+    >>> import topocast as tc
+    >>> from topocast.faults import degrade
+    >>> reduction_parts(degrade(tc.build("ring:6"), "links=0-1;3-4")).tolist()
+    [0, 1, 1, 1, 0, 0]
+    """
+    part = components(topology).copy()
+    part[~healthy(topology)] = -1
+    return part
+
+
 def reachable(topology: Topology, source: int) -> np.ndarray:
     """Healthy nodes connected to ``source`` (``source`` included when healthy; none when it failed)."""
     comp = components(topology)

@@ -28,6 +28,7 @@ degraded topology, which the engine runs and the shared verifier checks.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -37,32 +38,13 @@ import numpy as np
 from ..errors import TopocastError
 from ..plans.schedule import REDUCTIONS, Schedule, ScheduleBuilder
 from ..topology.core import Topology
-from .connectivity import components, healthy
+from .connectivity import components, healthy, induced, reduction_parts
 from .loss import drop, restrict
 
 #: how an algorithm runs on a degraded network (``Algorithm.fault_mode``)
 MODES = ("intact", "surviving", "native")
 #: the collectives a fault-aware plan is lifted for (their message numbering is known: see :func:`_message_map`)
 LIFTED = ("broadcast", "allgather", "alltoall")
-
-
-def induced(topology: Topology, nodes: np.ndarray) -> Topology:
-    """The subgraph of ``topology`` on ``nodes`` (sorted), numbered ``0..len(nodes)-1`` in their order.
-
-    >>> import topocast as tc
-    >>> t = induced(tc.build("ring:6"), np.array([0, 1, 2]))
-    >>> t.num_nodes, t.num_edges
-    (3, 2)
-    """
-    local = np.full(topology.num_nodes, -1, dtype=np.int64)
-    local[nodes] = np.arange(len(nodes))
-    src, dst = local[topology.arc_sources], local[topology.indices]
-    keep = (src >= 0) & (dst >= 0)
-    indptr = np.zeros(len(nodes) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src[keep], minlength=len(nodes)), out=indptr[1:])
-    meta = {"spec": f"{topology.spec} (a component of {len(nodes)} healthy nodes)"}
-    return Topology(topology.family, dict(topology.params), indptr, dst[keep], topology.arc_labels[keep],
-                    topology.label_names, vertex_transitive=False, meta=meta)
 
 
 def _message_map(part: Schedule, nodes: np.ndarray, n: int, collective: str) -> np.ndarray:
@@ -91,9 +73,10 @@ def _frame(collective: str, n: int, root: int) -> tuple[np.ndarray, Any]:
     return ids % n, ids // n
 
 
-def _lifted_ranges(part: Schedule, gid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _lifted_ranges(part: Schedule, gid: np.ndarray, width: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per transfer of ``part`` its ranges of global ids: ``(ranges per transfer, first, count)``, runs of
-    consecutive global ids merged."""
+    consecutive global ids merged; with ``width``, message ``i`` of ``part`` is the global ids
+    ``gid[i] .. gid[i] + width - 1``."""
     count = np.asarray(part.range_count, dtype=np.int64)
     t_of_range = np.repeat(np.arange(part.num_transfers, dtype=np.int64), np.diff(part.range_ptr))
     total = int(count.sum())
@@ -105,10 +88,10 @@ def _lifted_ranges(part: Schedule, gid: np.ndarray) -> tuple[np.ndarray, np.ndar
     order = np.lexsort((ids, t))
     ids, t = ids[order], t[order]
     new = np.ones(total, dtype=bool)
-    new[1:] = (t[1:] != t[:-1]) | (ids[1:] != ids[:-1] + 1)
+    new[1:] = (t[1:] != t[:-1]) | (ids[1:] != ids[:-1] + width)
     heads = np.flatnonzero(new)
     first = ids[heads]
-    run_count = np.diff(np.append(heads, total))
+    run_count = np.diff(np.append(heads, total)) * width
     return np.bincount(t[heads], minlength=part.num_transfers), first, run_count
 
 
@@ -178,39 +161,162 @@ def surviving_plan(topology: Topology, collective: str, plan_on: Callable[..., S
 
 #: the promise of a reduction on a degraded network that still joins every router
 PROMISE_REDUCTION = "every node ends with every node's contribution exactly once (the surviving links join them all)"
+#: ... and on one in parts (failed routers, or cut links that split the healthy nodes)
+PROMISE_PARTS = ("every healthy node that must hold a sum ends with the contribution of every healthy node of its "
+                 "part (those the surviving links join it to) exactly once")
 
 
 def check_reducible(topology: Topology, algorithm: str, mode: str) -> None:
-    """Refuse a reduction where its promise cannot hold on ``topology``: one built for the intact network, or
-    a network with a failed router or split in parts (the partial sums of each part are not verified yet)."""
+    """Refuse a reduction built for the intact network on a degraded ``topology`` (its partial sums would
+    carry the failed parts' gaps on; only fault-aware reductions, planned on the surviving graph, run)."""
     if mode != "surviving":
         raise TopocastError(f"faults: algorithm {algorithm} is a reduction built for the intact network; on a "
                             f"degraded network run allreduce-bfs-tree, allreduce-disjoint-trees or reduce-bfs-tree")
-    failed = int(len(topology.failed_nodes))
-    parts = len(np.unique(components(topology)[healthy(topology)]))
-    if failed or parts > 1:
-        raise TopocastError(f"faults: a reduction runs on a degraded network only while every router is healthy "
-                            f"and the surviving links join them all; {topology.spec} with {topology.faults} has "
-                            f"failed routers: {failed}, parts of healthy nodes: {parts} (per-part sums are not "
-                            f"supported yet)")
+
+
+def reduction_pieces(topology: Topology, collective: str, root: int) -> list[np.ndarray]:
+    """The healthy parts a reduction is planned on, as sorted node arrays: the root's for a reduce, every one of
+    two or more nodes otherwise (a healthy node alone holds its part's sum from the start)."""
+    part = reduction_parts(topology)
+    if collective == "reduce":
+        return [np.flatnonzero(part == part[root])]
+    sizes = np.bincount(part[part >= 0], minlength=int(part.max(initial=-1)) + 1)
+    return [np.flatnonzero(part == p) for p in np.flatnonzero(sizes >= 2).tolist()]
 
 
 def stamp_reduction(plan: Schedule, topology: Topology) -> Schedule:
-    """A reduction planned on the surviving graph, with the faults and its (unchanged) promise in ``info``."""
+    """A reduction planned on the surviving graph of ``topology``: its parts (:attr:`Schedule.part`, when the
+    healthy nodes are not one connected network), the faults, the promise and what is out of reach in ``info``."""
+    part = reduction_parts(topology)
+    healthy_nodes = int(np.count_nonzero(part >= 0))
+    sizes = np.bincount(part[part >= 0], minlength=int(part.max(initial=-1)) + 1)
+    split = bool(len(sizes) > 1 or healthy_nodes < len(part))
+    need = np.flatnonzero(part >= 0) if isinstance(plan.targets, str) else \
+        np.unique(np.asarray(plan.targets, dtype=np.int64))
+    need = need[part[need] >= 0]
     info = dict(plan.info)
-    info.update({"faults": topology.faults, "fault_mode": "surviving", "fault_promise": PROMISE_REDUCTION,
-                 "failed_routers": 0, "failed_links": int(topology.meta.get("failed_links", 0))})
+    info.update({"faults": topology.faults, "fault_mode": "surviving",
+                 "fault_promise": PROMISE_PARTS if split else PROMISE_REDUCTION,
+                 "failed_routers": int(len(topology.failed_nodes)),
+                 "failed_links": int(topology.meta.get("failed_links", 0)), "parts": int(np.count_nonzero(sizes)),
+                 # per node that must hold a sum, the healthy nodes whose contributions it cannot get
+                 "contributions_out_of_reach": int((healthy_nodes - sizes[part[need]]).sum())})
     meta = dict(plan.meta)
     meta.update(faults=topology.faults, fault_mode="surviving")
-    return replace(plan, info=info, meta=meta)
+    return replace(plan, info=info, meta=meta, part=part if split else None)
 
 
-def reduction_plan(topology: Topology, algorithm: str, mode: str, plan_on: Callable[..., Any],
+#: the most blocks a reduction lifted from parts that cut the vector differently may be refined into
+MAX_REFINED_BLOCKS = 1 << 16
+
+
+def lift_reduction(topology: Topology, collective: str, pieces: list[tuple[np.ndarray, Schedule]]) -> Schedule:
+    """One reduction schedule on ``topology`` from the schedules of its parts (each on the part's nodes,
+    numbered in their order), run side by side.
+
+    Nodes are renumbered.  Each part reduces the whole vector (a reduce-scatter: the blocks of its own nodes,
+    ``len(nodes) / N`` of the vector, so that node ``j`` ends with block ``j`` of its part's sum).  Parts may
+    cut the vector differently (a part of 4 nodes in 4 blocks, one of 2 in
+    2): the lifted vector is cut into the least common multiple of their block counts (per node, for a
+    reduce-scatter, whose blocks go to their owner's global blocks), and a part's block is the run of global
+    blocks it covers, so every transfer moves the bytes it moved in its part.
+    """
+    n = topology.num_nodes
+    scatter = collective == "reduce-scatter"
+    counts = [part.num_messages // max(1, part.num_nodes) if scatter else part.num_messages for _, part in pieces]
+    if min(counts) < 1:
+        raise TopocastError("faults: a part of this reduction moves no block")
+    blocks = math.lcm(*counts)
+    if blocks * (n if scatter else 1) > MAX_REFINED_BLOCKS:
+        raise TopocastError(f"faults: the parts of this reduction cut the vector into {sorted(set(counts))} blocks"
+                            f"{' per node' if scatter else ''}; a common cut needs {blocks}; give --set chunks=")
+    block_bytes = {part.message_bytes / (blocks // count) for (_, part), count in zip(pieces, counts, strict=True)}
+    if max(block_bytes) > min(block_bytes) * (1 + 1e-9):
+        raise TopocastError("faults: the parts of this reduction move blocks of different sizes (each part's "
+                            "vector must be the whole vector, or for a reduce-scatter its nodes' share of it)")
+    big = max(pieces, key=lambda p: len(p[0]))[1]
+    if scatter:
+        targets: Any = np.repeat(np.arange(n, dtype=np.int64), blocks)
+        origin = targets.copy()
+    elif collective == "reduce":
+        nodes, part = pieces[0]
+        targets = np.full(blocks, nodes[int(np.asarray(part.targets)[0])], dtype=np.int64)
+        origin = targets.copy()
+    else:
+        targets, origin = "all", np.full(blocks, pieces[0][0][int(pieces[0][1].origin[0])], dtype=np.int64)
+    cat: dict[str, list[np.ndarray]] = {k: [] for k in ("src", "dst", "nranges", "first", "count", "step",
+                                                         "combine", "forward", "after_len", "after_ids")}
+    offset = 0
+    for (nodes, part), count in zip(pieces, counts, strict=True):
+        width = blocks // count
+        nranges, first_ids, run = _lifted_ranges(part, _reduction_blocks(part, nodes, scatter, count, blocks),
+                                                 width)
+        for key, value in (("src", nodes[np.asarray(part.src)]), ("dst", nodes[np.asarray(part.dst)]),
+                           ("nranges", nranges), ("first", first_ids), ("count", run),
+                           ("combine", np.asarray(part.combine, dtype=bool))):
+            cat[key].append(value)
+        cat["forward"].append(np.full(part.num_transfers, -1, np.int64) if part.forward is None else
+                              np.where(part.forward >= 0, part.forward + offset, -1))
+        if part.step is not None:
+            cat["step"].append(np.asarray(part.step, dtype=np.int64))
+        if part.after_ptr is not None and part.after_ids is not None:
+            cat["after_len"].append(np.diff(part.after_ptr))
+            cat["after_ids"].append(np.asarray(part.after_ids, dtype=np.int64) + offset)
+        else:
+            cat["after_len"].append(np.zeros(part.num_transfers, np.int64))
+        offset += part.num_transfers
+    joined = {k: np.concatenate(v) if v else np.zeros(0, np.int64) for k, v in cat.items()}
+    range_ptr = np.zeros(len(joined["nranges"]) + 1, np.int64)
+    np.cumsum(joined["nranges"], out=range_ptr[1:])
+    has_after = any(part.after_ptr is not None for _, part in pieces)
+    after_ptr = None
+    if has_after:
+        after_ptr = np.zeros(offset + 1, np.int64)
+        np.cumsum(joined["after_len"], out=after_ptr[1:])
+    forward = joined["forward"] if np.any(joined["forward"] >= 0) else None
+    return Schedule(n, origin, joined["src"], joined["dst"], range_ptr, joined["first"], joined["count"],
+                    collective=collective, targets=targets,
+                    step=joined["step"] if len(cat["step"]) == len(pieces) else None,
+                    after_ptr=after_ptr, after_ids=joined["after_ids"] if has_after else None,
+                    message_bytes=max(block_bytes),
+                    meta=dict(big.meta), info=dict(big.info), notes=tuple(big.notes),
+                    combine=joined["combine"].astype(bool), forward=forward)
+
+
+def _reduction_blocks(part: Schedule, nodes: np.ndarray, scatter: bool, count: int, blocks: int) -> np.ndarray:
+    """The first global block of every block of a part's reduction schedule (:func:`lift_reduction`): the
+    part cuts the vector in ``count`` blocks (per node, a reduce-scatter), the lifted schedule in ``blocks``."""
+    width = blocks // count
+    if not scatter:
+        return np.arange(part.num_messages, dtype=np.int64) * width
+    owner = np.asarray(part.targets, dtype=np.int64)
+    if np.any(owner != np.arange(part.num_messages) // count):
+        raise TopocastError("faults: a reduce-scatter on a network in parts needs node j's blocks numbered "
+                            "j * chunks .. (j + 1) * chunks - 1 in every part")
+    return nodes[owner] * blocks + (np.arange(part.num_messages) % count) * width
+
+
+def reduction_plan(topology: Topology, algorithm: str, collective: str, mode: str, plan_on: Callable[..., Any],
                    root: int | None = None) -> Schedule:
-    """A reduction on a degraded network: a generic one (``surviving``) planned on the surviving graph while
-    it still joins every router, its promise unchanged (:func:`check_reducible` refuses the rest)."""
+    """A fault-aware reduction on a degraded network, planned on the surviving graph: as it is while it joins
+    every router, else on each healthy part (:func:`reduction_pieces`) and lifted (:func:`lift_reduction`),
+    each part's sum its own (:func:`stamp_reduction`); :func:`check_reducible` refuses the rest."""
     check_reducible(topology, algorithm, mode)
-    plan = plan_on(topology, root=root)
+    pieces = reduction_pieces(topology, collective, 0 if root is None else root)
+    if len(pieces) == 1 and len(pieces[0]) == topology.num_nodes:
+        plan = plan_on(topology, root=root)
+    elif not pieces:
+        raise TopocastError(f"faults: no two healthy nodes of {topology.spec} ({topology.faults}) are still "
+                            f"joined; nothing to reduce")
+    else:
+        planned = []
+        for nodes in pieces:
+            local_root = None if root is None else (int(np.searchsorted(nodes, root)) if root in nodes else 0)
+            part = plan_on(induced(topology, nodes), root=local_root)
+            if not isinstance(part, Schedule) or not part.is_reduction:
+                raise TopocastError(f"faults: algorithm {algorithm} makes no reduction schedule")
+            planned.append((nodes, part))
+        plan = lift_reduction(topology, collective, planned)
     if not isinstance(plan, Schedule) or not plan.is_reduction:
         raise TopocastError(f"faults: algorithm {algorithm} makes no reduction schedule")
     return stamp_reduction(plan, topology)
@@ -252,11 +358,13 @@ def degraded_plan(topology: Topology, algorithm: str, collective: str, mode: str
     if mode not in MODES:
         raise TopocastError(f"faults: algorithm {algorithm} declares fault mode '{mode}', not one of "
                             f"{', '.join(MODES)}")
+    if collective == "reduce" and root is None:
+        root = 0                      # the reduce's default root (every registered reduce ends at node 0)
     if root is not None and mode != "native" and not healthy(topology)[root]:
         raise TopocastError(f"root: node {root} is a failed router of {topology.spec} ({topology.faults}); "
                             f"choose a healthy root")
     if collective in REDUCTIONS:
-        return reduction_plan(topology, algorithm, mode, plan_on, root)
+        return reduction_plan(topology, algorithm, collective, mode, plan_on, root)
     if mode == "surviving":
         plan = surviving_plan(topology, collective, plan_on, root)
     elif mode == "native":
@@ -273,4 +381,5 @@ def degraded_plan(topology: Topology, algorithm: str, collective: str, mode: str
     return degraded
 
 
-__all__ = ["check_reducible", "degraded_plan", "induced", "reduction_plan", "stamp_reduction", "surviving_plan"]
+__all__ = ["check_reducible", "degraded_plan", "induced", "lift_reduction", "reduction_pieces", "reduction_plan",
+           "stamp_reduction", "surviving_plan"]

@@ -19,9 +19,11 @@ smaller.
 
 Every component's messages must be cut into the same number of chunks (one
 schedule has one chunk size): with several components and no ``chunks`` given,
-messages are sent whole.  A reduction (whose promise, every node's contribution at every node that needs
-it, has no per-component form yet) is synthesised on the surviving graph only while it still joins every
-router (:func:`topocast.faults.plans.check_reducible`), its promise unchanged.  ``exact`` is refused.
+messages are sent whole.  A reduction is synthesised on each healthy part that must hold a sum
+(:func:`topocast.faults.plans.reduction_pieces`: the root's for a reduce, every one of two or more nodes
+otherwise), lifted with :func:`topocast.faults.plans.lift_reduction`, each node's sum its own part's
+(:func:`topocast.faults.plans.stamp_reduction`); on a network that still joins every router, as it is, the
+intact promise unchanged.  ``exact`` is refused.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from ..plans.schedule import REDUCTIONS, Schedule, ScheduleBuilder
 from ..topology.core import Topology
 from .connectivity import components, healthy
 from .loss import restrict
-from .plans import _lifted_ranges, check_reducible, induced, stamp_reduction
+from .plans import _lifted_ranges, induced, lift_reduction, reduction_pieces, stamp_reduction
 
 
 def as_graph(topology: Topology, nodes: np.ndarray) -> Topology:
@@ -121,7 +123,8 @@ def synthesize(topology: Topology, collective: str, *, seed: int, budget: float,
     Raises
     ------
     TopocastError
-        A reduction, ``exact``, a failed root, or a component that cannot be synthesised.
+        ``exact``, a failed root, a reduction with no two healthy nodes joined, or a component that
+        cannot be synthesised.
     """
     from .. import synthesis as syn
     from ..synthesis.model import model_record, resolve_model
@@ -136,8 +139,15 @@ def synthesize(topology: Topology, collective: str, *, seed: int, budget: float,
                                                       "per_byte_reduce") if k in resolved}
     given["ports"] = "all" if model.ports.ports is None else str(model.ports.ports)
     given["duplex"] = model.ports.duplex
-    if collective in REDUCTIONS:
-        check_reducible(topology, f"synthesize {collective}", "surviving")
+    reduction = collective in REDUCTIONS
+    if collective in ("broadcast", "reduce"):
+        if not 0 <= root < n:
+            raise TopocastError(f"synthesize: parameter 'root' must be a node in 0..{n - 1}, got root={root}")
+        if not healthy(topology)[root]:
+            raise TopocastError(f"root: node {root} is a failed router of {topology.spec} ({topology.faults}); "
+                                f"choose a healthy root")
+    pieces = reduction_pieces(topology, collective, root) if reduction else wanted(topology, collective, root)
+    if reduction and len(pieces) == 1 and len(pieces[0]) == n:     # one healthy, connected network
         part = syn.synthesize(as_graph(topology, np.arange(n, dtype=np.int64)), collective, seed=seed,
                               budget=budget, engine=engine, root=root, chunks=chunks, restarts=restarts,
                               max_memory=max_memory, known=known, **given)
@@ -148,22 +158,22 @@ def synthesize(topology: Topology, collective: str, *, seed: int, budget: float,
                             round(time.perf_counter() - t0, 3), part.candidates, part.notes, part.origin,
                             syn.certificate(topology, schedule, engine, model))
         return replace(out, faults=topology.faults)
-    if collective == "broadcast":
-        if not 0 <= root < n:
-            raise TopocastError(f"synthesize: parameter 'root' must be a node in 0..{n - 1}, got root={root}")
-        if not healthy(topology)[root]:
-            raise TopocastError(f"root: node {root} is a failed router of {topology.spec} ({topology.faults}); "
-                                f"choose a healthy root")
-    pieces = [nodes for nodes in wanted(topology, collective, root) if len(nodes) >= 2]
+    pieces = [nodes for nodes in pieces if len(nodes) >= 2]
+    if reduction and not pieces:
+        raise TopocastError(f"faults: no two healthy nodes of {topology.spec} ({topology.faults}) that must "
+                            f"reduce are still joined; nothing to synthesise")
     c = chunks if chunks is not None else (None if len(pieces) <= 1 else 1)
     parts, tried, notes, methods, origins = [], [], [], [], []
     for i, nodes in enumerate(pieces):
         left = max(0.0, budget - (time.perf_counter() - t0)) / (len(pieces) - i)
-        local_root = int(np.searchsorted(nodes, root)) if collective == "broadcast" else 0
+        local_root = int(np.searchsorted(nodes, root)) if collective in ("broadcast", "reduce") else 0
+        share = dict(given)
+        if collective == "reduce-scatter":    # node j's block of the sum is 1/N of the vector, in any part
+            share["message_bytes"] = float(given["message_bytes"]) * len(nodes) / n
         part = syn.synthesize(as_graph(topology, nodes), collective, seed=seed, budget=left, engine=engine,
-                              root=local_root, chunks=c, restarts=restarts, max_memory=max_memory, known=known,
-                              **given)
-        c = part.chunks if c is None else c
+                              root=local_root, chunks=chunks if reduction else c, restarts=restarts,
+                              max_memory=max_memory, known=known, **share)
+        c = part.chunks if c is None or reduction else c
         if part.chunks != c:
             raise TopocastError(f"synthesize: the component of node {int(nodes[0])} was cut into {part.chunks} "
                                 f"chunks, another into {c}; give --set chunks=")
@@ -173,11 +183,18 @@ def synthesize(topology: Topology, collective: str, *, seed: int, budget: float,
         methods.append(part.method)
         origins.append(part.origin)
     c = c or 1
-    lifted = merge(topology, collective, root, c, resolved["message_bytes"] / c, [(p, s) for p, s in parts])
-    schedule, loss = restrict(lifted, topology)
+    if reduction:
+        lifted = stamp_reduction(lift_reduction(topology, collective, parts), topology)
+        schedule, c = lifted, lifted.num_messages        # a reduction's file counts its blocks as chunks
+        count = lifted.info["parts"]
+        notes.append(f"{count} part{'s' if count != 1 else ''} of healthy nodes: each node's sum is its own "
+                     f"part's ({lifted.info['contributions_out_of_reach']} contributions out of reach)")
+    else:
+        lifted = merge(topology, collective, root, c, resolved["message_bytes"] / c, [(p, s) for p, s in parts])
+        schedule, loss = restrict(lifted, topology)
+        notes.append(loss.sentence())
     method = methods[0] if len(set(methods)) == 1 else "+".join(methods) if methods else "none"
     result = syn.verify(topology, schedule, engine, model, method, seed, resolved, max_memory)
-    notes.append(loss.sentence())
     origin = "registered" if origins and all(o == "registered" for o in origins) else "synthesized"
     out = syn.Synthesis(topology.spec, collective, engine, method, seed, schedule, model_record(resolved, model),
                         result, c, reference, round(time.perf_counter() - t0, 3), tried, notes, origin,

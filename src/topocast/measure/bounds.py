@@ -160,6 +160,8 @@ def farthest_pair(topology: Topology, schedule: Schedule) -> int:
 # -- steps --------------------------------------------------------------------------------------
 def step_bound(topology: Topology, schedule: Schedule | FrontierPlan, ports: PortModel) -> Bound:
     """Steps: the hop bound and, for broadcast, all-gather and total exchange, the doubling bound."""
+    if isinstance(schedule, Schedule) and schedule.part is not None:
+        return _largest([step_bound(net, sub, ports) for net, sub in part_problems(topology, schedule)])
     candidates: list[tuple[str, float]] = [(hop_kind(schedule), hop_bound(topology, schedule))]
     if schedule.collective in SPREADING or schedule.collective in REDUCTIONS:
         ports_used = _ports(topology, ports, smallest=False)
@@ -175,11 +177,50 @@ def step_lower_bound(topology: Topology, schedule: Schedule | FrontierPlan, port
 def time_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel) -> Bound:
     """Time: what no schedule of this collective (messages split or not) can beat under this model; the
     largest of the bounds of ``docs/bounds.md`` binds, with its witness."""
+    if schedule.part is not None:
+        return _largest([time_bound(net, sub, cost, ports) for net, sub in part_problems(topology, schedule)])
     if schedule.is_reduction:
         m = schedule.message_bytes
         candidates = [("latency", hop_bound(topology, schedule) * cost.hop_time(m))]
         return _binding(candidates + reduction_bounds(topology, schedule, cost, ports))
     return _best(time_bounds(topology, schedule, cost, ports))
+
+
+def part_problems(topology: Topology, schedule: Schedule) -> list[tuple[Topology, Schedule]]:
+    """A reduction on a network in parts (``schedule.part``) as one reduction per part that must hold a sum:
+    the part's network (its nodes in their order) and a schedule of no transfers naming what is required
+    there (every block of an allreduce; the blocks owned in the part, for a reduce-scatter or a reduce).
+    A part of one node has nothing to move and is left out."""
+    from ..faults.connectivity import induced
+
+    part = np.asarray(schedule.part, dtype=np.int64)
+    owners = None if isinstance(schedule.targets, str) else np.asarray(schedule.targets, dtype=np.int64)
+    out = []
+    for p in np.unique(part[part >= 0]).tolist():
+        nodes = np.flatnonzero(part == p)
+        if len(nodes) < 2:
+            continue
+        local = np.full(schedule.num_nodes, -1, dtype=np.int64)
+        local[nodes] = np.arange(len(nodes))
+        targets: Any = "all"
+        m = schedule.num_messages
+        if owners is not None:
+            inside = local[owners] >= 0
+            if not inside.any():
+                continue
+            targets, m = local[owners[inside]], int(np.count_nonzero(inside))
+        empty = np.zeros(0, dtype=np.int64)
+        sub = Schedule(len(nodes), np.zeros(m, dtype=np.int64) if isinstance(targets, str) else targets, empty,
+                       empty, np.zeros(1, dtype=np.int64), empty, empty, collective=schedule.collective,
+                       targets=targets, step=empty, message_bytes=schedule.message_bytes,
+                       combine=np.zeros(0, dtype=bool))
+        out.append((induced(topology, nodes), sub))
+    return out
+
+
+def _largest(bounds: list[Bound]) -> Bound:
+    """The largest of the parts' bounds (0 steps or seconds when no part has anything to move)."""
+    return _best(bounds) if bounds else Bound(0.0, "nothing to move")
 
 
 def _best(bounds: list[Bound]) -> Bound:

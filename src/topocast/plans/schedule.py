@@ -72,6 +72,10 @@ class Schedule:
     #: sender's own data); a transfer some other one forwards is a relay hop: its receiver passes the payload
     #: on and keeps none of it.  None: no relays.
     forward: np.ndarray | None = None
+    #: reductions on a network in parts (failed routers, cut links): per node the part whose sum it must end
+    #: with (its contribution counts only there); -1 for a node that neither contributes nor must hold anything
+    #: (a failed router).  None: one part, every node.
+    part: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.collective not in COLLECTIVES:
@@ -84,6 +88,14 @@ class Schedule:
             raise TopocastError(f"schedule: combine is for reductions, not a {self.collective}")
         if self.forward is not None:
             self._check_forward(self.forward)
+        if self.part is not None:
+            self._check_part(self.part)
+
+    def _check_part(self, part: np.ndarray) -> None:
+        if not self.is_reduction:
+            raise TopocastError(f"schedule: parts are for reductions, not a {self.collective}")
+        if len(part) != self.num_nodes or (len(part) and int(np.min(part)) < -1):
+            raise TopocastError("schedule: part needs one label per node, each >= 0 (or -1: takes no part)")
 
     def _check_forward(self, forward: np.ndarray) -> None:
         if len(forward) != len(self.src):

@@ -11,7 +11,10 @@ it to its own partial (``combine``) or takes it in place of its own (a copy).  T
   step ``k`` carries every contribution its sender received in steps before ``k``; a transfer that starts
   before those arrive (combining data that has not arrived yet) is named with the contributions it misses;
 * every required (node, block) ends holding all ``N`` contributions: every node and block for an allreduce,
-  block ``b`` at ``targets[b]`` for a reduce-scatter, every block at the root for a reduce.
+  block ``b`` at ``targets[b]`` for a reduce-scatter, every block at the root for a reduce.  On a network in
+  parts (``schedule.part``: failed routers, cut links) a node's contribution counts in its own part only and a
+  required node must end with exactly its part's contributions; a node of part -1 contributes nothing and
+  must hold nothing.
 
 ``redundant_receipts`` keeps its meaning of data moved twice: a copy that brings a node exactly the partial it
 already holds.  Blocks do not interact: each is replayed alone, its events in time order (receipts before reads
@@ -61,13 +64,16 @@ class ReductionCheck:
     receipts: int
     method: str
     error_bound: float
+    #: whether the network is in parts (each required node's sum is its own part's)
+    split: bool = False
 
     @property
     def promise(self) -> str:
         how = ("exact contributor sets" if self.method == "exact" else
                f"fingerprints mod 2^61-1: a double count or omission is missed with probability <= "
                f"{self.error_bound:.1e}")
-        return f"every required (node, block) holds every node's contribution exactly once ({how})"
+        whose = "the contribution of every node of its part" if self.split else "every node's contribution"
+        return f"every required (node, block) holds {whose} exactly once ({how})"
 
 
 def step_timing(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
@@ -75,6 +81,17 @@ def step_timing(schedule: Schedule) -> tuple[np.ndarray, np.ndarray]:
     so it carries what arrived in earlier steps and none of its own step's receipts."""
     step = np.asarray(schedule.step, dtype=np.float64)
     return step, step + 0.5
+
+
+def parts_of(schedule: Schedule) -> tuple[np.ndarray, np.ndarray, bool]:
+    """``(part per node, nodes per part, split)``: one part of every node when the schedule names none;
+    ``split`` when there are several parts or a node of none."""
+    n = schedule.num_nodes
+    if schedule.part is None:
+        return np.zeros(n, np.int64), np.array([n], np.int64), False
+    part = np.asarray(schedule.part, np.int64)
+    size = np.bincount(part[part >= 0], minlength=max(1, int(part.max(initial=-1)) + 1)).astype(np.int64)
+    return part, size, bool(len(size) > 1 or np.any(part < 0))
 
 
 def required_nodes(schedule: Schedule) -> np.ndarray | None:
@@ -443,12 +460,14 @@ def _exact(schedule: Schedule, reference: Timing, timed: Timing | None, limit: f
     violation = None
     per_block = pairs_per_block(schedule)
     index = _index_type(schedule)
+    part, size, split = parts_of(schedule)
     ref_send, ref_recv = (np.asarray(a, np.float64) for a in reference)
     run_send, run_recv = (ref_send, ref_recv) if timed is None else timed
     for lo, hi in block_chunks(schedule, limit, 8.0 * n * words * 3, per_block):
         ptr, ids = _chunk_pairs(schedule, per_block, lo, hi, index)
         found = _sets_of_blocks(ptr, ids, lo, n, words, schedule.src, schedule.dst, schedule.combine, ref_send,
-                                ref_recv, run_send, run_recv, timed is not None, _need_array(need))
+                                ref_recv, run_send, run_recv, timed is not None, _need_array(need), part, size,
+                                split)
         stopped, got, again, short, example, late_t, late_blocks = found
         if stopped:  # the replays stop at the first count twice, in time order: take the chunk in that order
             got, again, short, example, text = _exact_in_time_order(schedule, lo, hi, reference, timed)
@@ -459,9 +478,19 @@ def _exact(schedule: Schedule, reference: Timing, timed: Timing | None, limit: f
         redundant += again
         missing += short
         if violation is None and example[0] >= 0:
-            b, node, have = (int(x) for x in example)
-            violation = f"node {node} ends holding {have} of the {n} contributions to block {b}"
-    return ReductionCheck(missing == 0, redundant, missing, violation, receipts, "exact", 0.0)
+            b, node, have, foreign = (int(x) for x in example)
+            violation = _short_text(b, node, have, foreign, n, part, size, split)
+    return ReductionCheck(missing == 0, redundant, missing, violation, receipts, "exact", 0.0, split)
+
+
+def _short_text(b: int, node: int, have: int, foreign: int, n: int, part: np.ndarray, size: np.ndarray,
+                split: bool) -> str:
+    """The words of a required (node, block) that ends short of, or beyond, what it must hold."""
+    if foreign:
+        return f"node {node} ends with block {b} holding a contribution from outside its part"
+    if not split:
+        return f"node {node} ends holding {have} of the {n} contributions to block {b}"
+    return f"node {node} ends holding {have} of the {int(size[part[node]])} contributions of its part to block {b}"
 
 
 def _index_type(schedule: Schedule):
@@ -497,8 +526,8 @@ def _exact_in_time_order(schedule: Schedule, lo: int, hi: int, reference, timed)
         if run["violation"] is not None:
             text = text or _double_count(schedule, transfer, block, run)
         text = text or _late(schedule, transfer, block, ref, run, timed)
-    short, example = _short_of_full(run["rows"], lo, hi, n, need)
-    example = (-1, -1, -1) if example is None else (example[1], example[0], example[2])
+    short, example = _short_of_full(run["rows"], lo, hi, n, need, parts_of(schedule))
+    example = (-1, -1, -1, 0) if example is None else (example[1], example[0], example[2], example[3])
     return run["receipts"], run["redundant"], short, example, text
 
 
@@ -517,13 +546,14 @@ def _late_text(schedule: Schedule, t: int, blocks: np.ndarray, lo: int, hi: int,
 
 @nb.njit(cache=True)
 def _sets_of_blocks(ptr, ids, lo, n, words, src, dst, combine, ref_send, ref_recv, run_send, run_recv, timed,
-                    need):
+                    need, part, size, split):
     """The exact replay of every block of a chunk, one block at a time (blocks do not interact): in step
     order (``ref``) and, when ``timed``, in the run's order, comparing what each read took.
 
     Returns ``(stopped, receipts, redundant receipts, required (node, block) short of full, the first of
-    them as (block, node, contributions) or -1s, the transfer of the first read that took other
-    contributions than in step order (by its read time, then id; -1: none), the blocks where it did)``.
+    them as (block, node, contributions, whether one is from outside its part) or -1s, the transfer of the
+    first read that took other contributions than in step order (by its read time, then id; -1: none), the
+    blocks where it did)``.
     Receipts and the rest are the run's.  ``stopped``: a contribution counted twice, or a transfer that
     lands when it leaves (its receipt comes first in time order); the counts are then not meaningful."""
     kmax = 0
@@ -538,7 +568,7 @@ def _sets_of_blocks(ptr, ids, lo, n, words, src, dst, combine, ref_send, ref_rec
     land_at = np.empty(kmax)
     order = np.empty(2 * kmax, np.int64)
     receipts = redundant = short = 0
-    example = np.full(3, -1, np.int64)
+    example = np.full(4, -1, np.int64)
     late_t = -1
     late_at = np.inf
     late_blocks = np.empty(4, np.int64)
@@ -554,7 +584,8 @@ def _sets_of_blocks(ptr, ids, lo, n, words, src, dst, combine, ref_send, ref_rec
                 return True, receipts, redundant, short, example, late_t, late_blocks[:late_count]
             rows[:] = 0
             for v in range(n):
-                rows[v, v // 64] = np.uint64(1) << np.uint64(v % 64)
+                if part[v] >= 0:
+                    rows[v, v // 64] = np.uint64(1) << np.uint64(v % 64)
             free = list(range(len(snaps)))
             got = again = 0
             for e in order[:2 * k]:
@@ -609,27 +640,47 @@ def _sets_of_blocks(ptr, ids, lo, n, words, src, dst, combine, ref_send, ref_rec
                         late_blocks[late_count] = lo + i
                         late_count += 1
         for v in range(n):
-            if len(need) and v != need[lo + i]:
+            if (len(need) and v != need[lo + i]) or part[v] < 0:
                 continue
-            have = 0
-            for w in range(words):
-                x = rows[v, w]
-                while x:
-                    x &= x - np.uint64(1)
-                    have += 1
-            if have != n:
+            have, foreign = _held(rows[v], part, part[v], split)
+            if have != size[part[v]] or foreign:
                 short += 1
                 if example[0] < 0:
-                    example[0], example[1], example[2] = lo + i, v, have
+                    example[0], example[1], example[2], example[3] = lo + i, v, have, foreign
     return False, receipts, redundant, short, example, late_t, late_blocks[:late_count]
 
 
+#: de Bruijn sequence and table: the index of a word's one set bit from the top six bits of their product
+_DE_BRUIJN = np.uint64(0x03F79D71B4CB0A89)
+_BIT_OF = np.zeros(64, np.int64)
+for _i in range(64):
+    _BIT_OF[((1 << _i) * 0x03F79D71B4CB0A89 % (1 << 64)) >> 58] = _i
+
+
 @nb.njit(cache=True)
-def _own_bits(rows: np.ndarray, n: int) -> None:
-    """Row ``b * n + v`` (node ``v``'s partial of block ``b``) starts as ``{v}``."""
+def _held(row: np.ndarray, part: np.ndarray, p: int, split: bool) -> tuple[int, bool]:
+    """``(contributions in row, whether one is from a node outside part p)`` (the second only when ``split``)."""
+    have = 0
+    foreign = False
+    for w in range(len(row)):
+        x = row[w]
+        while x:
+            if split:
+                low = x ^ (x & (x - np.uint64(1)))
+                if part[w * 64 + _BIT_OF[(low * _DE_BRUIJN) >> np.uint64(58)]] != p:
+                    foreign = True
+            x &= x - np.uint64(1)
+            have += 1
+    return have, foreign
+
+
+@nb.njit(cache=True)
+def _own_bits(rows: np.ndarray, n: int, part: np.ndarray) -> None:
+    """Row ``b * n + v`` (node ``v``'s partial of block ``b``) starts as ``{v}`` (empty for a node of no part)."""
     for r in range(len(rows)):
         v = r % n
-        rows[r, v // 64] = np.uint64(1) << np.uint64(v % 64)
+        if part[v] >= 0:
+            rows[r, v // 64] = np.uint64(1) << np.uint64(v % 64)
 
 
 def _replay_chunk(schedule: Schedule, transfer: np.ndarray, block: np.ndarray, lo: int, hi: int,
@@ -637,7 +688,7 @@ def _replay_chunk(schedule: Schedule, transfer: np.ndarray, block: np.ndarray, l
     n = schedule.num_nodes
     words = (n + 63) // 64
     rows = np.zeros(((hi - lo) * n, words), dtype=np.uint64)
-    _own_bits(rows, n)
+    _own_bits(rows, n, parts_of(schedule)[0])
     events = _events(transfer, *timing)
     snaps = np.zeros((max(1, _in_flight(events, schedule.relay_hops[transfer])), words), dtype=np.uint64)
     slot_of = np.zeros(len(transfer), dtype=np.int64)
@@ -684,40 +735,40 @@ def _late(schedule: Schedule, transfer: np.ndarray, block: np.ndarray, ref: dict
             f"arrived yet)")
 
 
-def _short_of_full(rows: np.ndarray, lo: int, hi: int, n: int,
-                   need: np.ndarray | None) -> tuple[int, tuple[int, int, int] | None]:
-    """Required (node, block) pairs of blocks ``lo..hi-1`` not holding all ``n`` contributions, and one."""
-    counts = _popcounts(rows).reshape(hi - lo, n)
+def _short_of_full(rows: np.ndarray, lo: int, hi: int, n: int, need: np.ndarray | None,
+                   parts: tuple[np.ndarray, np.ndarray, bool]) -> tuple[int, tuple[int, int, int, int] | None]:
+    """Required (node, block) pairs of blocks ``lo..hi-1`` not holding exactly their part's contributions, and
+    one as ``(node, block, contributions, whether one is from outside its part)``."""
+    part, size, split = parts
+    counts, foreign = _popcounts(rows, n, part, split)
+    counts, foreign = counts.reshape(hi - lo, n), foreign.reshape(hi - lo, n)
+    bad = ((counts != size[np.maximum(part, 0)]) | foreign) & (part >= 0)
     if need is None:
-        short = counts != n
+        short = bad
     else:
         short = np.zeros_like(counts, dtype=bool)
         blocks = np.arange(hi - lo)
-        short[blocks, need[lo:hi]] = counts[blocks, need[lo:hi]] != n
+        short[blocks, need[lo:hi]] = bad[blocks, need[lo:hi]]
     where = np.argwhere(short)
     if len(where) == 0:
         return 0, None
     b, node = int(where[0][0]), int(where[0][1])
-    return int(len(where)), (node, lo + b, int(counts[b, node]))
+    return int(len(where)), (node, lo + b, int(counts[b, node]), int(foreign[b, node]))
 
 
 @nb.njit(cache=True)
-def _popcounts(rows: np.ndarray) -> np.ndarray:
+def _popcounts(rows: np.ndarray, n: int, part: np.ndarray, split: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per row (``b * n + v``) its contributions and whether one is from outside ``v``'s part."""
     out = np.zeros(rows.shape[0], np.int64)
+    foreign = np.zeros(rows.shape[0], np.bool_)
     for r in range(rows.shape[0]):
-        c = 0
-        for w in range(rows.shape[1]):
-            x = rows[r, w]
-            while x:
-                x &= x - np.uint64(1)
-                c += 1
-        out[r] = c
-    return out
+        out[r], foreign[r] = _held(rows[r], part, part[r % n], split)
+    return out, foreign
 
 
 # -- fingerprints --------------------------------------------------------------------------------------------
 @nb.njit(cache=True)
-def _sums_of_blocks(ptr, ids, lo, n, src, dst, combine, send, recv, weight, total, need):
+def _sums_of_blocks(ptr, ids, lo, n, src, dst, combine, send, recv, weight, total, need, part, size):
     """The fingerprint replay (weight sum mod 2^61-1, count) of every block of a chunk, one block at a time
     (blocks do not interact), in the run's order of each block's events.
 
@@ -744,7 +795,8 @@ def _sums_of_blocks(ptr, ids, lo, n, src, dst, combine, send, recv, weight, tota
         snap_fp[:k] = 0  # what a receipt ordered before its read (a transfer taking no time) carries
         snap_cnt[:k] = 0
         fp[:] = weight
-        cnt[:] = 1
+        for v in range(n):
+            cnt[v] = 1 if part[v] >= 0 else 0
         for e in order[:2 * k]:
             j = e // 2
             t = ids[base + j]
@@ -761,21 +813,35 @@ def _sums_of_blocks(ptr, ids, lo, n, src, dst, combine, send, recv, weight, tota
                 redundant += fp[v] == snap_fp[j] and cnt[v] == snap_cnt[j]
                 fp[v], cnt[v] = snap_fp[j], snap_cnt[j]
         for v in range(n):
-            if len(need) and v != need[lo + i]:
+            if (len(need) and v != need[lo + i]) or part[v] < 0:
                 continue
             checked += 1
-            if fp[v] != total or cnt[v] != n:
+            if fp[v] != total[part[v]] or cnt[v] != size[part[v]]:
                 missing += 1
                 if example[0] < 0:
                     example[0], example[1], example[2] = lo + i, v, cnt[v]
     return receipts, redundant, missing, checked, example
 
 
+@nb.njit(cache=True)
+def _part_sums(weight: np.ndarray, part: np.ndarray, parts: int) -> np.ndarray:
+    """Per part the sum of its nodes' weights mod 2^61-1 (each weight below it: no overflow)."""
+    total = np.zeros(parts, np.uint64)
+    for v in range(len(weight)):
+        if part[v] >= 0:
+            both = total[part[v]] + weight[v]
+            total[part[v]] = both - np.uint64(2305843009213693951) if both >= np.uint64(2305843009213693951) \
+                else both
+    return total
+
+
 def _fingerprint(schedule: Schedule, send: np.ndarray, recv: np.ndarray, seed: int, limit: float) -> ReductionCheck:
     n = schedule.num_nodes
     rng = np.random.default_rng([seed, n, 61])
     weight = rng.integers(1, PRIME, size=n, dtype=np.uint64)
-    total = np.uint64(int(weight.astype(object).sum()) % PRIME)
+    part, size, split = parts_of(schedule)
+    weight[part < 0] = 0
+    total = _part_sums(weight, part, len(size))
     need = _need_array(required_nodes(schedule))
     receipts = redundant = missing = checked = 0
     violation = None
@@ -784,15 +850,18 @@ def _fingerprint(schedule: Schedule, send: np.ndarray, recv: np.ndarray, seed: i
     for lo, hi in block_chunks(schedule, limit, 16.0 * n * 2, per_block):
         ptr, ids = _chunk_pairs(schedule, per_block, lo, hi, index)
         got, again, short, seen, example = _sums_of_blocks(ptr, ids, lo, n, schedule.src, schedule.dst,
-                                                           schedule.combine, send, recv, weight, total, need)
+                                                           schedule.combine, send, recv, weight, total, need,
+                                                           part, size)
         receipts, redundant, missing, checked = receipts + got, redundant + again, missing + short, checked + seen
         if violation is None and example[0] >= 0:
             b, node, have = (int(x) for x in example)
-            what = "counts a contribution twice" if have > n else ("misses contributions" if have < n
-                                                                  else "holds the wrong contributions")
-            violation = f"node {node} ends with block {b} holding {have} contributions for {n}: it {what}"
+            want = int(size[part[node]])
+            what = "counts a contribution twice" if have > want else ("misses contributions" if have < want
+                                                                     else "holds the wrong contributions")
+            violation = f"node {node} ends with block {b} holding {have} contributions for {want}: it {what}"
     bound = float(checked) * 2.0 ** -61
-    return ReductionCheck(missing == 0, int(redundant), missing, violation, int(receipts), "fingerprint", bound)
+    return ReductionCheck(missing == 0, int(redundant), missing, violation, int(receipts), "fingerprint", bound,
+                          split)
 
 
 # -- engine runs ------------------------------------------------------------------------------------------
