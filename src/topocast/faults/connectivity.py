@@ -57,8 +57,11 @@ def components(topology: Topology) -> np.ndarray:
     return cache["components"]
 
 
-def induced(topology: Topology, nodes: np.ndarray) -> Topology:
-    """The subgraph of ``topology`` on ``nodes`` (sorted), numbered ``0..len(nodes)-1`` in their order.
+def induced(topology: Topology, nodes: np.ndarray, spec: str | None = None) -> Topology:
+    """The subgraph of ``topology`` on ``nodes`` (sorted), numbered ``0..len(nodes)-1`` in their order, as a
+    plain graph (family ``graph``: what the family knows of the whole network, its symmetry, its routing, does
+    not hold for a piece of it); arc labels kept; ``spec`` what it calls itself (default: a component of the
+    network).
 
     >>> import topocast as tc
     >>> t = induced(tc.build("ring:6"), np.array([0, 1, 2]))
@@ -71,9 +74,9 @@ def induced(topology: Topology, nodes: np.ndarray) -> Topology:
     keep = (src >= 0) & (dst >= 0)
     indptr = np.zeros(len(nodes) + 1, dtype=np.int64)
     np.cumsum(np.bincount(src[keep], minlength=len(nodes)), out=indptr[1:])
-    meta = {"spec": f"{topology.spec} (a component of {len(nodes)} healthy nodes)"}
-    return Topology(topology.family, dict(topology.params), indptr, dst[keep], topology.arc_labels[keep],
-                    topology.label_names, vertex_transitive=False, meta=meta)
+    meta = {"spec": spec or f"{topology.spec} (a component of {len(nodes)} healthy nodes)"}
+    return Topology("graph", {}, indptr, dst[keep], topology.arc_labels[keep], topology.label_names,
+                    vertex_transitive=False, meta=meta)
 
 
 def reduction_parts(topology: Topology) -> np.ndarray:

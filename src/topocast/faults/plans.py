@@ -39,7 +39,7 @@ from ..errors import TopocastError
 from ..plans.schedule import REDUCTIONS, Schedule, ScheduleBuilder
 from ..topology.core import Topology
 from .connectivity import components, healthy, induced, reduction_parts
-from .loss import drop, restrict
+from .loss import drop, link_ok, restrict
 
 #: how an algorithm runs on a degraded network (``Algorithm.fault_mode``)
 MODES = ("intact", "surviving", "native")
@@ -166,12 +166,48 @@ PROMISE_PARTS = ("every healthy node that must hold a sum ends with the contribu
                  "part (those the surviving links join it to) exactly once")
 
 
+#: ... and of a reduction built for the intact network, its transfers over failed parts dropped
+PROMISE_DROPPED = ("no contribution is counted twice or read before it arrives; each required (node, block) holds "
+                   "what the surviving transfers bring it, and what it misses of its part's sum is counted as lost")
+
+
 def check_reducible(topology: Topology, algorithm: str, mode: str) -> None:
-    """Refuse a reduction built for the intact network on a degraded ``topology`` (its partial sums would
-    carry the failed parts' gaps on; only fault-aware reductions, planned on the surviving graph, run)."""
-    if mode != "surviving":
-        raise TopocastError(f"faults: algorithm {algorithm} is a reduction built for the intact network; on a "
-                            f"degraded network run allreduce-bfs-tree, allreduce-disjoint-trees or reduce-bfs-tree")
+    """Refuse a reduction on a degraded ``topology`` that is neither planned on the surviving graph nor built
+    for the intact network (a ``native`` reduction: none is registered)."""
+    if mode not in ("surviving", "intact"):
+        raise TopocastError(f"faults: algorithm {algorithm} is a {mode} reduction; on a degraded network run "
+                            f"allreduce-bfs-tree, allreduce-disjoint-trees or reduce-bfs-tree")
+
+
+def dropped_reduction(plan: Schedule, topology: Topology) -> Schedule:
+    """A reduction planned for the intact network, run on the degraded ``topology``: every transfer over a
+    failed link or router is dropped (with every hop of a relay chain one of whose hops is), the others run
+    as planned, carrying whatever partial their sender then holds.  Failed routers contribute nothing; each
+    required (node, block) is checked against its part's sum by a lossy check (a shortfall is the loss,
+    ``contributions_lost``; a contribution counted twice or read early is still a violation)."""
+    if plan.step is None:
+        raise TopocastError("faults: a reduction for the intact network runs on a degraded one in step order "
+                            "only; this plan orders its transfers by dependencies")
+    ok = link_ok(plan, topology)
+    if plan.forward is not None:                 # a relay chain goes whole or not at all
+        chain = np.arange(plan.num_transfers)
+        hops = np.flatnonzero(plan.forward >= 0)
+        for _ in range(plan.num_transfers):
+            moved = chain[plan.forward[hops]] != chain[hops]
+            if not moved.any():
+                break
+            chain[hops] = chain[plan.forward[hops]]
+        broken = np.unique(chain[~ok])
+        ok &= ~np.isin(chain, broken)
+    kept = plan.subset(np.flatnonzero(ok))
+    stamped = stamp_reduction(kept, topology)
+    info = dict(stamped.info)
+    info.update(fault_mode="intact", fault_promise=PROMISE_DROPPED,
+                transfers_dropped=int(plan.num_transfers - kept.num_transfers))
+    meta = dict(stamped.meta)
+    meta.update(fault_mode="intact")
+    part = reduction_parts(topology)
+    return replace(stamped, info=info, meta=meta, part=part)
 
 
 def reduction_pieces(topology: Topology, collective: str, root: int) -> list[np.ndarray]:
@@ -298,12 +334,19 @@ def _reduction_blocks(part: Schedule, nodes: np.ndarray, scatter: bool, count: i
 
 def reduction_plan(topology: Topology, algorithm: str, collective: str, mode: str, plan_on: Callable[..., Any],
                    root: int | None = None) -> Schedule:
-    """A fault-aware reduction on a degraded network, planned on the surviving graph: as it is while it joins
-    every router, else on each healthy part (:func:`reduction_pieces`) and lifted (:func:`lift_reduction`),
-    each part's sum its own (:func:`stamp_reduction`); :func:`check_reducible` refuses the rest."""
+    """A reduction on a degraded network.  Fault-aware (``surviving``): planned on the surviving graph, as it
+    is while it joins every router, else on each healthy part (:func:`reduction_pieces`) and lifted
+    (:func:`lift_reduction`), each part's sum its own (:func:`stamp_reduction`).  Built for the intact network
+    (``intact``): planned there, its transfers over failed parts dropped (:func:`dropped_reduction`).
+    :func:`check_reducible` refuses the rest."""
     check_reducible(topology, algorithm, mode)
+    if mode == "intact":
+        plan = plan_on(topology.intact, root=root)
+        if not isinstance(plan, Schedule) or not plan.is_reduction:
+            raise TopocastError(f"faults: algorithm {algorithm} makes no reduction schedule")
+        return dropped_reduction(plan, topology)
     pieces = reduction_pieces(topology, collective, 0 if root is None else root)
-    if len(pieces) == 1 and len(pieces[0]) == topology.num_nodes:
+    if len(pieces) == 1 and len(pieces[0]) == topology.num_nodes and not len(topology.failed_nodes):
         plan = plan_on(topology, root=root)
     elif not pieces:
         raise TopocastError(f"faults: no two healthy nodes of {topology.spec} ({topology.faults}) are still "
@@ -358,10 +401,10 @@ def degraded_plan(topology: Topology, algorithm: str, collective: str, mode: str
     if mode not in MODES:
         raise TopocastError(f"faults: algorithm {algorithm} declares fault mode '{mode}', not one of "
                             f"{', '.join(MODES)}")
-    if collective == "reduce" and root is None:
-        root = 0                      # the reduce's default root (every registered reduce ends at node 0)
-    if root is not None and mode != "native" and not healthy(topology)[root]:
-        raise TopocastError(f"root: node {root} is a failed router of {topology.spec} ({topology.faults}); "
+    # a reduce without a root given ends at node 0 (every registered reduce's default)
+    ends = 0 if collective == "reduce" and root is None else root
+    if ends is not None and mode != "native" and not healthy(topology)[ends]:
+        raise TopocastError(f"root: node {ends} is a failed router of {topology.spec} ({topology.faults}); "
                             f"choose a healthy root")
     if collective in REDUCTIONS:
         return reduction_plan(topology, algorithm, collective, mode, plan_on, root)
@@ -381,5 +424,5 @@ def degraded_plan(topology: Topology, algorithm: str, collective: str, mode: str
     return degraded
 
 
-__all__ = ["check_reducible", "degraded_plan", "induced", "lift_reduction", "reduction_pieces", "reduction_plan",
-           "stamp_reduction", "surviving_plan"]
+__all__ = ["check_reducible", "degraded_plan", "dropped_reduction", "induced", "lift_reduction", "reduction_pieces",
+           "reduction_plan", "stamp_reduction", "surviving_plan"]

@@ -44,10 +44,8 @@ from .plans import _lifted_ranges, induced, lift_reduction, reduction_pieces, st
 
 def as_graph(topology: Topology, nodes: np.ndarray) -> Topology:
     """The component of ``topology`` on ``nodes`` as a plain graph (family ``graph``), numbered in their order."""
-    part = induced(topology, nodes)
-    return Topology("graph", {}, part.indptr, part.indices, part.arc_labels, part.label_names,
-                    vertex_transitive=False, meta={"spec": f"{topology.spec} with faults {topology.faults} "
-                                                           f"(a component of {len(nodes)} healthy nodes)"})
+    return induced(topology, nodes, f"{topology.spec} with faults {topology.faults} (a component of {len(nodes)} "
+                                    f"healthy nodes)")
 
 
 def wanted(topology: Topology, collective: str, root: int) -> list[np.ndarray]:

@@ -134,6 +134,28 @@ class Schedule:
             return 0
         return int(self.step.max()) + 1
 
+    def subset(self, keep: npt.ArrayLike) -> Schedule:
+        """The schedule of the transfers ``keep`` (ids, increasing): relays renumbered (a hop whose payload's
+        hop is not kept carries its sender's own data), dependencies not kept (the subset runs in step order,
+        or is checked by the times an engine recorded)."""
+        from dataclasses import replace
+
+        keep = np.asarray(keep, dtype=np.int64)
+        counts = np.diff(self.range_ptr)[keep]
+        ptr = np.zeros(len(keep) + 1, np.int64)
+        np.cumsum(counts, out=ptr[1:])
+        ranges = np.repeat(self.range_ptr[keep] - ptr[:-1], counts) + np.arange(int(ptr[-1]), dtype=np.int64)
+        forward = None
+        if self.forward is not None:
+            new_id = np.full(self.num_transfers, -1, np.int64)
+            new_id[keep] = np.arange(len(keep))
+            old = self.forward[keep]
+            forward = np.where(old >= 0, new_id[np.maximum(old, 0)], -1)
+        return replace(self, src=self.src[keep], dst=self.dst[keep], range_ptr=ptr,
+                       range_first=self.range_first[ranges], range_count=self.range_count[ranges],
+                       step=None if self.step is None else self.step[keep], after_ptr=None, after_ids=None,
+                       combine=None if self.combine is None else self.combine[keep], forward=forward)
+
     def messages_of(self, t: int) -> np.ndarray:
         """Message ids carried by transfer ``t``."""
         lo, hi = self.range_ptr[t], self.range_ptr[t + 1]

@@ -31,7 +31,7 @@ from every receipt, the earliest per message.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numba as nb
@@ -412,7 +412,8 @@ class Delivery:
     with groups): the time each node held every message that started in its group.  ``data_stop``: the
     position, in the engine's order, of the first transfer whose sender lacked its data (-1: none).
     ``method`` and ``error_bound``: a reduction's check (:mod:`topocast.verify.reduction`), exact or by
-    fingerprints with the probability that a fault went unseen; empty for the other collectives.
+    fingerprints with the probability that a fault went unseen; empty for the other collectives; ``loss``
+    what a lossy reduction check found short.
     """
 
     verification: Verification
@@ -421,6 +422,9 @@ class Delivery:
     data_stop: int = -1
     method: str = ""
     error_bound: float = 0.0
+    #: a reduction planned for the intact network run on a degraded one: what the required sums miss
+    #: (``sums_short``, ``contributions_lost``; :mod:`topocast.verify.reduction`)
+    loss: dict[str, int] = field(default_factory=dict)
 
 
 @nb.njit(cache=True)

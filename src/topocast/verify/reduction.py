@@ -66,6 +66,11 @@ class ReductionCheck:
     error_bound: float
     #: whether the network is in parts (each required node's sum is its own part's)
     split: bool = False
+    #: a lossy check (:func:`verify_reduction`'s ``lossy``): the contributions the required (node, block)
+    #: pairs miss of their part's sum, and how many pairs miss some
+    contributions_lost: int = 0
+    sums_short: int = 0
+    lossy: bool = False
 
     @property
     def promise(self) -> str:
@@ -73,6 +78,8 @@ class ReductionCheck:
                f"fingerprints mod 2^61-1: a double count or omission is missed with probability <= "
                f"{self.error_bound:.1e}")
         whose = "the contribution of every node of its part" if self.split else "every node's contribution"
+        if self.lossy:
+            return f"no required (node, block) holds a contribution twice or reads one early ({how})"
         return f"every required (node, block) holds {whose} exactly once ({how})"
 
 
@@ -102,7 +109,8 @@ def required_nodes(schedule: Schedule) -> np.ndarray | None:
 
 
 def verify_reduction(schedule: Schedule, send: np.ndarray | None = None, recv: np.ndarray | None = None,
-                     max_bytes: float | None = None, method: str | None = None, seed: int = 0) -> ReductionCheck:
+                     max_bytes: float | None = None, method: str | None = None, seed: int = 0,
+                     lossy: bool | None = None) -> ReductionCheck:
     """Check a reduction run whose transfers read at ``send`` and landed at ``recv`` (default: step order).
 
     Parameters
@@ -118,6 +126,11 @@ def verify_reduction(schedule: Schedule, send: np.ndarray | None = None, recv: n
         Force a method; default exact when it fits (:data:`MAX_EXACT_WORK`, ``max_bytes``).
     seed : int
         Seed of the fingerprint weights.
+    lossy : bool, optional
+        A plan for the intact network run on a degraded one (transfers over failed parts dropped): a required
+        (node, block) short of its part's sum is its loss (counted in ``contributions_lost`` and
+        ``sums_short``), not a violation; counting a contribution twice or reading one early still is.
+        Default: whether the schedule says so (``meta["fault_mode"] == "intact"``).
 
     Returns
     -------
@@ -144,18 +157,19 @@ def verify_reduction(schedule: Schedule, send: np.ndarray | None = None, recv: n
     if np.any(recv < send):
         raise TopocastError("verify: a transfer lands before it is sent")
     limit = default_limit() if max_bytes is None else max_bytes
+    lossy = schedule.meta.get("fault_mode") == "intact" if lossy is None else lossy
     relayed = schedule.forward is not None and np.any(schedule.forward >= 0)
     if not relayed:
         method = method or choose_method(schedule, limit)
     # the step order's timing, which the exact method compares the run with (the fingerprints need none)
     reference = step_timing(schedule) if steps and (relayed or method == "exact") else None
     if relayed:
-        return _relayed(schedule, send, recv, reference, limit, method, seed)
+        return _relayed(schedule, send, recv, reference, limit, method, seed, lossy)
     timed = None if reference is not None and np.array_equal(send, reference[0]) and \
         np.array_equal(recv, reference[1]) else (send, recv)
     if method == "exact":
-        return _exact(schedule, reference or (send, recv), timed if reference is not None else None, limit)
-    return _fingerprint(schedule, send, recv, seed, limit)
+        return _exact(schedule, reference or (send, recv), timed if reference is not None else None, limit, lossy)
+    return _fingerprint(schedule, send, recv, seed, limit, lossy)
 
 
 def _forward(schedule: Schedule) -> np.ndarray:
@@ -204,7 +218,7 @@ def _early_hop(schedule: Schedule, send: np.ndarray, recv: np.ndarray) -> int:
 
 
 def _relayed(schedule: Schedule, send: np.ndarray, recv: np.ndarray, reference: Timing | None, limit: float,
-             method: str | None, seed: int) -> ReductionCheck:
+             method: str | None, seed: int, lossy: bool = False) -> ReductionCheck:
     """Check a schedule with relay chains as the schedule of its chains: each reads at its first hop and lands
     at its last (relays keep nothing, so that is what the receivers see), every hop checked to leave only once
     the payload it forwards has landed (in the run and in step order)."""
@@ -218,9 +232,9 @@ def _relayed(schedule: Schedule, send: np.ndarray, recv: np.ndarray, reference: 
     method = method or choose_method(logical, limit)
     if method == "exact":
         same = ref is not None and all(np.array_equal(a, b) for a, b in zip(ref, timed, strict=True))
-        found = _exact(logical, ref or timed, None if (ref is None or same) else timed, limit)
+        found = _exact(logical, ref or timed, None if (ref is None or same) else timed, limit, lossy)
     else:
-        found = _fingerprint(logical, *timed, seed, limit)
+        found = _fingerprint(logical, *timed, seed, limit, lossy)
     early = _early_hop(schedule, send, recv)
     if early < 0 and reference is not None:
         early = _early_hop(schedule, *reference)
@@ -452,11 +466,12 @@ def block_chunks(schedule: Schedule, limit: float, state_per_block: float, pairs
     return chunks
 
 
-def _exact(schedule: Schedule, reference: Timing, timed: Timing | None, limit: float) -> ReductionCheck:
+def _exact(schedule: Schedule, reference: Timing, timed: Timing | None, limit: float,
+           lossy: bool = False) -> ReductionCheck:
     n = schedule.num_nodes
     words = (n + 63) // 64
     need = required_nodes(schedule)
-    receipts = redundant = missing = 0
+    receipts = redundant = missing = lost = 0
     violation = None
     per_block = pairs_per_block(schedule)
     index = _index_type(schedule)
@@ -468,18 +483,22 @@ def _exact(schedule: Schedule, reference: Timing, timed: Timing | None, limit: f
         found = _sets_of_blocks(ptr, ids, lo, n, words, schedule.src, schedule.dst, schedule.combine, ref_send,
                                 ref_recv, run_send, run_recv, timed is not None, _need_array(need), part, size,
                                 split)
-        stopped, got, again, short, example, late_t, late_blocks = found
+        stopped, got, again, short, example, late_t, late_blocks, gone = found
         if stopped:  # the replays stop at the first count twice, in time order: take the chunk in that order
-            got, again, short, example, text = _exact_in_time_order(schedule, lo, hi, reference, timed)
+            got, again, short, example, text, gone = _exact_in_time_order(schedule, lo, hi, reference, timed)
             violation = violation or text
         elif late_t >= 0 and violation is None:
             violation = _late_text(schedule, late_t, late_blocks, lo, hi, timed)
         receipts += got
         redundant += again
         missing += short
-        if violation is None and example[0] >= 0:
+        lost += gone
+        if violation is None and example[0] >= 0 and not lossy:
             b, node, have, foreign = (int(x) for x in example)
             violation = _short_text(b, node, have, foreign, n, part, size, split)
+    if lossy:
+        return ReductionCheck(violation is None, redundant, 0, violation, receipts, "exact", 0.0, split, int(lost),
+                              int(missing), True)
     return ReductionCheck(missing == 0, redundant, missing, violation, receipts, "exact", 0.0, split)
 
 
@@ -526,9 +545,9 @@ def _exact_in_time_order(schedule: Schedule, lo: int, hi: int, reference, timed)
         if run["violation"] is not None:
             text = text or _double_count(schedule, transfer, block, run)
         text = text or _late(schedule, transfer, block, ref, run, timed)
-    short, example = _short_of_full(run["rows"], lo, hi, n, need, parts_of(schedule))
+    short, example, lost = _short_of_full(run["rows"], lo, hi, n, need, parts_of(schedule))
     example = (-1, -1, -1, 0) if example is None else (example[1], example[0], example[2], example[3])
-    return run["receipts"], run["redundant"], short, example, text
+    return run["receipts"], run["redundant"], short, example, text, lost
 
 
 def _late_text(schedule: Schedule, t: int, blocks: np.ndarray, lo: int, hi: int, timed) -> str:
@@ -554,6 +573,7 @@ def _sets_of_blocks(ptr, ids, lo, n, words, src, dst, combine, ref_send, ref_rec
     them as (block, node, contributions, whether one is from outside its part) or -1s, the transfer of the
     first read that took other contributions than in step order (by its read time, then id; -1: none), the
     blocks where it did)``.
+    Last, the contributions the required (node, block) pairs miss of their part's sum.
     Receipts and the rest are the run's.  ``stopped``: a contribution counted twice, or a transfer that
     lands when it leaves (its receipt comes first in time order); the counts are then not meaningful."""
     kmax = 0
@@ -567,7 +587,7 @@ def _sets_of_blocks(ptr, ids, lo, n, words, src, dst, combine, ref_send, ref_rec
     read_at = np.empty(kmax)
     land_at = np.empty(kmax)
     order = np.empty(2 * kmax, np.int64)
-    receipts = redundant = short = 0
+    receipts = redundant = short = lost = 0
     example = np.full(4, -1, np.int64)
     late_t = -1
     late_at = np.inf
@@ -581,7 +601,7 @@ def _sets_of_blocks(ptr, ids, lo, n, words, src, dst, combine, ref_send, ref_rec
                 t = ids[base + j]
                 read_at[j], land_at[j] = send[t], recv[t]
             if not _block_order(read_at[:k], land_at[:k], order[:2 * k]):
-                return True, receipts, redundant, short, example, late_t, late_blocks[:late_count]
+                return True, receipts, redundant, short, example, late_t, late_blocks[:late_count], lost
             rows[:] = 0
             for v in range(n):
                 if part[v] >= 0:
@@ -612,7 +632,7 @@ def _sets_of_blocks(ptr, ids, lo, n, words, src, dst, combine, ref_send, ref_rec
                 if combine[t]:
                     for w in range(words):
                         if rows[v, w] & snaps[s, w]:
-                            return True, receipts, redundant, short, example, late_t, late_blocks[:late_count]
+                            return True, receipts, redundant, short, example, late_t, late_blocks[:late_count], lost
                         rows[v, w] |= snaps[s, w]
                 else:
                     same = True
@@ -645,9 +665,10 @@ def _sets_of_blocks(ptr, ids, lo, n, words, src, dst, combine, ref_send, ref_rec
             have, foreign = _held(rows[v], part, part[v], split)
             if have != size[part[v]] or foreign:
                 short += 1
+                lost += max(0, size[part[v]] - have)
                 if example[0] < 0:
                     example[0], example[1], example[2], example[3] = lo + i, v, have, foreign
-    return False, receipts, redundant, short, example, late_t, late_blocks[:late_count]
+    return False, receipts, redundant, short, example, late_t, late_blocks[:late_count], lost
 
 
 #: de Bruijn sequence and table: the index of a word's one set bit from the top six bits of their product
@@ -736,9 +757,9 @@ def _late(schedule: Schedule, transfer: np.ndarray, block: np.ndarray, ref: dict
 
 
 def _short_of_full(rows: np.ndarray, lo: int, hi: int, n: int, need: np.ndarray | None,
-                   parts: tuple[np.ndarray, np.ndarray, bool]) -> tuple[int, tuple[int, int, int, int] | None]:
-    """Required (node, block) pairs of blocks ``lo..hi-1`` not holding exactly their part's contributions, and
-    one as ``(node, block, contributions, whether one is from outside its part)``."""
+                   parts: tuple[np.ndarray, np.ndarray, bool]) -> tuple[int, tuple[int, int, int, int] | None, int]:
+    """Required (node, block) pairs of blocks ``lo..hi-1`` not holding exactly their part's contributions, one
+    as ``(node, block, contributions, whether one is from outside its part)``, and the contributions they miss."""
     part, size, split = parts
     counts, foreign = _popcounts(rows, n, part, split)
     counts, foreign = counts.reshape(hi - lo, n), foreign.reshape(hi - lo, n)
@@ -751,9 +772,10 @@ def _short_of_full(rows: np.ndarray, lo: int, hi: int, n: int, need: np.ndarray 
         short[blocks, need[lo:hi]] = bad[blocks, need[lo:hi]]
     where = np.argwhere(short)
     if len(where) == 0:
-        return 0, None
+        return 0, None, 0
     b, node = int(where[0][0]), int(where[0][1])
-    return int(len(where)), (node, lo + b, int(counts[b, node]), int(foreign[b, node]))
+    lost = int(np.maximum(size[np.maximum(part, 0)][where[:, 1]] - counts[where[:, 0], where[:, 1]], 0).sum())
+    return int(len(where)), (node, lo + b, int(counts[b, node]), int(foreign[b, node])), lost
 
 
 @nb.njit(cache=True)
@@ -784,7 +806,7 @@ def _sums_of_blocks(ptr, ids, lo, n, src, dst, combine, send, recv, weight, tota
     read_at = np.empty(kmax)
     land_at = np.empty(kmax)
     order = np.empty(2 * kmax, np.int64)
-    receipts = redundant = missing = checked = 0
+    receipts = redundant = missing = checked = lost = 0
     example = np.full(3, -1, np.int64)
     for i in range(len(ptr) - 1):
         base, k = ptr[i], ptr[i + 1] - ptr[i]
@@ -818,9 +840,10 @@ def _sums_of_blocks(ptr, ids, lo, n, src, dst, combine, send, recv, weight, tota
             checked += 1
             if fp[v] != total[part[v]] or cnt[v] != size[part[v]]:
                 missing += 1
+                lost += max(0, size[part[v]] - cnt[v])
                 if example[0] < 0:
                     example[0], example[1], example[2] = lo + i, v, cnt[v]
-    return receipts, redundant, missing, checked, example
+    return receipts, redundant, missing, checked, example, lost
 
 
 @nb.njit(cache=True)
@@ -835,7 +858,8 @@ def _part_sums(weight: np.ndarray, part: np.ndarray, parts: int) -> np.ndarray:
     return total
 
 
-def _fingerprint(schedule: Schedule, send: np.ndarray, recv: np.ndarray, seed: int, limit: float) -> ReductionCheck:
+def _fingerprint(schedule: Schedule, send: np.ndarray, recv: np.ndarray, seed: int, limit: float,
+                 lossy: bool = False) -> ReductionCheck:
     n = schedule.num_nodes
     rng = np.random.default_rng([seed, n, 61])
     weight = rng.integers(1, PRIME, size=n, dtype=np.uint64)
@@ -843,16 +867,17 @@ def _fingerprint(schedule: Schedule, send: np.ndarray, recv: np.ndarray, seed: i
     weight[part < 0] = 0
     total = _part_sums(weight, part, len(size))
     need = _need_array(required_nodes(schedule))
-    receipts = redundant = missing = checked = 0
+    receipts = redundant = missing = checked = lost = 0
     violation = None
     per_block = pairs_per_block(schedule)
     index = _index_type(schedule)
     for lo, hi in block_chunks(schedule, limit, 16.0 * n * 2, per_block):
         ptr, ids = _chunk_pairs(schedule, per_block, lo, hi, index)
-        got, again, short, seen, example = _sums_of_blocks(ptr, ids, lo, n, schedule.src, schedule.dst,
+        got, again, short, seen, example, gone = _sums_of_blocks(ptr, ids, lo, n, schedule.src, schedule.dst,
                                                            schedule.combine, send, recv, weight, total, need,
                                                            part, size)
         receipts, redundant, missing, checked = receipts + got, redundant + again, missing + short, checked + seen
+        lost += gone
         if violation is None and example[0] >= 0:
             b, node, have = (int(x) for x in example)
             want = int(size[part[node]])
@@ -860,6 +885,10 @@ def _fingerprint(schedule: Schedule, send: np.ndarray, recv: np.ndarray, seed: i
                                                                      else "holds the wrong contributions")
             violation = f"node {node} ends with block {b} holding {have} contributions for {want}: it {what}"
     bound = float(checked) * 2.0 ** -61
+    if lossy:   # a count above the part's is a contribution counted twice, still a violation; below, the loss
+        twice = violation is not None and "counts a contribution twice" in violation
+        return ReductionCheck(not twice, int(redundant), 0, violation if twice else None, int(receipts),
+                              "fingerprint", bound, split, int(lost), int(missing), True)
     return ReductionCheck(missing == 0, int(redundant), missing, violation, int(receipts), "fingerprint", bound,
                           split)
 
@@ -867,25 +896,8 @@ def _fingerprint(schedule: Schedule, send: np.ndarray, recv: np.ndarray, seed: i
 # -- engine runs ------------------------------------------------------------------------------------------
 
 def _ran(schedule: Schedule, keep: np.ndarray) -> Schedule:
-    """The schedule of the transfers an engine ran (``keep``: their ids, increasing), relays renumbered."""
-    from dataclasses import replace
-
-    keep = np.asarray(keep, dtype=np.int64)
-    counts = np.diff(schedule.range_ptr)[keep]
-    ptr = np.zeros(len(keep) + 1, np.int64)
-    np.cumsum(counts, out=ptr[1:])
-    ranges = np.concatenate([np.arange(schedule.range_ptr[t], schedule.range_ptr[t + 1]) for t in keep]) \
-        if len(keep) else np.zeros(0, np.int64)
-    forward = None
-    if schedule.forward is not None:
-        new_id = np.full(schedule.num_transfers, -1, np.int64)
-        new_id[keep] = np.arange(len(keep))
-        old = schedule.forward[keep]
-        forward = np.where(old >= 0, new_id[np.maximum(old, 0)], -1)
-    return replace(schedule, src=schedule.src[keep], dst=schedule.dst[keep], range_ptr=ptr,
-                   range_first=schedule.range_first[ranges], range_count=schedule.range_count[ranges],
-                   step=None if schedule.step is None else schedule.step[keep],
-                   after_ptr=None, after_ids=None, combine=_combine(schedule)[keep], forward=forward)
+    """The schedule of the transfers an engine ran (``keep``: their ids, increasing)."""
+    return schedule.subset(keep)
 
 
 def _completion(schedule: Schedule, found: ReductionCheck, when: np.ndarray, never: float) -> np.ndarray:
@@ -944,7 +956,8 @@ def check_reduction_steps(schedule: Schedule, trace: Any, max_bytes: float | Non
         ran = _ran(schedule, np.flatnonzero(_steps(schedule) < _steps(schedule)[t]))
     found = verify_reduction(ran, max_bytes=max_bytes)
     completion = _completion(ran, found, np.asarray(ran.step, np.float64) + 1, -1.0).astype(np.int64)
-    return Delivery(_verification(found, violation), completion, None, -1, found.method, found.error_bound)
+    return Delivery(_verification(found, violation), completion, None, -1, found.method, found.error_bound,
+                    _loss(found))
 
 
 def check_reduction_events(schedule: Schedule, trace: Any, max_bytes: float | None = None) -> Delivery:
@@ -971,7 +984,15 @@ def check_reduction_events(schedule: Schedule, trace: Any, max_bytes: float | No
     else:
         found = verify_reduction(ran, send, recv, max_bytes=max_bytes)
     completion = _completion(ran, found, np.asarray(recv, np.float64), np.inf)
-    return Delivery(_verification(found, violation), completion, None, -1, found.method, found.error_bound)
+    return Delivery(_verification(found, violation), completion, None, -1, found.method, found.error_bound,
+                    _loss(found))
+
+
+def _loss(found: ReductionCheck) -> dict[str, int]:
+    """What a lossy check found short (empty when it was not lossy or nothing is short)."""
+    if not found.lossy:
+        return {}
+    return {"sums_short": found.sums_short, "contributions_lost": found.contributions_lost}
 
 
 def _verification(found: ReductionCheck, violation: str | None) -> Verification:
@@ -986,4 +1007,5 @@ def _verification(found: ReductionCheck, violation: str | None) -> Verification:
 
 def reduction_metrics(delivery: Delivery) -> dict[str, Any]:
     """The metrics a reduction run adds: how it was verified and the chance a fault went unseen."""
-    return {"verification_method": delivery.method, "verification_error_bound": float(delivery.error_bound)}
+    return {"verification_method": delivery.method, "verification_error_bound": float(delivery.error_bound),
+            **delivery.loss}
