@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import topocast as tc
+from topocast.algorithms import in_network as I
 from topocast.algorithms import reductions as R
 from topocast.algorithms import swing as S
 from topocast.verify.reduction import verify_reduction
@@ -467,3 +468,46 @@ def test_wilson_tree_is_a_uniform_spanning_tree(graph, trees):
     if trees <= 16:
         assert len(seen) == trees
         assert max(seen.values()) < 1.3 * draws / trees and min(seen.values()) > 0.7 * draws / trees
+
+
+# -- fat trees: the processors contribute, the switches relay or add ----------------------------------------------
+GFTS = [(1, 4, 1), (2, 4, 2), (2, 2, 4), (3, 2, 2), (3, 3, 2), (2, 3, 3)]
+
+
+@pytest.mark.parametrize("h,m,w", GFTS)
+def test_in_network_allreduce_takes_its_closed_form_and_the_distance_bound(h, m, w):
+    """2h + 2 steps, the farthest two processors' distance (2h + 2 hops through a top switch, by networkx), and
+    the alpha-beta time 2(a + Vb) + 2 sum_{x=1..h} (a + Vb / w^x) to the last digit."""
+    from topocast.algorithms.in_network import in_network_allreduce_time
+
+    spec = f"gft:h={h},m={m},w={w}"
+    t = tc.build(spec)
+    g = t.to_networkx()
+    far = max(nx.single_source_shortest_path_length(g, 0)[v] for v in range(t.meta["processors"]))
+    steps = tc.run(spec, "allreduce-in-network", engine="step")
+    assert steps.verified and steps.metrics["steps"] == 2 * h + 2 == steps.metrics["lower_bound"] == far
+    size = 4096.0 * w ** h
+    timed = tc.run(spec, "allreduce-in-network", engine="event", message_bytes=size, startup=1e-6, per_byte=1e-9)
+    assert timed.verified
+    assert timed.metrics["time"] == pytest.approx(in_network_allreduce_time(h, w, size, 1e-6, 1e-9), rel=1e-12)
+    assert timed.metrics["time"] >= timed.metrics["lower_bound"] * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("spec", ["gft:h=2,m=4,w=2", "gft:h=3,m=2,w=2", "gft:h=1,m=3,w=2"])
+def test_fat_tree_reductions_count_the_processors_only(spec):
+    """Both fat-tree allreduces verify with the switches as relays (part -1) against the oracle's multisets;
+    a switch made a contributor, or one transfer removed, is caught."""
+    t = tc.build(spec)
+    processors = t.meta["processors"]
+    for plan in (R.hierarchical_allreduce(t), I.in_network_allreduce(t)):
+        assert plan.part[:processors].tolist() == [0] * processors and (plan.part[processors:] == -1).all()
+        assert verify_reduction(plan).complete
+        state, _ = oracle(plan)
+        for v in range(processors):
+            for b in range(plan.num_messages):
+                held = state[v][b]
+                assert {u for u in held if u < processors} == set(range(processors))
+        with_switch = replace(plan, part=np.zeros(t.num_nodes, dtype=np.int64))
+        assert not verify_reduction(with_switch).complete
+        short = verify_reduction(plan.subset(np.arange(1, plan.num_transfers)))
+        assert not short.complete

@@ -35,6 +35,7 @@ the time per byte, ``m`` the vector):
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -1142,14 +1143,16 @@ def double_binary_tree_allreduce(topology: Topology, message_bytes: float = 1024
 
 # -- hierarchical ---------------------------------------------------------------------------------------
 #: the families whose groups the hierarchical allreduce knows
-GROUP_FAMILIES = ("dragonfly", "galaxyfly", "hdn")
+GROUP_FAMILIES = ("dragonfly", "galaxyfly", "hdn", "gft")
 
 
 def groups_of(topology: Topology) -> np.ndarray:
     """Give the group of every node of a group network.
 
-    The group of every node: a Dragonfly's or Galaxyfly's supernode (``node // routers per group``), or an
-    HDN's level-(k-1) cluster (``node // its nodes``; the builder numbers each cluster's nodes together).
+    The group of every node: a Dragonfly's or Galaxyfly's supernode (``node // routers per group``), an
+    HDN's level-(k-1) cluster (``node // its nodes``; the builder numbers each cluster's nodes together), or
+    a fat tree's processors below one level-0 switch (``processor // w``; -1 for a switch, which takes no
+    part in a reduction of the processors' vectors).
 
     Parameters
     ----------
@@ -1159,13 +1162,18 @@ def groups_of(topology: Topology) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
-        Group of every node.
+        Group of every node (-1: a node in no group, a fat tree's switch).
 
     Raises
     ------
     TopocastError
         For a network without groups (not a Dragonfly, Galaxyfly or hierarchical dual-net).
     """
+    if topology.family == "gft" and topology.meta.get("processors"):
+        group = np.full(topology.num_nodes, -1, dtype=np.int64)
+        processors = int(topology.meta["processors"])
+        group[:processors] = np.arange(processors, dtype=np.int64) // int(topology.params["w"])
+        return group
     if topology.family in ("dragonfly", "galaxyfly") and topology.meta.get("routers_per_supernode"):
         size = int(topology.meta["routers_per_supernode"])
     elif topology.family == "hdn" and len(topology.meta.get("level_nodes", ())) >= 2:
@@ -1180,7 +1188,9 @@ def hierarchical_allreduce(topology: Topology, message_bytes: float = 1024.0, ch
     """Plan the hierarchical allreduce: inside every group, across the groups, inside again.
 
     Ring reduce-scatter in every group, ring allreduce of each slice across the groups, ring all-gather in every
-    group; relayed where a ring's neighbours are not linked.
+    group; relayed where a ring's neighbours are not linked.  On a fat tree the reduction is over the
+    processors' vectors (:func:`groups_of`): the switches relay and neither contribute nor end with a sum
+    (the schedule's ``part`` says so).
 
     Parameters
     ----------
@@ -1204,12 +1214,16 @@ def hierarchical_allreduce(topology: Topology, message_bytes: float = 1024.0, ch
     from .embedding import embed
 
     group = groups_of(topology)
-    size = int(np.bincount(group).max())
+    members = np.flatnonzero(group >= 0)
+    size = int(np.bincount(group[members]).max())
     g = int(group.max()) + 1
-    n = topology.num_nodes
+    n = len(members)
     _check_chunks(chunks, message_bytes, n * chunks)
-    builder = _builder(topology, "allreduce", message_bytes, chunks, "hierarchical")
-    nodes = np.arange(n, dtype=np.int64).reshape(g, size)         # row: a group; column: an index in it
+    home = np.repeat(members, chunks)
+    builder = ScheduleBuilder(topology.num_nodes, origin=home, collective="allreduce", targets="all",
+                              message_bytes=message_bytes / len(home),
+                              meta={"algorithm": "hierarchical", "chunks": chunks})
+    nodes = members.reshape(g, size)                               # row: a group; column: an index in it
     blocks = n * chunks
     slice_blocks = blocks // size                                  # index j of a group ends holding slice j
     step = _ring_slices(builder, nodes, slice_blocks, True, 0)
@@ -1227,7 +1241,12 @@ def hierarchical_allreduce(topology: Topology, message_bytes: float = 1024.0, ch
                         step=step + g - 1 + s, combine=False)
     step += 2 * (g - 1)
     _ring_slices(builder, nodes, slice_blocks, False, step)
-    return embed(topology, builder.build())
+    plan = embed(topology, builder.build())
+    if n == topology.num_nodes:
+        return plan
+    part = np.full(topology.num_nodes, -1, dtype=np.int64)
+    part[members] = 0
+    return replace(plan, part=part)
 
 
 def _ring_slices(builder: ScheduleBuilder, rings: np.ndarray, share: int, reduce: bool, step: int) -> int:

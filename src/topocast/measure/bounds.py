@@ -108,6 +108,10 @@ def hop_bound(topology: Topology, schedule: Schedule | FrontierPlan) -> int:
         return int(bfs_distances(topology, int(schedule.origin[0])).max())
     if isinstance(schedule, FrontierPlan):  # its message (each of them, under symmetry) must reach every node
         return diameter(topology)
+    if schedule.is_reduction and schedule.part is not None:   # contributors only (the rest relay)
+        joined = members(topology, schedule)
+        start = int(schedule.targets[0]) if schedule.collective == "reduce" else int(joined[0])
+        return int(bfs_distances(topology, start)[joined].max())
     if schedule.collective == "reduce":
         return int(bfs_distances(topology, int(schedule.targets[0])).max())
     if schedule.collective in ("allreduce", "reduce-scatter"):
@@ -121,6 +125,8 @@ def spread_size(topology: Topology, schedule: Schedule | FrontierPlan) -> int:
     """The most nodes one message must end on (its origin counted): every node, or for targets given as a
     CSR pair (a multicast, a collective restricted to the healthy nodes of a degraded network) the largest
     target set; what the doubling bound counts."""
+    if isinstance(schedule, Schedule) and schedule.is_reduction and schedule.part is not None:
+        return int(len(members(topology, schedule)))
     if isinstance(schedule, FrontierPlan) or not isinstance(schedule.targets, tuple):  # every node
         return topology.num_nodes
     ptr, ids = schedule.targets
@@ -133,6 +139,8 @@ def spread_size(topology: Topology, schedule: Schedule | FrontierPlan) -> int:
 
 def hop_kind(schedule: Schedule | FrontierPlan) -> str:
     """The name of :func:`hop_bound` for this collective."""
+    if isinstance(schedule, Schedule) and schedule.is_reduction and schedule.part is not None:
+        return "distance"
     if schedule.collective in HEAVY and not isinstance(getattr(schedule, "targets", "all"), str):
         return "distance"
     return {"broadcast": "eccentricity", "allgather": "diameter", "alltoall": "diameter", "allreduce": "diameter",
@@ -160,7 +168,7 @@ def farthest_pair(topology: Topology, schedule: Schedule) -> int:
 # -- steps --------------------------------------------------------------------------------------
 def step_bound(topology: Topology, schedule: Schedule | FrontierPlan, ports: PortModel) -> Bound:
     """Steps: the hop bound and, for broadcast, all-gather and total exchange, the doubling bound."""
-    if isinstance(schedule, Schedule) and schedule.part is not None:
+    if isinstance(schedule, Schedule) and _in_parts(topology, schedule):
         return _largest([step_bound(net, sub, ports) for net, sub in part_problems(topology, schedule)])
     candidates: list[tuple[str, float]] = [(hop_kind(schedule), hop_bound(topology, schedule))]
     if schedule.collective in SPREADING or schedule.collective in REDUCTIONS:
@@ -177,7 +185,7 @@ def step_lower_bound(topology: Topology, schedule: Schedule | FrontierPlan, port
 def time_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel) -> Bound:
     """Time: what no schedule of this collective (messages split or not) can beat under this model; the
     largest of the bounds of ``docs/bounds.md`` binds, with its witness."""
-    if schedule.part is not None:
+    if _in_parts(topology, schedule):
         return _largest([time_bound(net, sub, cost, ports) for net, sub in part_problems(topology, schedule)])
     if schedule.is_reduction:
         m = schedule.message_bytes
@@ -186,35 +194,59 @@ def time_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports: P
     return _best(time_bounds(topology, schedule, cost, ports))
 
 
+def _in_parts(topology: Topology, schedule: Schedule) -> bool:
+    """Whether a reduction's bounds are taken part by part: its network is in parts (``schedule.part``) other
+    than one part of contributors on one connected network (bounded as it is, :func:`members`)."""
+    if schedule.part is None:
+        return False
+    from ..faults.connectivity import components
+
+    part = np.asarray(schedule.part)
+    return bool(len(np.unique(part[part >= 0])) != 1 or len(np.unique(components(topology))) != 1)
+
+
+def members(topology: Topology, schedule: Schedule) -> np.ndarray:
+    """The nodes that contribute to a reduction (every node, or those of ``schedule.part`` >= 0)."""
+    if schedule.part is None:
+        return np.arange(topology.num_nodes)
+    return np.flatnonzero(np.asarray(schedule.part) >= 0)
+
+
 def part_problems(topology: Topology, schedule: Schedule) -> list[tuple[Topology, Schedule]]:
     """A reduction on a network in parts (``schedule.part``) as one reduction per part that must hold a sum:
-    the part's network (its nodes in their order) and a schedule of no transfers naming what is required
+    the connected piece of the network its nodes lie in (its nodes in their order; nodes of no part on it, a
+    fat tree's switches, relay and are marked so) and a schedule of no transfers naming what is required
     there (every block of an allreduce; the blocks owned in the part, for a reduce-scatter or a reduce).
     A part of one node has nothing to move and is left out."""
-    from ..faults.connectivity import induced
+    from ..faults.connectivity import components, induced
 
     part = np.asarray(schedule.part, dtype=np.int64)
+    comp = components(topology)
     owners = None if isinstance(schedule.targets, str) else np.asarray(schedule.targets, dtype=np.int64)
     out = []
     for p in np.unique(part[part >= 0]).tolist():
-        nodes = np.flatnonzero(part == p)
-        if len(nodes) < 2:
-            continue
-        local = np.full(schedule.num_nodes, -1, dtype=np.int64)
-        local[nodes] = np.arange(len(nodes))
-        targets: Any = "all"
-        m = schedule.num_messages
-        if owners is not None:
-            inside = local[owners] >= 0
-            if not inside.any():
+        inside = part == p
+        for c in np.unique(comp[inside]).tolist():
+            mine = inside & (comp == c)
+            if np.count_nonzero(mine) < 2:
                 continue
-            targets, m = local[owners[inside]], int(np.count_nonzero(inside))
-        empty = np.zeros(0, dtype=np.int64)
-        sub = Schedule(len(nodes), np.zeros(m, dtype=np.int64) if isinstance(targets, str) else targets, empty,
-                       empty, np.zeros(1, dtype=np.int64), empty, empty, collective=schedule.collective,
-                       targets=targets, step=empty, message_bytes=schedule.message_bytes,
-                       combine=np.zeros(0, dtype=bool))
-        out.append((induced(topology, nodes), sub))
+            nodes = np.flatnonzero(comp == c)
+            local = np.full(schedule.num_nodes, -1, dtype=np.int64)
+            local[nodes] = np.arange(len(nodes))
+            targets: Any = "all"
+            m = schedule.num_messages
+            if owners is not None:
+                kept = mine[owners]
+                if not kept.any():
+                    continue
+                targets, m = local[owners[kept]], int(np.count_nonzero(kept))
+            empty = np.zeros(0, dtype=np.int64)
+            mask = None if mine[nodes].all() else np.where(mine[nodes], 0, -1).astype(np.int64)
+            sub = Schedule(len(nodes), np.zeros(m, dtype=np.int64) if isinstance(targets, str) else targets,
+                           empty, empty, np.zeros(1, dtype=np.int64), empty, empty, collective=schedule.collective,
+                           targets=targets, step=empty, message_bytes=schedule.message_bytes,
+                           combine=np.zeros(0, dtype=bool), part=mask)
+            out.append((induced(topology, nodes), sub))
     return out
 
 
@@ -435,25 +467,34 @@ def cut_certificate(topology: Topology, schedule: Schedule, cost: CostModel, por
 # -- reductions -----------------------------------------------------------------------------------------
 def reduction_bounds(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel
                      ) -> list[tuple[str, float]]:
-    """The time bounds of a reduction beside ``latency``: doubling, gossip, injection, cut and compute."""
+    """The time bounds of a reduction beside ``latency``: doubling, gossip, injection, cut and compute.  With
+    contributors only (``schedule.part``: the others relay) each counts the contributors, and the cut bound
+    is left out."""
     n = topology.num_nodes
+    joined = members(topology, schedule)
+    k = len(joined)
     vector = schedule.message_bytes * schedule.num_messages
     ports_in = _port_counts(topology, ports)
-    out = [("doubling", _doubling(n, int(ports_in.max())) * cost.transfer_time(schedule.message_bytes)
+    out = [("doubling", _doubling(k, int(ports_in.max())) * cost.transfer_time(schedule.message_bytes)
             + cost.per_hop)]
-    spread = 2 * (n - 1) if schedule.collective == "allreduce" else n - 1
-    out.append(("gossip", cost.startup + cost.per_hop + spread * vector * cost.per_byte / float(ports_in.sum())))
+    spread = 2 * (k - 1) if schedule.collective == "allreduce" else k - 1
+    out.append(("gossip", cost.startup + cost.per_hop + spread * vector * cost.per_byte
+                / float(ports_in[joined].sum())))
     send, recv = _reduction_in_out(schedule, n, vector)
+    if k < n:
+        outside = np.ones(n, dtype=bool)
+        outside[joined] = False
+        send[outside], recv[outside] = 0.0, 0.0
     load = np.maximum(send, recv) / ports_in
     if ports.duplex == "half":
         load = np.maximum(load, (send + recv) / np.maximum(topology.port_degree, 1))
     out.append(("injection", cost.startup + cost.per_hop + float(load.max()) * cost.per_byte))
-    cut = _reduction_cut(topology, schedule, vector, ports)
+    cut = _reduction_cut(topology, schedule, vector, ports) if k == n else None
     if cut is not None:
         out.append(("cut", cost.startup + cost.per_hop + cut * cost.per_byte))
     gamma = getattr(cost, "per_byte_reduce", 0.0)
     if gamma:
-        out.append(("compute", (n - 1) / n * vector * gamma))
+        out.append(("compute", (k - 1) / k * vector * gamma))
     return out
 
 

@@ -184,8 +184,21 @@ class GFTShape:
         return gft_network(self.h, self.m, self.w)
 
 
-def _up_target(shape: GFTShape, x: int) -> tuple[np.ndarray, np.ndarray]:
-    """Level-``x+1`` switch and down port reached by each (switch, up port) of level ``x``."""
+def up_targets(shape: GFTShape, x: int) -> tuple[np.ndarray, np.ndarray]:
+    """Give the level-``x+1`` switch and down port reached by each (switch, up port) of level ``x``.
+
+    Parameters
+    ----------
+    shape : GFTShape
+        The fat tree's sizes.
+    x : int
+        Level, 0 .. h-1.
+
+    Returns
+    -------
+    upper, port : numpy.ndarray
+        ``(switches on level x, w)`` arrays: the parent's index on level ``x+1`` and the down port it arrives on.
+    """
     w, m = shape.w, shape.m
     count = shape.level_count(x)
     a = np.arange(count, dtype=np.int64)
@@ -259,7 +272,7 @@ def gft_network(h: int, m: int, w: int) -> MultistageNetwork:
         _stage(switches, ins, outs, names, shape.level_count(x), up, down, f"down level {x}")
     blocks = []
     for x in range(h):  # up level x -> level x+1 (up, or the top)
-        upper, port = _up_target(shape, x)
+        upper, port = up_targets(shape, x)
         blocks.append(upper * ins[x + 1] + port)
     for x in range(h, 0, -1):  # level x (top or down) -> down level x-1
         lower, port = _down_target(shape, x)
@@ -367,7 +380,7 @@ def gft(h: int, m: int, w: int) -> Topology:
     src = [np.arange(n)]
     dst = [off[1] + np.arange(n) // w]
     for x in range(h):
-        upper, _ = _up_target(shape, x)
+        upper, _ = up_targets(shape, x)
         lower = np.repeat(np.arange(shape.level_count(x)), w)
         src.append(off[x + 1] + lower)
         dst.append(off[x + 2] + upper.reshape(-1))

@@ -1,0 +1,124 @@
+"""Allreduce inside the network of a fat tree: the switches add what their children send (in-network reduction).
+
+On a generalized fat tree GFT(h, m, w) (:mod:`topocast.topology.fattree`) the
+processors contribute and must end with the sum; the switches add partial sums
+as they pass, as switches with in-network aggregation do (SHARP-style), and
+neither contribute nor keep a result (the schedule's ``part`` says so).
+
+The vector is cut into ``w^h`` slices.  A level-``x`` switch whose local index
+is ``l`` (``0 .. w^x - 1``, its place inside its subtree) owns slices
+``l w^(h-x) .. (l + 1) w^(h-x) - 1``, and its up port ``p`` leads to the parent
+of local index ``l w + p``, which owns the ``p``-th ``w``-th of that range: so
+
+* step 0: every processor sends its whole vector to its level-0 switch, which adds;
+* steps ``1 .. h``: every level-``x`` switch sends, up each port ``p``, the part
+  of its range its parent there owns, which adds what its ``m`` children send;
+  the ``w^h`` top switches end with one slice each, summed over every processor;
+* steps ``h + 1 .. 2h``: the mirror, down: every switch copies its range to its children;
+* step ``2h + 1``: every level-0 switch copies the whole vector to its processors.
+
+``2h + 2`` steps; under the alpha-beta model with every switch port working at
+once the time is ``2 (a + V b) + 2 sum_{x=1..h} (a + V b / w^x)`` (the up
+transfers of level ``x - 1`` carry ``V / w^x``), which the tests check to the
+last digit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ..errors import TopocastError
+from ..plans.schedule import Schedule, ScheduleBuilder
+from ..topology.core import Topology
+from ..topology.fattree import GFTShape, up_targets
+from .base import REDUCTION_RUN_PARAMS, register
+
+
+def in_network_allreduce(topology: Topology, message_bytes: float = 1024.0) -> Schedule:
+    """Plan the allreduce of the processors' vectors on a fat tree, the switches adding on the way up.
+
+    Parameters
+    ----------
+    topology : Topology
+        A generalized fat tree (``gft:h=..,m=..,w=..``).
+    message_bytes : float, default 1024.0
+        Size of every processor's vector in bytes.
+
+    Returns
+    -------
+    Schedule
+        The reduction: ``2h + 2`` steps; ``part`` 0 for the processors, -1 for the switches.
+
+    Raises
+    ------
+    TopocastError
+        A network that is not a generalized fat tree, or a vector smaller than one byte per slice.
+    """
+    if topology.family != "gft":
+        raise TopocastError(f"algorithm: the in-network allreduce needs a generalized fat tree (gft), not "
+                            f"'{topology.family}'")
+    h, m, w = (int(topology.params[k]) for k in ("h", "m", "w"))
+    shape = GFTShape(h, m, w)
+    slices = w ** h
+    if message_bytes < slices:
+        raise TopocastError(f"message_bytes: the in-network allreduce cuts the vector into w^h = {slices} slices "
+                            f"of at least a byte; got {message_bytes:g}")
+    processors = shape.processors
+    first = np.concatenate([[processors], processors + np.cumsum(shape.level_counts)]).astype(np.int64)
+    builder = ScheduleBuilder(topology.num_nodes, origin=np.zeros(slices, dtype=np.int64), collective="allreduce",
+                              targets="all", message_bytes=message_bytes / slices,
+                              meta={"algorithm": "in-network"})
+    cpu = np.arange(processors, dtype=np.int64)
+    leaf = first[0] + cpu // w
+    builder.add(src=cpu, dst=leaf, first=0, count=slices, step=0, combine=True)
+    for x in range(h):
+        child, parent, begin, width = _up_links(shape, first, x)
+        builder.add(src=child, dst=parent, first=begin, count=width, step=1 + x, combine=True)
+        builder.add(src=parent, dst=child, first=begin, count=width, step=2 * h - x, combine=False)
+    builder.add(src=leaf, dst=cpu, first=0, count=slices, step=2 * h + 1, combine=False)
+    part = np.full(topology.num_nodes, -1, dtype=np.int64)
+    part[:processors] = 0
+    return replace(builder.build(), part=part)
+
+
+def _up_links(shape: GFTShape, first: np.ndarray, x: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """List every (level-``x`` switch, up port) as arrays.
+
+    The switch, its parent, the first slice the parent owns, and how many (``w^(h-x-1)``).
+    """
+    upper, _ = up_targets(shape, x)
+    count, w = shape.level_count(x), shape.w
+    local = np.arange(count, dtype=np.int64) % w ** x
+    width = w ** (shape.h - x - 1)
+    child = np.repeat(first[x] + np.arange(count, dtype=np.int64), w)
+    parent = first[x + 1] + upper.reshape(-1)
+    begin = ((local * w)[:, None] + np.arange(w, dtype=np.int64)[None, :]).reshape(-1) * width
+    return child, parent, begin, width
+
+
+def in_network_allreduce_time(h: int, w: int, m: float, alpha: float, beta: float) -> float:
+    """Give the closed-form time of :func:`in_network_allreduce` under the alpha-beta model (all ports at once).
+
+    Parameters
+    ----------
+    h, w : int
+        The fat tree's height and parents per switch.
+    m : float
+        Vector size in bytes.
+    alpha, beta : float
+        Start-up time and time per byte of a transfer.
+
+    Returns
+    -------
+    float
+        ``2 (alpha + m beta) + 2 sum_{x=1..h} (alpha + m beta / w^x)``.
+    """
+    return 2 * (alpha + m * beta) + 2 * sum(alpha + m * beta / w ** x for x in range(1, h + 1))
+
+
+register("allreduce-in-network", in_network_allreduce, "allreduce",
+         "fat trees: the switches add the processors' vectors slice by slice up the levels and copy the sums "
+         "down (in-network reduction); the processors contribute, the switches only aggregate",
+         families=("gft",), aliases=("sharp",), run_params=REDUCTION_RUN_PARAMS)
