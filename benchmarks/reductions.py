@@ -83,6 +83,7 @@ CASES = [
     ("torus:64x64", "allreduce-ring", "event", "run", 2 ** 24, 10.0),
     ("ring:1024", "allreduce-ring", "step", "exact", 2 ** 20, 5.0),
     ("galaxyfly:n=3,q=7,a=8", "allreduce-hierarchical", "step", "run", 2 ** 20, None),
+    ("gft:h=2,m=1000,w=1", "allreduce-in-network", "step", "run", 2 ** 20, 60.0),   # 10^6 processors
     ("galaxyfly:n=3,q=5,a=4", "allreduce", "event", "synthesize", 2 ** 20, 1.5),
     ("torus:16x16", "allreduce", "event", "synthesize", 2 ** 20, 1.5),
 ]
@@ -91,6 +92,7 @@ QUICK = [
     ("torus:8x8", "allreduce-halving-doubling", "event", "run", 2 ** 16, None),
     ("ring:128", "allreduce-ring", "step", "exact", 2 ** 16, None),
     ("galaxyfly:n=3,q=3,a=2", "allreduce-hierarchical", "step", "run", 2 ** 16, None),
+    ("gft:h=2,m=4,w=2", "allreduce-in-network", "step", "run", 2 ** 16, None),
     ("torus:4x4", "allreduce", "event", "synthesize", 2 ** 16, None),
 ]
 
