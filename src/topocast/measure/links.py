@@ -243,7 +243,7 @@ def from_step(topology: Topology, schedule: Schedule, trace: StepTrace) -> LinkT
 
 
 #: intervals a link may have open at once before :func:`_in_flight_peak` sorts instead of scanning
-OPEN_SLOTS = 16
+OPEN_SLOTS = 4
 
 
 @nb.njit(cache=True)
@@ -251,27 +251,35 @@ def _open_scan(rows: np.ndarray, start: np.ndarray, end: np.ndarray, size: int,
                slots: int) -> tuple[np.ndarray, bool]:
     """Per link the most intervals open at once, taking the intervals in the given order: valid when every
     link's starts come in order (each link serves its transfers one after the other) and at most ``slots``
-    are open at once; returns (peaks, False) otherwise."""
-    open_end = np.empty((size, slots))
-    count = np.zeros(size, np.int64)
-    last = np.full(size, -np.inf)
+    are open at once; returns (peaks, False) otherwise.  The open intervals are kept per link used, in the
+    order links are first met (a run touching few of many links touches little memory)."""
+    compact = np.full(size, -1, np.int64)
+    used = 0
+    open_end = np.empty((min(len(rows), size), slots))
+    count = np.zeros(min(len(rows), size), np.int64)
+    last = np.empty(min(len(rows), size))
     peak = np.zeros(size)
     for i in range(len(rows)):
         r, s = rows[i], start[i]
-        if s < last[r]:
+        c = compact[r]
+        if c < 0:
+            c = compact[r] = used
+            used += 1
+            last[c] = -np.inf
+        if s < last[c]:
             return peak, False
-        last[r] = s
+        last[c] = s
         kept = 0
-        for k in range(count[r]):
-            if open_end[r, k] > s:
-                open_end[r, kept] = open_end[r, k]
+        for k in range(count[c]):
+            if open_end[c, k] > s:
+                open_end[c, kept] = open_end[c, k]
                 kept += 1
         if kept == slots:
             return peak, False
-        open_end[r, kept] = end[i]
-        count[r] = kept + 1
-        if count[r] > peak[r]:
-            peak[r] = count[r]
+        open_end[c, kept] = end[i]
+        count[c] = kept + 1
+        if count[c] > peak[r]:
+            peak[r] = count[c]
     return peak, True
 
 
