@@ -217,7 +217,10 @@ def finite_field(q: int, owner: str = "galaxy") -> FiniteField:
     else:
         import galois
 
-        xi_elem = galois.GF(q).primitive_element
+        # galois would compile numba ufuncs for the field and its prime subfield (about 1.2 s per
+        # characteristic, in every process); its pure-Python arithmetic takes milliseconds for these sizes
+        galois.GF(p, compile="python-calculate")
+        xi_elem = galois.GF(q, compile="python-calculate").primitive_element
         xi = int(xi_elem)
         power = np.asarray(xi_elem ** np.arange(q - 1), dtype=np.int64)
     log = np.full(q, -1, dtype=np.int64)
