@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import topocast as tc
+from topocast.algorithms import in_network as I
 from topocast.algorithms import reductions as R
 from topocast.plans.schedule import ScheduleBuilder
 from topocast.synthesis import replay, synthesize
@@ -240,3 +241,23 @@ def test_a_lossy_check_still_names_a_contribution_counted_twice():
         assert not found.complete and "twice" in found.first_violation and found.lossy
         ok = verify_reduction(_split_ring_plan(), method=method, lossy=True)   # one part: short, not wrong
         assert ok.complete and ok.sums_short == 6 and ok.contributions_lost == 18
+
+
+def test_a_fat_tree_reduction_on_faults_keeps_the_switches_out():
+    """gft:h=2,m=4,w=2 (32 processors, nodes 32-47 leaf switches, 56-59 top): the in-network allreduce
+    (built for the intact tree) with a top switch failed loses that switch's slice (block 0 of 4) above each
+    processor's level-1 subtree of 8: every processor ends with 8 of 32 contributions there, 32 x 24 = 768
+    lost; with a leaf switch failed its two processors are cut off (each alone, out of reach of 31 others,
+    the other 30 of 2: 2 x 31 + 30 x 2 = 122) and nothing else is lost.  Switches never count as
+    contributors."""
+    top = tc.run("gft:h=2,m=4,w=2", "allreduce-in-network", faults="routers=56;")
+    assert top.verified and (top.metrics["sums_short"], top.metrics["contributions_lost"]) == (32, 768)
+    assert top.metrics["contributions_out_of_reach"] == 0
+    leaf = tc.run("gft:h=2,m=4,w=2", "allreduce-in-network", faults="routers=40;")
+    assert leaf.verified and (leaf.metrics["sums_short"], leaf.metrics["contributions_lost"]) == (0, 0)
+    assert leaf.metrics["contributions_out_of_reach"] == 122
+    from topocast.faults.plans import joint_parts
+
+    t = tc.build("gft:h=2,m=4,w=2", faults="routers=40;")
+    part = joint_parts(I.in_network_allreduce(t.intact).part, t)
+    assert (part[32:] == -1).all() and len(set(part[:32].tolist()) - {-1}) == 3

@@ -206,8 +206,7 @@ def dropped_reduction(plan: Schedule, topology: Topology) -> Schedule:
                 transfers_dropped=int(plan.num_transfers - kept.num_transfers))
     meta = dict(stamped.meta)
     meta.update(fault_mode="intact")
-    part = reduction_parts(topology)
-    return replace(stamped, info=info, meta=meta, part=part)
+    return replace(stamped, info=info, meta=meta, part=joint_parts(plan.part, topology))
 
 
 def reduction_pieces(topology: Topology, collective: str, root: int) -> list[np.ndarray]:
@@ -220,10 +219,25 @@ def reduction_pieces(topology: Topology, collective: str, root: int) -> list[np.
     return [np.flatnonzero(part == p) for p in np.flatnonzero(sizes >= 2).tolist()]
 
 
+def joint_parts(plan_part: np.ndarray | None, topology: Topology) -> np.ndarray:
+    """The parts of a reduction on a degraded network: a node's part is its healthy component and, when the
+    plan has parts of its own (contributors only, say a fat tree's processors), its part there; -1 for a
+    failed router or a node the plan takes no part from."""
+    part = reduction_parts(topology)
+    if plan_part is None:
+        return part
+    plan_part = np.asarray(plan_part, dtype=np.int64)
+    both = (part >= 0) & (plan_part >= 0)
+    out = np.full(len(part), -1, dtype=np.int64)
+    key = plan_part[both] * (int(part.max(initial=0)) + 1) + part[both]
+    out[both] = np.unique(key, return_inverse=True)[1]
+    return out
+
+
 def stamp_reduction(plan: Schedule, topology: Topology) -> Schedule:
     """A reduction planned on the surviving graph of ``topology``: its parts (:attr:`Schedule.part`, when the
     healthy nodes are not one connected network), the faults, the promise and what is out of reach in ``info``."""
-    part = reduction_parts(topology)
+    part = joint_parts(plan.part, topology)
     healthy_nodes = int(np.count_nonzero(part >= 0))
     sizes = np.bincount(part[part >= 0], minlength=int(part.max(initial=-1)) + 1)
     split = bool(len(sizes) > 1 or healthy_nodes < len(part))
@@ -235,7 +249,7 @@ def stamp_reduction(plan: Schedule, topology: Topology) -> Schedule:
                  "fault_promise": PROMISE_PARTS if split else PROMISE_REDUCTION,
                  "failed_routers": int(len(topology.failed_nodes)),
                  "failed_links": int(topology.meta.get("failed_links", 0)), "parts": int(np.count_nonzero(sizes)),
-                 # per node that must hold a sum, the healthy nodes whose contributions it cannot get
+                 # per node that must hold a sum, the healthy contributors whose contributions it cannot get
                  "contributions_out_of_reach": int((healthy_nodes - sizes[part[need]]).sum())})
     meta = dict(plan.meta)
     meta.update(faults=topology.faults, fault_mode="surviving")
