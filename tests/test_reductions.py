@@ -477,7 +477,8 @@ GFTS = [(1, 4, 1), (2, 4, 2), (2, 2, 4), (3, 2, 2), (3, 3, 2), (2, 3, 3)]
 @pytest.mark.parametrize("h,m,w", GFTS)
 def test_in_network_allreduce_takes_its_closed_form_and_the_distance_bound(h, m, w):
     """2h + 2 steps, the farthest two processors' distance (2h + 2 hops through a top switch, by networkx), and
-    the alpha-beta time 2(a + Vb) + 2 sum_{x=1..h} (a + Vb / w^x) to the last digit."""
+    the time 2(a + Vb) + 2 sum_{x=1..h} (a + Vb / w^x) + g V (w + m sum_{x=1..h} w^-x) to the last digit (a
+    leaf switch adds its w processors' vectors one at a time, a switch above its m children's slices)."""
     from topocast.algorithms.in_network import in_network_allreduce_time
 
     spec = f"gft:h={h},m={m},w={w}"
@@ -487,10 +488,13 @@ def test_in_network_allreduce_takes_its_closed_form_and_the_distance_bound(h, m,
     steps = tc.run(spec, "allreduce-in-network", engine="step")
     assert steps.verified and steps.metrics["steps"] == 2 * h + 2 == steps.metrics["lower_bound"] == far
     size = 4096.0 * w ** h
-    timed = tc.run(spec, "allreduce-in-network", engine="event", message_bytes=size, startup=1e-6, per_byte=1e-9)
-    assert timed.verified
-    assert timed.metrics["time"] == pytest.approx(in_network_allreduce_time(h, w, size, 1e-6, 1e-9), rel=1e-12)
-    assert timed.metrics["time"] >= timed.metrics["lower_bound"] * (1 - 1e-12)
+    for gamma in (0.0, 3e-10):
+        timed = tc.run(spec, "allreduce-in-network", engine="event", message_bytes=size, startup=1e-6,
+                       per_byte=1e-9, per_byte_reduce=gamma)
+        assert timed.verified
+        want = in_network_allreduce_time(h, m, w, size, 1e-6, 1e-9, gamma)
+        assert timed.metrics["time"] == pytest.approx(want, rel=1e-12)
+        assert timed.metrics["time"] >= timed.metrics["lower_bound"] * (1 - 1e-12)
 
 
 @pytest.mark.parametrize("spec", ["gft:h=2,m=4,w=2", "gft:h=3,m=2,w=2", "gft:h=1,m=3,w=2"])

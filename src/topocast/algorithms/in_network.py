@@ -17,10 +17,12 @@ of local index ``l w + p``, which owns the ``p``-th ``w``-th of that range: so
 * steps ``h + 1 .. 2h``: the mirror, down: every switch copies its range to its children;
 * step ``2h + 1``: every level-0 switch copies the whole vector to its processors.
 
-``2h + 2`` steps; under the alpha-beta model with every switch port working at
-once the time is ``2 (a + V b) + 2 sum_{x=1..h} (a + V b / w^x)`` (the up
-transfers of level ``x - 1`` carry ``V / w^x``), which the tests check to the
-last digit.
+``2h + 2`` steps; under the alpha-beta-gamma model with every switch port
+working at once the time is ``2 (a + V b) + 2 sum_{x=1..h} (a + V b / w^x)``
+(the up transfers of level ``x - 1`` carry ``V / w^x``) plus the adding,
+``g V (w + m sum_{x=1..h} w^-x)`` (a receiver adds one partial at a time: a
+leaf switch ``w`` vectors, a switch above ``m`` slices), which the tests check
+to the last digit.
 """
 
 from __future__ import annotations
@@ -98,24 +100,31 @@ def _up_links(shape: GFTShape, first: np.ndarray, x: int) -> tuple[np.ndarray, n
     return child, parent, begin, width
 
 
-def in_network_allreduce_time(h: int, w: int, m: float, alpha: float, beta: float) -> float:
-    """Give the closed-form time of :func:`in_network_allreduce` under the alpha-beta model (all ports at once).
+def in_network_allreduce_time(h: int, m: int, w: int, size: float, alpha: float, beta: float,
+                              gamma: float = 0.0) -> float:
+    """Give the closed-form time of :func:`in_network_allreduce` under the alpha-beta-gamma model.
+
+    Every switch port works at once and a receiver adds one partial at a time: the leaf switch adds its
+    ``w`` processors' vectors, a switch above adds its ``m`` children's slices.
 
     Parameters
     ----------
-    h, w : int
-        The fat tree's height and parents per switch.
-    m : float
+    h, m, w : int
+        The fat tree's height, children and parents per switch.
+    size : float
         Vector size in bytes.
     alpha, beta : float
         Start-up time and time per byte of a transfer.
+    gamma : float, default 0.0
+        Time per byte to add a partial.
 
     Returns
     -------
     float
-        ``2 (alpha + m beta) + 2 sum_{x=1..h} (alpha + m beta / w^x)``.
+        ``2 (alpha + V beta) + 2 sum_{x=1..h} (alpha + V beta / w^x) + gamma V (w + m sum_{x=1..h} w^-x)``.
     """
-    return 2 * (alpha + m * beta) + 2 * sum(alpha + m * beta / w ** x for x in range(1, h + 1))
+    up = sum(size / w ** x for x in range(1, h + 1))
+    return 2 * (alpha + size * beta) + 2 * (h * alpha + up * beta) + gamma * (w * size + m * up)
 
 
 register("allreduce-in-network", in_network_allreduce, "allreduce",

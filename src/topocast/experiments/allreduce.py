@@ -2,17 +2,22 @@
 
 Every registered allreduce that runs on a network (ring, halving-doubling and
 BFS tree everywhere; the torus method on tori, binomial on hypercubes,
-hierarchical on Dragonfly and Galaxyfly) runs on the event engine under one
-cost model, verified exactly once per contribution, beside the run's lower
-bound.  The networks are the seeds' (Galaxyfly, HDN, EJ) and the classics
-(Dragonfly, torus, hypercube) at about the same node count.  Two closed forms
-(Patarasuk and Yuan 2009 for the ring; Thakur, Rabenseifner and Gropp 2005
-for halving-doubling) are checked where the network carries them one hop per
-transfer, and two textbook claims get a verdict from the runs.
+hierarchical on Dragonfly, Galaxyfly, HDN and fat trees) runs on the event
+engine under one cost model, verified exactly once per contribution, beside
+the run's lower bound.  The networks are the seeds' (Galaxyfly, HDN, EJ) and
+the classics (Dragonfly, torus, hypercube, a generalized fat tree) at about
+the same node count; on the fat tree the processors are the nodes that count
+(the switches relay or add), so only the methods that reduce over the
+processors run there (the hierarchical rings and the in-network reduction).
+Three closed forms (Patarasuk and Yuan 2009 for the ring; Thakur,
+Rabenseifner and Gropp 2005 for halving-doubling; the in-network reduction's)
+are checked where the network carries them one hop per transfer, and two
+textbook claims get a verdict from the runs.
 """
 
 from __future__ import annotations
 
+from ..algorithms.in_network import in_network_allreduce_time
 from ..algorithms.reductions import halving_doubling_time, ring_allreduce_time
 from ..api import run
 from ..errors import TopocastError
@@ -27,9 +32,9 @@ COST = CostModel(startup=1e-6, per_byte=1e-10, per_byte_reduce=5e-11)
 #: the vectors: a latency-bound and a bandwidth-bound size
 SMALL, LARGE = 1024.0, 16.0 * 2 ** 20
 NETWORKS_QUICK = ["torus:8x8", "hypercube:6", "galaxyfly:n=3,q=5,a=4", "dragonfly:g=8,a=8", "ej:a=4,b=5,n=1",
-                  "hdn:base=K2,k=2,s=2/1"]
+                  "hdn:base=K2,k=2,s=2/1", "gft:h=2,m=4,w=4"]
 NETWORKS_FULL = ["torus:16x16", "hypercube:8", "galaxyfly:n=3,q=7,a=8", "dragonfly:g=17,a=16",
-                 "ej:a=9,b=10,n=1", "hdn:base=K4,k=2,s=4/1"]
+                 "ej:a=9,b=10,n=1", "hdn:base=K4,k=2,s=4/1", "gft:h=4,m=4,w=1"]
 #: pipeline stages of the tree method at each size
 TREE_CHUNKS = {SMALL: 1, LARGE: 16}
 
@@ -43,9 +48,16 @@ def size_text(nbytes: float) -> str:
 
 
 def candidates(topology) -> list[str]:
-    """The allreduce algorithms registered for ``topology``'s family (or for any network)."""
+    """The allreduce algorithms registered for ``topology``'s family (or for any network); on a network with
+    processors (a fat tree) only those registered for its family, which reduce over the processors."""
+    with_processors = "processors" in topology.meta
     return sorted(a.name for a in algorithms() if a.collective == "allreduce" and "event" in a.engines
-                  and (not a.families or topology.family in a.families))
+                  and (topology.family in a.families if (a.families or with_processors) else True))
+
+
+def contributors(topology) -> int:
+    """The nodes whose vectors are summed: a fat tree's processors, else every node."""
+    return int(topology.meta.get("processors", topology.num_nodes))
 
 
 def _params(name: str, nbytes: float) -> dict:
@@ -67,7 +79,7 @@ def measure(quick: bool, progress: Progress) -> list[dict]:
                 result = run(topology, name, engine="event", **_params(name, size))
             except TopocastError:  # the method does not fit this network (Swing: a side not a power of two)
                 continue
-            rows.append({"spec": spec, "family": topology.family, "nodes": topology.num_nodes, "bytes": size,
+            rows.append({"spec": spec, "family": topology.family, "nodes": contributors(topology), "bytes": size,
                          "algorithm": name, "verified": bool(result.verified),
                          "time_us": result.metrics["time"] * 1e6,
                          "bound_us": result.metrics["lower_bound"] * 1e6,
@@ -83,6 +95,9 @@ def closed_form(row: dict) -> float | None:
         return ring_allreduce_time(n, m, COST.startup, COST.per_byte, gamma) * 1e6
     if row["algorithm"] == "allreduce-halving-doubling" and row["family"] == "hypercube":
         return halving_doubling_time(n, m, COST.startup, COST.per_byte, gamma) * 1e6
+    if row["algorithm"] == "allreduce-in-network":
+        h, fan, w = (int(build(row["spec"]).params[k]) for k in ("h", "m", "w"))
+        return in_network_allreduce_time(h, fan, w, m, COST.startup, COST.per_byte, gamma) * 1e6
     return None
 
 
