@@ -21,7 +21,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .schedule import Schedule
+from .schedule import Schedule, by_step
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
@@ -176,7 +176,7 @@ def reduction_reads(schedule: Schedule, order: np.ndarray | None = None) -> tupl
         return ptr, forward[hops].astype(np.int64)
     relay = schedule.relay_hops
     step = np.asarray(schedule.step, np.int64)
-    order = np.argsort(step, kind="stable") if order is None else order
+    order = by_step(step) if order is None else order
     m = schedule.num_messages
     receipts = int(schedule.range_count.sum())  # at most this many (node, block) receipts to list
     index = np.int32 if max(receipts, nt) < 2 ** 31 - 1 else np.int64

@@ -179,6 +179,14 @@ class Schedule:
 After: TypeAlias = Iterable[npt.ArrayLike] | tuple[npt.ArrayLike, npt.ArrayLike]
 
 
+def by_step(step: np.ndarray) -> np.ndarray:
+    """The transfers in step order, ties by id (a stable sort; no sort when they already are)."""
+    step = np.asarray(step)
+    if len(step) == 0 or np.all(step[1:] >= step[:-1]):
+        return np.arange(len(step), dtype=np.int64)
+    return np.argsort(step, kind="stable").astype(np.int64)
+
+
 class ScheduleBuilder:
     """Collects transfers in vectorised batches and freezes them into a :class:`Schedule`.
 

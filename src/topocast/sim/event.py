@@ -52,7 +52,7 @@ import numpy as np
 
 from ..errors import TopocastError
 from ..infra.parallel import twin
-from ..plans.schedule import Schedule
+from ..plans.schedule import Schedule, by_step
 from ..topology.core import Topology
 from ..topology.csr import bucket, first_arc
 from . import heap
@@ -593,7 +593,7 @@ def simulate(topology: Topology, schedule: Schedule, cost: CostModel = CostModel
         succ_ptr = np.searchsorted(ids[succ_order], np.arange(nt + 1)).astype(np.int64)
         order, after_ptr = empty, schedule.after_ptr
     else:
-        order = np.argsort(np.asarray(schedule.step), kind="stable").astype(np.int64, copy=False)
+        order = by_step(np.asarray(schedule.step))
         succ, succ_ptr, after_ptr = empty, empty, empty
     if schedule.is_reduction:
         feeders = _reads(schedule, what, max_bytes, None if use_deps else order)

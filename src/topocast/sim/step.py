@@ -29,7 +29,7 @@ import numpy as np
 
 from ..errors import TopocastError
 from ..infra.parallel import twin
-from ..plans.schedule import Schedule
+from ..plans.schedule import Schedule, by_step
 from ..topology.core import Topology
 from ..topology.csr import first_arc
 from .models import PortModel
@@ -246,10 +246,7 @@ def step_order(schedule: Schedule) -> np.ndarray:
     step, dst, count = schedule.step, schedule.dst, schedule.num_transfers
     if step is None:
         raise TopocastError("step engine: the schedule needs a step per transfer")
-    if count == 0 or np.all(step[1:] >= step[:-1]):
-        order = np.arange(count, dtype=np.int64)
-    else:
-        order = np.argsort(step, kind="stable").astype(np.int64)
+    order = by_step(step)
     if not _receivers_repeat(order, step, dst, schedule.num_nodes):
         return order
     return np.lexsort((np.arange(count), dst, step)).astype(np.int64)
