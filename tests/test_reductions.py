@@ -515,3 +515,12 @@ def test_fat_tree_reductions_count_the_processors_only(spec):
         assert not verify_reduction(with_switch).complete
         short = verify_reduction(plan.subset(np.arange(1, plan.num_transfers)))
         assert not short.complete
+
+
+def test_synthesis_on_a_fat_tree_compares_like_with_like():
+    """synthesize reduces over every node: the processors-only methods are skipped (with a note), not chosen."""
+    from topocast.synthesis import synthesize
+
+    s = synthesize("gft:h=1,m=3,w=2", "allreduce", budget=5)
+    assert s.result.verified and s.schedule.part is None and s.method != "allreduce-in-network"
+    assert any("allreduce-in-network skipped" in note for note in s.notes)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ..infra.sorting import argsort_stable
 from ..plans.schedule import Schedule, ScheduleBuilder
 from ..registry import Param
 from ..sim.models import PortModel
@@ -115,7 +116,7 @@ def _one_port_steps(parent, order):
         key = np.empty(hi - lo, np.int64)
         for k in range(lo, hi):  # decreasing b, then increasing index: unique keys
             key[k - lo] = -need[kids[k]] * n + kids[k]
-        sort = np.argsort(key)
+        sort = argsort_stable(key)
         sorted_kids = kids[lo:hi][sort]
         best = 0
         for k in range(hi - lo):

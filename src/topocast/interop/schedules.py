@@ -81,6 +81,12 @@ def export_schedule(spec, out: str | Path, format: str, algorithm: str | None = 
         raise TopocastError("--form: chooses the Chakra trace form; it applies to chakra-et only")
     check_output_file(out, "--out")
     topology, schedule, name = schedule_for(spec, algorithm, schedule_file, params, params_from_text, max_memory)
+    if schedule.part is not None:
+        # every rank of these formats contributes its buffer: a switch's would be added to the sum
+        left_out = int((schedule.part < 0).sum())
+        raise TopocastError(f"format: {format} makes every rank a contributor; this {schedule.collective} sums over "
+                            f"some nodes only ({left_out} take no part, e.g. a fat tree's switches) and cannot be "
+                            f"written in it")
     if format == "msccl-xml":
         from .msccl_write import write
 

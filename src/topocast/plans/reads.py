@@ -21,6 +21,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ..infra.heap import grow
 from .schedule import Schedule, by_step
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -63,7 +64,7 @@ def _sweep(order, src, dst, range_ptr, first, count, step, relay, forward, num_b
             t = order[p]
             if forward[t] >= 0:
                 if filled == len(ids):
-                    ids = _grown(ids, filled)
+                    ids = grow(ids, filled)
                 ids[filled] = forward[t]
                 filled += 1
                 sizes[p] = 1
@@ -79,7 +80,7 @@ def _sweep(order, src, dst, range_ptr, first, count, step, relay, forward, num_b
                     e = last[i]
                     while e >= 0:
                         if k == len(walk):
-                            walk = _grown(walk, k)
+                            walk = grow(walk, k)
                         walk[k] = who[e]
                         k += 1
                         e = prev[e]
@@ -88,7 +89,7 @@ def _sweep(order, src, dst, range_ptr, first, count, step, relay, forward, num_b
                         if stamp[f] != t:
                             stamp[f] = t
                             if filled == len(ids):
-                                ids = _grown(ids, filled)
+                                ids = grow(ids, filled)
                             ids[filled] = f
                             filled += 1
             sizes[p] = filled - begin
@@ -109,13 +110,6 @@ def _sweep(order, src, dst, range_ptr, first, count, step, relay, forward, num_b
         lo = hi
     return ids, filled
 
-
-@nb.njit(cache=True)
-def _grown(a, used):
-    """``a`` with twice the room, its first ``used`` entries kept."""
-    out = np.empty(2 * len(a) + 1, a.dtype)
-    out[:used] = a[:used]
-    return out
 
 
 @nb.njit(cache=True)

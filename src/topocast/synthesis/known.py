@@ -140,6 +140,10 @@ def run_known(topology: Topology, collective: str, engine: str, model: Model, pa
             if not isinstance(the_plan, Schedule) or plan_engine(the_plan, engine) != engine:
                 notes.append(f"registered algorithm {alg.name} skipped: its plan is not a schedule")
                 continue
+            if the_plan.part is not None:   # synthesis reduces over every node; this plan over some only
+                notes.append(f"registered algorithm {alg.name} skipped: it reduces over some nodes only (a fat "
+                             f"tree's processors), the synthesised schedules over every node")
+                continue
             split = _chunks(the_plan, collective, topology.num_nodes, root, params["message_bytes"])
             if split is None:
                 notes.append(f"registered algorithm {alg.name} skipped: its messages are not the {collective}'s")

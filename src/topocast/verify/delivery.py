@@ -40,6 +40,7 @@ import numpy as np
 from ..errors import TopocastError
 from ..infra.bits import lowest_bit, popcount, range_mask
 from ..infra.parallel import twin
+from ..infra.sorting import argsort_stable
 from ..plans.schedule import Schedule
 from ..topology.csr import bucket
 
@@ -237,7 +238,7 @@ def _exact_times(held: np.ndarray, req: np.ndarray, plan: DeliveryPlan, run: Eng
                 msgs[k] = m
                 times[k] = run.when[t]
                 k += 1
-    order = np.argsort(msgs, kind="mergesort")
+    order = argsort_stable(msgs)
     latest = 0.0
     group_latest = 0.0
     a = 0

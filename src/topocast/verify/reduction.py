@@ -40,6 +40,8 @@ import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
+from ..infra.heap import grow
+from ..infra.sorting import argsort_stable
 from ..plans.schedule import Schedule
 
 if TYPE_CHECKING:
@@ -434,7 +436,7 @@ def _block_order(read_at, land_at, order):
         return True
     times = np.empty(2 * k)                  # receipts then reads, each by pair: a stable sort by time
     times[:k], times[k:] = land_at, read_at
-    by_time = np.argsort(times, kind="mergesort")
+    by_time = argsort_stable(times)
     for i in range(2 * k):
         e = by_time[i]
         order[i] = 2 * e + 1 if e < k else 2 * (e - k)
@@ -613,11 +615,10 @@ def _sets_of_blocks(ptr, ids, lo, n, words, src, dst, combine, ref_send, ref_rec
                 t = ids[base + j]
                 if e % 2 == 0:              # the read: a snapshot of the sender's partial
                     if len(free) == 0:
-                        grown = np.zeros((2 * len(snaps), words), np.uint64)
-                        grown[:len(snaps)] = snaps
-                        for x in range(len(snaps), 2 * len(snaps)):
+                        before = len(snaps)
+                        snaps = grow(snaps, before)
+                        for x in range(before, len(snaps)):
                             free.append(x)
-                        snaps = grown
                     s = free.pop()
                     slot_of[j] = s
                     h = np.uint64(1469598103934665603)
@@ -653,10 +654,7 @@ def _sets_of_blocks(ptr, ids, lo, n, words, src, dst, combine, ref_send, ref_rec
                     if at < late_at or (at == late_at and t < late_t):
                         late_at, late_t, late_count = at, t, 0
                     if t == late_t:
-                        if late_count == len(late_blocks):
-                            more = np.empty(2 * late_count, np.int64)
-                            more[:late_count] = late_blocks
-                            late_blocks = more
+                        late_blocks = grow(late_blocks, late_count)
                         late_blocks[late_count] = lo + i
                         late_count += 1
         for v in range(n):
@@ -816,7 +814,8 @@ def _sums_of_blocks(ptr, ids, lo, n, src, dst, combine, send, recv, weight, tota
         _block_order(read_at[:k], land_at[:k], order[:2 * k])
         snap_fp[:k] = 0  # what a receipt ordered before its read (a transfer taking no time) carries
         snap_cnt[:k] = 0
-        fp[:] = weight
+        for v in range(n):
+            fp[v] = weight[v]
         for v in range(n):
             cnt[v] = 1 if part[v] >= 0 else 0
         for e in order[:2 * k]:
