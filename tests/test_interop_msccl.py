@@ -105,8 +105,11 @@ def test_a_network_with_more_nodes_than_ranks_relays_through_the_others():
     assert any("4 ranks on 9 nodes" in note for note in result.notes)
     # a lower bound that assumed all nine nodes take part would be wrong: the hop bound is what is left
     assert result.metrics["lower_bound"] <= 3
-    reduction = tc.msccl.run("torus:3x3", RING_AR)            # ranks 0..3: 2 -> 3 and 3 -> 0 are routed
-    assert reduction.verified and reduction.metrics["lower_bound"] is None
+    # ranks 0..3 (2 -> 3 and 3 -> 0 are routed): the other five nodes relay and take no part in the sum; the
+    # bound counts the ranks (ranks 2 and 3 are 2 hops apart: the distance bound is 2)
+    reduction = tc.msccl.run("torus:3x3", RING_AR)
+    assert reduction.verified and reduction.metrics["lower_bound"] == 2
+    assert reduction.metrics["steps"] >= 2 and reduction.metrics["lower_bound_kind"] == "distance"
     with pytest.raises(TopocastError, match="only 3 nodes"):
         tc.msccl.read(RING_AG, tc.build("ring:3"))
 

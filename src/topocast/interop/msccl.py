@@ -377,12 +377,37 @@ def run(spec, source, engine: str = "step", mapping=None, chunk_bytes: float = C
 
 
 def measure(topology, imported: Imported, engine: str, model, max_memory, name: str, params: dict):
-    """The engine's run of the routed schedule (reductions too: every node contributes), or None for a
-    reduction on a network with more nodes than ranks (a reduction over a subset of nodes is not expressible:
-    the other nodes would contribute)."""
+    """The engine's run of the routed schedule.  A reduction on a network with more nodes than ranks sums
+    over the ranks' nodes only: the others relay and take no part (``Schedule.part`` -1), so its check and
+    its bounds count the ranks."""
+    from dataclasses import replace
+
     from ..execution.execute import execute
 
     routed = imported.routed
     if routed.is_reduction and topology.num_nodes != imported.program.ngpus:
-        return None
+        ranks = np.asarray(imported.mapping, dtype=np.int64)
+        targets = _rank_targets(routed.targets, ranks)
+        if targets is None:
+            return None
+        part = np.full(topology.num_nodes, -1, dtype=np.int64)
+        part[ranks] = 0
+        routed = replace(routed, targets=targets, part=part)
     return execute(topology, routed, engine, model, algorithm=name, params=params, max_bytes=max_memory)
+
+
+def _rank_targets(targets, ranks: np.ndarray):
+    """A reduction's targets as the verifier takes them once the ranks are its only part: ``"all"`` where
+    every block goes to every rank, one node per block where each goes to one, else None."""
+    if isinstance(targets, str):
+        return targets
+    if not isinstance(targets, tuple):
+        return np.asarray(targets, dtype=np.int64)
+    ptr, ids = (np.asarray(a, dtype=np.int64) for a in targets)
+    sizes = np.diff(ptr)
+    if np.all(sizes == 1):
+        return ids
+    everyone = np.sort(ranks)
+    if all(np.array_equal(np.sort(ids[ptr[b]:ptr[b + 1]]), everyone) for b in range(len(sizes))):
+        return "all"
+    return None

@@ -110,8 +110,11 @@ def hop_bound(topology: Topology, schedule: Schedule | FrontierPlan) -> int:
         return diameter(topology)
     if schedule.is_reduction and schedule.part is not None:   # contributors only (the rest relay)
         joined = members(topology, schedule)
-        start = int(schedule.targets[0]) if schedule.collective == "reduce" else int(joined[0])
-        return int(bfs_distances(topology, start)[joined].max())
+        if schedule.collective == "reduce":
+            return int(bfs_distances(topology, int(schedule.targets[0]))[joined].max())
+        # the farthest two contributors, from as many of them as a budget of arc visits allows
+        probes = joined[:max(1, min(len(joined), MEMBER_PROBES // max(1, topology.num_arcs)))]
+        return max(int(bfs_distances(topology, int(v))[joined].max()) for v in probes)
     if schedule.collective == "reduce":
         return int(bfs_distances(topology, int(schedule.targets[0])).max())
     if schedule.collective in ("allreduce", "reduce-scatter"):
@@ -192,6 +195,10 @@ def time_bound(topology: Topology, schedule: Schedule, cost: CostModel, ports: P
         candidates = [("latency", hop_bound(topology, schedule) * cost.hop_time(m))]
         return _binding(candidates + reduction_bounds(topology, schedule, cost, ports))
     return _best(time_bounds(topology, schedule, cost, ports))
+
+
+#: arc visits the contributors' farthest pair may take (one breadth-first search per contributor probed)
+MEMBER_PROBES = 20_000_000
 
 
 def _in_parts(topology: Topology, schedule: Schedule) -> bool:
@@ -468,8 +475,9 @@ def cut_certificate(topology: Topology, schedule: Schedule, cost: CostModel, por
 def reduction_bounds(topology: Topology, schedule: Schedule, cost: CostModel, ports: PortModel
                      ) -> list[tuple[str, float]]:
     """The time bounds of a reduction beside ``latency``: doubling, gossip, injection, cut and compute.  With
-    contributors only (``schedule.part``: the others relay) each counts the contributors, and the cut bound
-    is left out."""
+    contributors only (``schedule.part``: the others relay, and may add partials on the way, as a fat tree's
+    switches do) the doubling and injection bounds count the contributors, the additions are spread over
+    every node, and the gossip and cut bounds are left out (a relay that adds saves transmissions)."""
     n = topology.num_nodes
     joined = members(topology, schedule)
     k = len(joined)
@@ -477,9 +485,10 @@ def reduction_bounds(topology: Topology, schedule: Schedule, cost: CostModel, po
     ports_in = _port_counts(topology, ports)
     out = [("doubling", _doubling(k, int(ports_in.max())) * cost.transfer_time(schedule.message_bytes)
             + cost.per_hop)]
-    spread = 2 * (k - 1) if schedule.collective == "allreduce" else k - 1
-    out.append(("gossip", cost.startup + cost.per_hop + spread * vector * cost.per_byte
-                / float(ports_in[joined].sum())))
+    if k == n:  # with relays that may add partials on the way (a fat tree's switches) the count does not hold
+        spread = 2 * (k - 1) if schedule.collective == "allreduce" else k - 1
+        out.append(("gossip", cost.startup + cost.per_hop + spread * vector * cost.per_byte
+                    / float(ports_in.sum())))
     send, recv = _reduction_in_out(schedule, n, vector)
     if k < n:
         outside = np.ones(n, dtype=bool)
@@ -493,8 +502,8 @@ def reduction_bounds(topology: Topology, schedule: Schedule, cost: CostModel, po
     if cut is not None:
         out.append(("cut", cost.startup + cost.per_hop + cut * cost.per_byte))
     gamma = getattr(cost, "per_byte_reduce", 0.0)
-    if gamma:
-        out.append(("compute", (k - 1) / k * vector * gamma))
+    if gamma:  # k - 1 additions per byte, spread over every node that may add (relays too)
+        out.append(("compute", (k - 1) / n * vector * gamma))
     return out
 
 
