@@ -17,6 +17,11 @@
   and routers are dropped (:func:`topocast.faults.loss.drop`): the result
   counts which healthy nodes miss which messages.
 
+Reductions follow the same modes: a fault-aware one is planned on each healthy part that must hold a sum
+and lifted (:func:`reduction_plan`; each node's sum is then its own part's, ``Schedule.part``); one built
+for the intact network has its transfers over failed parts dropped and its loss counted by a lossy check
+(:func:`dropped_reduction`).
+
 Either way the plan is an ordinary :class:`~topocast.plans.schedule.Schedule` on the
 degraded topology, which the engine runs and the shared verifier checks.
 
