@@ -524,3 +524,19 @@ def test_synthesis_on_a_fat_tree_compares_like_with_like():
     s = synthesize("gft:h=1,m=3,w=2", "allreduce", budget=5)
     assert s.result.verified and s.schedule.part is None and s.method != "allreduce-in-network"
     assert any("allreduce-in-network skipped" in note for note in s.notes)
+
+
+@pytest.mark.parametrize("h,m,w", [(2, 4, 4), (3, 2, 2), (1, 3, 2)])
+def test_the_pipelined_in_network_allreduce(h, m, w):
+    """In chunks C: 2h + 1 + C steps, still verified; at 16 MiB each doubling of C is faster, never below the
+    bound nor below the leaf switch's own adding (w vectors, one at a time: w V gamma)."""
+    spec, size, gamma = f"gft:h={h},m={m},w={w}", 2.0 ** 24, 5e-11
+    times = []
+    for c in (1, 2, 4, 8):
+        steps = tc.run(spec, "allreduce-in-network", engine="step", chunks=c)
+        assert steps.verified and steps.metrics["steps"] == 2 * h + 1 + c
+        timed = tc.run(spec, "allreduce-in-network", engine="event", chunks=c, message_bytes=size,
+                       per_byte_reduce=gamma)
+        assert timed.verified and timed.metrics["time"] >= max(timed.metrics["lower_bound"], w * size * gamma)
+        times.append(timed.metrics["time"])
+    assert all(b < a for a, b in zip(times, times[1:], strict=False)), times

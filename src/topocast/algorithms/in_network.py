@@ -33,12 +33,13 @@ import numpy as np
 
 from ..errors import TopocastError
 from ..plans.schedule import Schedule, ScheduleBuilder
+from ..registry import Param
 from ..topology.core import Topology
 from ..topology.fattree import GFTShape, up_targets
 from .base import REDUCTION_RUN_PARAMS, register
 
 
-def in_network_allreduce(topology: Topology, message_bytes: float = 1024.0) -> Schedule:
+def in_network_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
     """Plan the allreduce of the processors' vectors on a fat tree, the switches adding on the way up.
 
     Parameters
@@ -47,16 +48,20 @@ def in_network_allreduce(topology: Topology, message_bytes: float = 1024.0) -> S
         A generalized fat tree (``gft:h=..,m=..,w=..``).
     message_bytes : float, default 1024.0
         Size of every processor's vector in bytes.
+    chunks : int, default 1
+        Pipeline stages: the vector is cut into this many pieces, piece ``c`` entering the tree at step ``c``
+        (every link direction still carries one transfer a step: the stages use different levels, and up and
+        down the two directions of a link).
 
     Returns
     -------
     Schedule
-        The reduction: ``2h + 2`` steps; ``part`` 0 for the processors, -1 for the switches.
+        The reduction: ``2h + 1 + chunks`` steps; ``part`` 0 for the processors, -1 for the switches.
 
     Raises
     ------
     TopocastError
-        A network that is not a generalized fat tree, or a vector smaller than one byte per slice.
+        A network that is not a generalized fat tree, or a vector smaller than one byte per slice of a piece.
     """
     if topology.family != "gft":
         raise TopocastError(f"algorithm: the in-network allreduce needs a generalized fat tree (gft), not "
@@ -64,22 +69,24 @@ def in_network_allreduce(topology: Topology, message_bytes: float = 1024.0) -> S
     h, m, w = (int(topology.params[k]) for k in ("h", "m", "w"))
     shape = GFTShape(h, m, w)
     slices = w ** h
-    if message_bytes < slices:
-        raise TopocastError(f"message_bytes: the in-network allreduce cuts the vector into w^h = {slices} slices "
-                            f"of at least a byte; got {message_bytes:g}")
+    if message_bytes < slices * chunks:
+        raise TopocastError(f"message_bytes: the in-network allreduce cuts the vector into chunks x w^h = "
+                            f"{slices * chunks} slices of at least a byte; got {message_bytes:g}")
     processors = shape.processors
     first = np.concatenate([[processors], processors + np.cumsum(shape.level_counts)]).astype(np.int64)
-    builder = ScheduleBuilder(topology.num_nodes, origin=np.zeros(slices, dtype=np.int64), collective="allreduce",
-                              targets="all", message_bytes=message_bytes / slices,
-                              meta={"algorithm": "in-network"})
+    builder = ScheduleBuilder(topology.num_nodes, origin=np.zeros(slices * chunks, dtype=np.int64),
+                              collective="allreduce", targets="all", message_bytes=message_bytes / (slices * chunks),
+                              meta={"algorithm": "in-network", "chunks": chunks})
     cpu = np.arange(processors, dtype=np.int64)
     leaf = first[0] + cpu // w
-    builder.add(src=cpu, dst=leaf, first=0, count=slices, step=0, combine=True)
-    for x in range(h):
-        child, parent, begin, width = _up_links(shape, first, x)
-        builder.add(src=child, dst=parent, first=begin, count=width, step=1 + x, combine=True)
-        builder.add(src=parent, dst=child, first=begin, count=width, step=2 * h - x, combine=False)
-    builder.add(src=leaf, dst=cpu, first=0, count=slices, step=2 * h + 1, combine=False)
+    links = [_up_links(shape, first, x) for x in range(h)]
+    for c in range(chunks):                 # piece c: blocks c * slices .. (c + 1) * slices - 1, from step c
+        base = c * slices
+        builder.add(src=cpu, dst=leaf, first=base, count=slices, step=c, combine=True)
+        for x, (child, parent, begin, width) in enumerate(links):
+            builder.add(src=child, dst=parent, first=base + begin, count=width, step=c + 1 + x, combine=True)
+            builder.add(src=parent, dst=child, first=base + begin, count=width, step=c + 2 * h - x, combine=False)
+        builder.add(src=leaf, dst=cpu, first=base, count=slices, step=c + 2 * h + 1, combine=False)
     part = np.full(topology.num_nodes, -1, dtype=np.int64)
     part[:processors] = 0
     return replace(builder.build(), part=part)
@@ -129,5 +136,7 @@ def in_network_allreduce_time(h: int, m: int, w: int, size: float, alpha: float,
 
 register("allreduce-in-network", in_network_allreduce, "allreduce",
          "fat trees: the switches add the processors' vectors slice by slice up the levels and copy the sums "
-         "down (in-network reduction); the processors contribute, the switches only aggregate",
-         families=("gft",), aliases=("sharp",), run_params=REDUCTION_RUN_PARAMS)
+         "down (in-network reduction), pipelined in chunks; the processors contribute, the switches only aggregate",
+         families=("gft",), aliases=("sharp",),
+         params=(Param("chunks", "int", 1, "pipeline stages: the vector is cut into this many pieces", minimum=1),),
+         run_params=REDUCTION_RUN_PARAMS)

@@ -35,8 +35,10 @@ NETWORKS_QUICK = ["torus:8x8", "hypercube:6", "galaxyfly:n=3,q=5,a=4", "dragonfl
                   "hdn:base=K2,k=2,s=2/1", "gft:h=2,m=4,w=4"]
 NETWORKS_FULL = ["torus:16x16", "hypercube:8", "galaxyfly:n=3,q=7,a=8", "dragonfly:g=17,a=16",
                  "ej:a=9,b=10,n=1", "hdn:base=K4,k=2,s=4/1", "gft:h=4,m=4,w=1"]
-#: pipeline stages of the tree method at each size
+#: pipeline stages of the tree methods (and of :data:`PIPELINED`) at each size
 TREE_CHUNKS = {SMALL: 1, LARGE: 16}
+#: methods other than the trees that pipeline in chunks
+PIPELINED = ("allreduce-in-network",)
 
 
 def size_text(nbytes: float) -> str:
@@ -63,7 +65,7 @@ def contributors(topology) -> int:
 def _params(name: str, nbytes: float) -> dict:
     kwargs = {"message_bytes": nbytes, "startup": COST.startup, "per_byte": COST.per_byte,
               "per_byte_reduce": COST.per_byte_reduce}
-    if any(p.name == "chunks" for p in algorithm(name).params) and "tree" in name:
+    if any(p.name == "chunks" for p in algorithm(name).params) and ("tree" in name or name in PIPELINED):
         kwargs["chunks"] = TREE_CHUNKS[nbytes] * (2 if "double" in name else 1)
     return kwargs
 
@@ -80,7 +82,8 @@ def measure(quick: bool, progress: Progress) -> list[dict]:
             except TopocastError:  # the method does not fit this network (Swing: a side not a power of two)
                 continue
             rows.append({"spec": spec, "family": topology.family, "nodes": contributors(topology), "bytes": size,
-                         "algorithm": name, "verified": bool(result.verified),
+                         "algorithm": name, "chunks": int(_params(name, size).get("chunks", 1)),
+                         "verified": bool(result.verified),
                          "time_us": result.metrics["time"] * 1e6,
                          "bound_us": result.metrics["lower_bound"] * 1e6,
                          "bound_kind": result.metrics["lower_bound_kind"]})
@@ -95,7 +98,7 @@ def closed_form(row: dict) -> float | None:
         return ring_allreduce_time(n, m, COST.startup, COST.per_byte, gamma) * 1e6
     if row["algorithm"] == "allreduce-halving-doubling" and row["family"] == "hypercube":
         return halving_doubling_time(n, m, COST.startup, COST.per_byte, gamma) * 1e6
-    if row["algorithm"] == "allreduce-in-network":
+    if row["algorithm"] == "allreduce-in-network" and row.get("chunks", 1) == 1:
         h, fan, w = (int(build(row["spec"]).params[k]) for k in ("h", "m", "w"))
         return in_network_allreduce_time(h, fan, w, m, COST.startup, COST.per_byte, gamma) * 1e6
     return None
