@@ -524,6 +524,10 @@ def test_synthesis_on_a_fat_tree_compares_like_with_like():
     s = synthesize("gft:h=1,m=3,w=2", "allreduce", budget=5)
     assert s.result.verified and s.schedule.part is None and s.method != "allreduce-in-network"
     assert any("allreduce-in-network skipped" in note for note in s.notes)
+    # the dual (a synthesised all-gather, reversed) runs although a fat tree's all-gather model has no hop
+    # latency (it failed, and a synthesised all-gather there raised a KeyError, before)
+    assert any(c.get("method") == "reversed-allgather" and c["verified"] for c in s.candidates)
+    assert synthesize("gft:h=1,m=3,w=2", "allgather", budget=5).result.verified
 
 
 @pytest.mark.parametrize("h,m,w", [(2, 4, 4), (3, 2, 2), (1, 3, 2)])

@@ -56,7 +56,9 @@ def applicable(topology: Topology, collective: str, engine: str) -> list[registr
 def _given(alg: registry.Algorithm, params: dict[str, Any], model: Model, root: int) -> dict[str, Any]:
     """The run parameters to hand ``alg``: the model by canonical name, and the broadcast root."""
     names = {p.name for p in alg.params}
-    out = {k: params[k] for k in MODEL_KEYS if k in names}
+    # a key the synthesis model lacks (a fat tree's all-gather model has no hop latency) is the algorithm's
+    # default; :func:`_same_model` then decides whether it ran under the model asked for
+    out = {k: params[k] for k in MODEL_KEYS if k in names and k in params}
     if "ports" in names:
         out["ports"] = "all" if model.ports.ports is None else str(model.ports.ports)
     if "duplex" in names:

@@ -38,6 +38,11 @@ def _pseudo(collective: str, ref: registry.Algorithm | None) -> registry.Algorit
                               model=ref.model if ref else standard_model(Model().ports))
 
 
+def model_names(family: str, collective: str) -> set[str]:
+    """The model parameters a synthesis of ``collective`` on ``family`` takes (its reference's)."""
+    return {p.name for p in _pseudo(collective, reference_algorithm(family, collective)).params}
+
+
 def resolve_model(family: str, collective: str, given: dict[str, Any], from_text: bool = False
                   ) -> tuple[dict[str, Any], Model, str]:
     """``(resolved parameters, Model, reference algorithm name)`` for a synthesis on ``family``."""

@@ -30,6 +30,7 @@ from ..execution.result import RunResult
 from ..plans.schedule import Schedule, ScheduleBuilder
 from ..sim.models import Model
 from ..topology.core import Topology
+from .model import model_names
 
 
 def reversed_schedule(schedule: Schedule, collective: str, targets: Any) -> Schedule:
@@ -66,7 +67,10 @@ def dual_candidate(topology: Topology, collective: str, params: dict[str, Any], 
     from . import synthesize
 
     n = topology.num_nodes
-    model_params = {k: v for k, v in params.items() if k != "per_byte_reduce"}
+    # the inner synthesis takes its own reference's model parameters (a fat tree's all-gather has no hop
+    # latency); whatever it does not take, the dual's verified run below is measured under all the same
+    inner = model_names(topology.family, "broadcast" if collective == "reduce" else "allgather")
+    model_params = {k: v for k, v in params.items() if k != "per_byte_reduce" and k in inner}
     vector = float(params["message_bytes"])
     if collective == "reduce":
         made = synthesize(topology, "broadcast", seed=seed, budget=budget, root=root, chunks=chunks,
