@@ -37,6 +37,7 @@ from ..registry import Param
 from ..topology.core import Topology
 from ..topology.fattree import GFTShape, up_targets
 from .base import REDUCTION_RUN_PARAMS, register
+from .reductions import _check_chunks
 
 
 def in_network_allreduce(topology: Topology, message_bytes: float = 1024.0, chunks: int = 1) -> Schedule:
@@ -61,7 +62,8 @@ def in_network_allreduce(topology: Topology, message_bytes: float = 1024.0, chun
     Raises
     ------
     TopocastError
-        A network that is not a generalized fat tree, or a vector smaller than one byte per slice of a piece.
+        A network that is not a generalized fat tree, a vector under one byte, or more blocks (``chunks w^h``)
+        than bytes or than :data:`~topocast.algorithms.reductions.MAX_BLOCKS`.
     """
     if topology.family != "gft":
         raise TopocastError(f"algorithm: the in-network allreduce needs a generalized fat tree (gft), not "
@@ -69,9 +71,7 @@ def in_network_allreduce(topology: Topology, message_bytes: float = 1024.0, chun
     h, m, w = (int(topology.params[k]) for k in ("h", "m", "w"))
     shape = GFTShape(h, m, w)
     slices = w ** h
-    if message_bytes < slices * chunks:
-        raise TopocastError(f"message_bytes: the in-network allreduce cuts the vector into chunks x w^h = "
-                            f"{slices * chunks} slices of at least a byte; got {message_bytes:g}")
+    _check_chunks(chunks, message_bytes, slices * chunks)
     processors = shape.processors
     first = np.concatenate([[processors], processors + np.cumsum(shape.level_counts)]).astype(np.int64)
     builder = ScheduleBuilder(topology.num_nodes, origin=np.zeros(slices * chunks, dtype=np.int64),

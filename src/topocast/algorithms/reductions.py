@@ -73,7 +73,13 @@ def _builder(topology: Topology, collective: str, message_bytes: float, chunks: 
                            message_bytes=message_bytes / len(home), meta={"algorithm": method, "chunks": chunks})
 
 
+#: the most blocks a reduction plan may cut its vector into (each costs memory in the plan and its check)
+MAX_BLOCKS = 1 << 31
+
+
 def _check_chunks(chunks: int, message_bytes: float, blocks: int) -> None:
+    if blocks > MAX_BLOCKS:
+        raise TopocastError(f"chunks: {chunks} chunks make {blocks:,} blocks, more than {MAX_BLOCKS:,}; lower chunks")
     if message_bytes <= 0:
         raise TopocastError(f"message_bytes: a reduction needs a vector of at least one byte, got {message_bytes}")
     if blocks > message_bytes:

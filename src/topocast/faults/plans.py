@@ -211,7 +211,7 @@ def dropped_reduction(plan: Schedule, topology: Topology) -> Schedule:
                 transfers_dropped=int(plan.num_transfers - kept.num_transfers))
     meta = dict(stamped.meta)
     meta.update(fault_mode="intact")
-    return replace(stamped, info=info, meta=meta, part=joint_parts(plan.part, topology))
+    return replace(stamped, info=info, meta=meta)
 
 
 def reduction_pieces(topology: Topology, collective: str, root: int) -> list[np.ndarray]:
@@ -360,13 +360,10 @@ def reduction_plan(topology: Topology, algorithm: str, collective: str, mode: st
     :func:`check_reducible` refuses the rest."""
     check_reducible(topology, algorithm, mode)
     if mode == "intact":
-        plan = plan_on(topology.intact, root=root)
-        if not isinstance(plan, Schedule) or not plan.is_reduction:
-            raise TopocastError(f"faults: algorithm {algorithm} makes no reduction schedule")
-        return dropped_reduction(plan, topology)
+        return dropped_reduction(_reduction_of(plan_on(topology.intact, root=root), algorithm), topology)
     pieces = reduction_pieces(topology, collective, 0 if root is None else root)
     if len(pieces) == 1 and len(pieces[0]) == topology.num_nodes and not len(topology.failed_nodes):
-        plan = plan_on(topology, root=root)
+        plan = _reduction_of(plan_on(topology, root=root), algorithm)
     elif not pieces:
         raise TopocastError(f"faults: no two healthy nodes of {topology.spec} ({topology.faults}) are still "
                             f"joined; nothing to reduce")
@@ -374,14 +371,16 @@ def reduction_plan(topology: Topology, algorithm: str, collective: str, mode: st
         planned = []
         for nodes in pieces:
             local_root = None if root is None else (int(np.searchsorted(nodes, root)) if root in nodes else 0)
-            part = plan_on(induced(topology, nodes), root=local_root)
-            if not isinstance(part, Schedule) or not part.is_reduction:
-                raise TopocastError(f"faults: algorithm {algorithm} makes no reduction schedule")
-            planned.append((nodes, part))
+            planned.append((nodes, _reduction_of(plan_on(induced(topology, nodes), root=local_root), algorithm)))
         plan = lift_reduction(topology, collective, planned)
+    return stamp_reduction(plan, topology)
+
+
+def _reduction_of(plan: Any, algorithm: str) -> Schedule:
+    """``plan`` when it is a reduction schedule; else the one-line refusal."""
     if not isinstance(plan, Schedule) or not plan.is_reduction:
         raise TopocastError(f"faults: algorithm {algorithm} makes no reduction schedule")
-    return stamp_reduction(plan, topology)
+    return plan
 
 
 def degraded_plan(topology: Topology, algorithm: str, collective: str, mode: str,

@@ -55,7 +55,7 @@ import contextlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -102,13 +102,19 @@ def _doubling(n: int, p: int) -> int:
     return math.ceil(math.log(n) / math.log(p + 1) - 1e-12)
 
 
+def contributors_only(schedule: Schedule | FrontierPlan) -> TypeGuard[Schedule]:
+    """Whether a reduction sums over some nodes only (``schedule.part``; taken part by part first when the
+    network is in parts, :func:`part_problems`)."""
+    return isinstance(schedule, Schedule) and schedule.is_reduction and schedule.part is not None
+
+
 def hop_bound(topology: Topology, schedule: Schedule | FrontierPlan) -> int:
     """Hops the farthest required delivery must travel."""
     if schedule.collective == "broadcast":
         return int(bfs_distances(topology, int(schedule.origin[0])).max())
     if isinstance(schedule, FrontierPlan):  # its message (each of them, under symmetry) must reach every node
         return diameter(topology)
-    if schedule.is_reduction and schedule.part is not None:   # contributors only (the rest relay)
+    if contributors_only(schedule):   # the rest relay
         joined = members(topology, schedule)
         if schedule.collective == "reduce":
             return int(bfs_distances(topology, int(schedule.targets[0]))[joined].max())
@@ -128,7 +134,7 @@ def spread_size(topology: Topology, schedule: Schedule | FrontierPlan) -> int:
     """The most nodes one message must end on (its origin counted): every node, or for targets given as a
     CSR pair (a multicast, a collective restricted to the healthy nodes of a degraded network) the largest
     target set; what the doubling bound counts."""
-    if isinstance(schedule, Schedule) and schedule.is_reduction and schedule.part is not None:
+    if contributors_only(schedule):
         return int(len(members(topology, schedule)))
     if isinstance(schedule, FrontierPlan) or not isinstance(schedule.targets, tuple):  # every node
         return topology.num_nodes
@@ -142,7 +148,7 @@ def spread_size(topology: Topology, schedule: Schedule | FrontierPlan) -> int:
 
 def hop_kind(schedule: Schedule | FrontierPlan) -> str:
     """The name of :func:`hop_bound` for this collective."""
-    if isinstance(schedule, Schedule) and schedule.is_reduction and schedule.part is not None:
+    if contributors_only(schedule):
         return "distance"
     if schedule.collective in HEAVY and not isinstance(getattr(schedule, "targets", "all"), str):
         return "distance"

@@ -40,6 +40,7 @@ import numba as nb
 import numpy as np
 
 from ..errors import TopocastError
+from ..infra.bits import WORD, lowest_bit, popcount
 from ..infra.heap import grow
 from ..infra.sorting import argsort_stable
 from ..plans.schedule import Schedule
@@ -227,7 +228,7 @@ def _relayed(schedule: Schedule, send: np.ndarray, recv: np.ndarray, reference: 
     from dataclasses import replace
 
     first, last = _chains(schedule)
-    logical = replace(_ran(schedule, first), dst=schedule.dst[last], combine=_combine(schedule)[last], forward=None,
+    logical = replace(schedule.subset(first), dst=schedule.dst[last], combine=_combine(schedule)[last], forward=None,
                       meta={**schedule.meta, "hop_ids": last})
     timed = (send[first], recv[last])
     ref = None if reference is None else (reference[0][first], reference[1][last])
@@ -289,11 +290,7 @@ def _events(transfer: np.ndarray, send: np.ndarray, recv: np.ndarray) -> np.ndar
 def _first_bit(words: np.ndarray) -> int:
     for w in range(len(words)):
         if words[w]:
-            x = words[w]
-            bit = 0
-            while not (x >> np.uint64(bit)) & np.uint64(1):
-                bit += 1
-            return w * 64 + bit
+            return w * WORD + lowest_bit(words[w])
     return -1
 
 
@@ -669,13 +666,6 @@ def _sets_of_blocks(ptr, ids, lo, n, words, src, dst, combine, ref_send, ref_rec
     return False, receipts, redundant, short, example, late_t, late_blocks[:late_count], lost
 
 
-#: de Bruijn sequence and table: the index of a word's one set bit from the top six bits of their product
-_DE_BRUIJN = np.uint64(0x03F79D71B4CB0A89)
-_BIT_OF = np.zeros(64, np.int64)
-for _i in range(64):
-    _BIT_OF[((1 << _i) * 0x03F79D71B4CB0A89 % (1 << 64)) >> 58] = _i
-
-
 @nb.njit(cache=True)
 def _held(row: np.ndarray, part: np.ndarray, p: int, split: bool) -> tuple[int, bool]:
     """``(contributions in row, whether one is from a node outside part p)`` (the second only when ``split``)."""
@@ -683,13 +673,11 @@ def _held(row: np.ndarray, part: np.ndarray, p: int, split: bool) -> tuple[int, 
     foreign = False
     for w in range(len(row)):
         x = row[w]
-        while x:
-            if split:
-                low = x ^ (x & (x - np.uint64(1)))
-                if part[w * 64 + _BIT_OF[(low * _DE_BRUIJN) >> np.uint64(58)]] != p:
-                    foreign = True
+        have += popcount(x)
+        while split and x:
+            if part[w * WORD + lowest_bit(x)] != p:
+                foreign = True
             x &= x - np.uint64(1)
-            have += 1
     return have, foreign
 
 
@@ -894,11 +882,6 @@ def _fingerprint(schedule: Schedule, send: np.ndarray, recv: np.ndarray, seed: i
 
 # -- engine runs ------------------------------------------------------------------------------------------
 
-def _ran(schedule: Schedule, keep: np.ndarray) -> Schedule:
-    """The schedule of the transfers an engine ran (``keep``: their ids, increasing)."""
-    return schedule.subset(keep)
-
-
 def _completion(schedule: Schedule, found: ReductionCheck, when: np.ndarray, never: float) -> np.ndarray:
     """Per node when it held every block it must end with: its last receipt of such a block (``never`` for
     every node when the check failed; 0 for a node that needs nothing or receives none)."""
@@ -952,7 +935,7 @@ def check_reduction_steps(schedule: Schedule, trace: Any, max_bytes: float | Non
     if stop >= 0:
         t = int(trace.order[stop])
         violation = f"{describe_transfer(schedule, t)} is rejected: {trace.stop_reason}"
-        ran = _ran(schedule, np.flatnonzero(_steps(schedule) < _steps(schedule)[t]))
+        ran = schedule.subset(np.flatnonzero(_steps(schedule) < _steps(schedule)[t]))
     found = verify_reduction(ran, max_bytes=max_bytes)
     completion = _completion(ran, found, np.asarray(ran.step, np.float64) + 1, -1.0).astype(np.int64)
     return Delivery(_verification(found, violation), completion, None, -1, found.method, found.error_bound,
@@ -977,7 +960,7 @@ def check_reduction_events(schedule: Schedule, trace: Any, max_bytes: float | No
         reason = trace.stop_reason or "its data never arrives"
         violation = f"{describe_transfer(schedule, stop)} is rejected: {reason}"
         keep = np.sort(trace.order[:done])
-        ran, send, recv = _ran(schedule, keep), send[keep], recv[keep]
+        ran, send, recv = schedule.subset(keep), send[keep], recv[keep]
     if ran.step is None and not len(send):
         found = ReductionCheck(False, 0, 0, None, 0, "exact", 0.0)
     else:
